@@ -1,0 +1,2 @@
+#include <cstdio>
+int main() { std::puts("ecoview: not yet"); return 1; }

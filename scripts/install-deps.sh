@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs exactly the Debian packages ecobake/ecoview need that are missing.
+# Idempotent; works as root or through sudo. Usage: scripts/install-deps.sh [--tests]
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libcli11-dev libstb-dev libtinyexr-dev nlohmann-json3-dev
+  libflatbuffers-dev flatbuffers-compiler
+  libvulkan-dev libvulkan-volk-dev libglfw3-dev glslc
+  libspdlog-dev libgtest-dev libbenchmark-dev
+  mesa-vulkan-drivers vulkan-tools xvfb xauth
+)
+if [[ "${1:-}" == "--tests" ]]; then
+  packages+=(vulkan-validationlayers python3)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  exit 0
+fi
+
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo_cmd=(sudo)
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,85 @@
+#pragma once
+// Terrain inputs: heightmaps and river distance fields loaded into metres, bilinear sampling,
+// and derived fields (normal, slope, aspect, sun exposure). See core/types.h for the frame.
+#include <string>
+
+#include "core/types.h"
+
+namespace eco {
+
+// One channel of an image file, as loaded. PNG values are normalized to [0, 1]
+// (value / 255 or value / 65535); EXR and raw r32f keep their float values; raw r16 is
+// normalized like a 16-bit PNG.
+struct Image {
+  Grid pixels;
+  int bitsPerChannel = 0;  // 8, 16 or 32 (float)
+};
+
+enum class RawFormat { R16, R32F };
+
+struct ImageInfo {
+  int width = 0;
+  int height = 0;
+  int channels = 0;
+  int bitsPerChannel = 0;
+};
+
+// Reads the header only (PNG, EXR; for .r16/.r32f pass the raw size). Throws InputError.
+ImageInfo probeImage(const std::string& path);
+// Single-channel PNG (8 or 16 bit gray) or EXR (exactly one channel, no NaN/Inf).
+// Throws InputError naming the file (and pixel, for NaN/Inf) on any problem.
+Image loadImage(const std::string& path);
+// Little-endian raw file of exactly width * height samples.
+Image loadRaw(const std::string& path, RawFormat format, int width, int height);
+
+// How image values become metres: metres = value * heightScale + heightOffset.
+struct HeightMapping {
+  float cellSize = 1.f;  // metres between neighbouring pixels
+  float heightScale = 1.f;
+  float heightOffset = 0.f;
+};
+
+struct Heightmap {
+  Grid metres;  // heights in metres
+  float cellSize = 1.f;
+
+  float extentX() const { return float(metres.width - 1) * cellSize; }
+  float extentZ() const { return float(metres.height - 1) * cellSize; }
+  // Bilinear height at a world position, clamped to the border.
+  float heightAt(float x, float z) const;
+  // Central-difference gradient dH/dx, dH/dz in world units (one-sided at the border),
+  // bilinearly interpolated between pixels.
+  Vec2 gradientAt(float x, float z) const;
+};
+
+Heightmap makeHeightmap(const Image& image, const HeightMapping& mapping);
+
+// Distance to the nearest river in metres over the same world extent as the heightmap,
+// possibly at another resolution.
+struct RiverField {
+  Grid metres;
+  float cellSize = 1.f;
+  float distanceAt(float x, float z) const;  // bilinear, clamped
+};
+
+// From a distance image: metres = value * scale. Its extent must equal the heightmap's
+// (within half a heightmap cell), else InputError naming the file.
+RiverField riverFieldFromDistance(const Image& image, float scale, const Heightmap& terrain,
+                                  const std::string& path);
+// From a mask image (pixel > 0.5 is river): exact Euclidean distance transform
+// (Felzenszwalb-Huttenlocher), in metres. Same extent rule.
+RiverField riverFieldFromMask(const Image& image, const Heightmap& terrain, const std::string& path);
+
+struct SurfaceSample {
+  Vec3 normal;          // normalize(-dH/dx, 1, -dH/dz)
+  float slopeDeg = 0;   // angle between normal and up, degrees
+  float aspectDeg = 0;  // downslope azimuth, degrees clockwise from north (-z); 0 on flat ground
+  float sunExposure = 0;  // dot(normal.xz, sun direction.xz); > 0 faces the sun
+};
+
+// Sun direction as the azimuth it shines from, degrees clockwise from north
+// (180 = from the south, as in the northern hemisphere).
+Vec2 sunDirectionXZ(float sunAzimuthDeg);
+SurfaceSample surfaceAt(const Heightmap& terrain, float x, float z, Vec2 sunDirXZ);
+
+}  // namespace eco

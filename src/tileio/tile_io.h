@@ -1,0 +1,58 @@
+#pragma once
+// Reading and writing tile files (schemas/tile.fbs) and the bake manifest (manifest.json).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/types.h"
+
+namespace eco {
+
+enum class SpeciesKind : uint8_t;
+
+// One species as stored in tiles and the manifest.
+struct SpeciesRecord {
+  uint16_t id = 0;
+  std::string name;
+  uint8_t kind = 0;  // eco::fb::SpeciesKind
+  float meshHeight = 1, crownRadius = 0.5f;
+  float scaleMin = 1, scaleMax = 1;
+  float boundingCenterY = 0.5f, boundingRadius = 1;  // at scale 1
+  uint32_t baseColor = 0xffffffff;                   // RGBA8, R low byte
+};
+
+// Decoded instance, as the bake produces it and as readers get it back.
+struct Instance {
+  Vec3 position;
+  uint16_t species = 0;
+  float yaw = 0;        // radians, [0, 2 pi)
+  float scale = 1;
+  Vec3 up{0, 1, 0};     // unit; tilt toward the terrain normal
+  uint32_t color = 0xffffffff;  // RGBA8 tint
+};
+
+struct TileData {
+  int tileX = 0, tileZ = 0;
+  float tileSize = 0;
+  Vec3 boundsMin, boundsMax;
+  std::vector<SpeciesRecord> species;
+  std::vector<Instance> instances;  // sorted by species
+};
+
+// 4x3 row-major affine transform: rows are (R * scale | t).
+struct Transform43 {
+  float m[12];
+};
+Transform43 instanceTransform(const Instance& inst);
+
+// Serializes to FlatBuffers bytes (instances must be sorted by species).
+std::vector<uint8_t> encodeTile(const TileData& tile);
+// Verifies (FlatBuffers verifier, identifier, version, ranges) and decodes. Throws
+// InputError naming `name` on corrupt or truncated data.
+TileData decodeTile(const uint8_t* data, size_t size, const std::string& name);
+TileData readTileFile(const std::string& path);
+
+// Writes bytes to path atomically: write path.tmp.<pid>, fsync, rename.
+void writeFileAtomic(const std::string& path, const void* data, size_t size);
+
+}  // namespace eco
