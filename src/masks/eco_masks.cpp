@@ -1,0 +1,48 @@
+#include "masks/eco_masks.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/hash.h"
+#include "masks/noise.h"
+
+namespace eco {
+
+float smoothstep(float e0, float e1, float x) {
+  if (e1 <= e0) return x >= e0 ? 1.f : 0.f;
+  float t = std::clamp((x - e0) / (e1 - e0), 0.f, 1.f);
+  return t * t * (3.f - 2.f * t);
+}
+
+float moistureAt(const World& world, float x, float z) {
+  const MoistureConfig& m = world.config.moisture;
+  float noise = fbmNoise01(hashCombine(world.config.seed, 0x6d6f6973u), x, z, m.noiseWavelength, m.noiseOctaves);
+  if (!world.hasRiver) return noise;
+  float river = std::exp(-world.river.distanceAt(x, z) / m.riverFalloff);
+  return m.riverWeight * river + (1.f - m.riverWeight) * noise;
+}
+
+Environment environmentAt(const World& world, float x, float z) {
+  SurfaceSample s = surfaceAt(world.terrain, x, z, world.sunDirXZ);
+  Environment env;
+  env.height = world.terrain.heightAt(x, z);
+  env.slopeDeg = s.slopeDeg;
+  env.sunExposure = s.sunExposure;
+  env.normal = s.normal;
+  env.moisture = moistureAt(world, x, z);
+  return env;
+}
+
+MaskWeights speciesWeights(const SpeciesConfig& sp, const Environment& env) {
+  MaskWeights w;
+  const ElevationBand& b = sp.elevation;
+  w.elevation = smoothstep(b.min, b.optLow, env.height) * (1.f - smoothstep(b.optHigh, b.max, env.height));
+  w.slope = 1.f - smoothstep(sp.maxSlopeDeg - sp.slopeFalloffDeg, sp.maxSlopeDeg, env.slopeDeg);
+  float p = sp.sunPreference;
+  w.sun = std::clamp((1.f + p * env.sunExposure) / (1.f + std::fabs(p)), 0.f, 1.f);
+  w.moisture = 1.f - smoothstep(0.f, sp.moistureTolerance, std::fabs(env.moisture - sp.moistureOptimum));
+  w.suitability = sp.density * w.elevation * w.slope * w.sun * w.moisture;
+  return w;
+}
+
+}  // namespace eco

@@ -1,0 +1,60 @@
+#pragma once
+// Eco-masks: per-species suitability in [0, 1] from elevation, slope, sun exposure and
+// moisture. Combination rule (also in README "Eco-masks"):
+//   W_elev  = smoothstep(H_min, H_opt_low, H) * (1 - smoothstep(H_opt_high, H_max, H))
+//   W_slope = 1 - smoothstep(max_slope - falloff, max_slope, slope)
+//   W_sun   = (1 + p * e) / (1 + |p|)    p = sun_preference in [-1, 1], e = sun exposure
+//   W_moist = 1 - smoothstep(0, tolerance, |m - optimum|)
+//   suitability = density * W_elev * W_slope * W_sun * W_moist
+// Moisture m = w * exp(-river_distance / falloff) + (1 - w) * fbm_noise(seed), in [0, 1].
+#include <vector>
+
+#include "config/biome_config.h"
+#include "core/types.h"
+#include "terrain/terrain.h"
+
+namespace eco {
+
+// Terrain, rivers and climate of one bake, in world units.
+struct World {
+  BiomeConfig config;
+  Heightmap terrain;
+  RiverField river;
+  bool hasRiver = false;
+  Vec2 sunDirXZ;
+};
+
+// Loads the config and its inputs (InputError on any problem).
+World loadWorld(const std::string& configPath);
+
+struct Environment {
+  float height = 0;
+  float slopeDeg = 0;
+  float sunExposure = 0;
+  float moisture = 0;
+  Vec3 normal{0, 1, 0};
+};
+
+struct MaskWeights {
+  float elevation = 0, slope = 0, sun = 0, moisture = 0;
+  float suitability = 0;
+};
+
+// Hermite smoothstep; a degenerate edge (e0 == e1) is a step at e0.
+float smoothstep(float e0, float e1, float x);
+
+float moistureAt(const World& world, float x, float z);
+Environment environmentAt(const World& world, float x, float z);
+MaskWeights speciesWeights(const SpeciesConfig& species, const Environment& env);
+
+// Suitability of every species sampled at the heightmap's pixels, for fast bilinear lookup
+// during sampling. Same resolution and extent as the heightmap.
+struct SuitabilityRasters {
+  float cellSize = 1;
+  std::vector<Grid> species;  // indexed by species id
+  float at(int species, float x, float z) const;
+};
+
+SuitabilityRasters computeSuitability(const World& world, int threads);
+
+}  // namespace eco

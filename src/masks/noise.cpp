@@ -1,0 +1,55 @@
+#include "masks/noise.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/hash.h"
+
+namespace eco {
+
+namespace {
+
+float fade(float t) { return t * t * t * (t * (t * 6.f - 15.f) + 10.f); }
+
+// 16 evenly spread unit gradients (cos, sin of k * 22.5 degrees); enough for low-frequency
+// moisture variation.
+constexpr float kGradients[16][2] = {
+    {1.f, 0.f},         {0.92388f, 0.38268f},   {0.70711f, 0.70711f},   {0.38268f, 0.92388f},
+    {0.f, 1.f},         {-0.38268f, 0.92388f},  {-0.70711f, 0.70711f},  {-0.92388f, 0.38268f},
+    {-1.f, 0.f},        {-0.92388f, -0.38268f}, {-0.70711f, -0.70711f}, {-0.38268f, -0.92388f},
+    {0.f, -1.f},        {0.38268f, -0.92388f},  {0.70711f, -0.70711f},  {0.92388f, -0.38268f}};
+
+float cornerDot(uint64_t seed, int32_t ix, int32_t iz, float dx, float dz) {
+  uint64_t h = hashCombine(hashCombine(seed, uint32_t(ix)), uint32_t(iz));
+  const float* g = kGradients[h & 15u];
+  return g[0] * dx + g[1] * dz;
+}
+
+}  // namespace
+
+float gradientNoise(uint64_t seed, float x, float z) {
+  float fx = std::floor(x), fz = std::floor(z);
+  auto ix = int32_t(fx), iz = int32_t(fz);
+  float dx = x - fx, dz = z - fz;
+  float n00 = cornerDot(seed, ix, iz, dx, dz);
+  float n10 = cornerDot(seed, ix + 1, iz, dx - 1.f, dz);
+  float n01 = cornerDot(seed, ix, iz + 1, dx, dz - 1.f);
+  float n11 = cornerDot(seed, ix + 1, iz + 1, dx - 1.f, dz - 1.f);
+  float u = fade(dx), v = fade(dz);
+  float a = n00 + (n10 - n00) * u;
+  float b = n01 + (n11 - n01) * u;
+  return (a + (b - a) * v) * 1.41421356f;  // the raw range is about [-0.71, 0.71]
+}
+
+float fbmNoise01(uint64_t seed, float x, float z, float wavelength, int octaves) {
+  float frequency = 1.f / wavelength, amplitude = 1.f, sum = 0.f, norm = 0.f;
+  for (int o = 0; o < octaves; ++o) {
+    sum += amplitude * gradientNoise(hashCombine(seed, uint64_t(o)), x * frequency, z * frequency);
+    norm += amplitude;
+    frequency *= 2.f;
+    amplitude *= 0.5f;
+  }
+  return std::clamp(0.5f + 0.5f * sum / norm, 0.f, 1.f);
+}
+
+}  // namespace eco
