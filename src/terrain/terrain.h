@@ -12,7 +12,7 @@ namespace eco {
 // normalized like a 16-bit PNG.
 struct Image {
   Grid pixels;
-  int bitsPerChannel = 0;  // 8, 16 or 32 (float)
+  int bitsPerChannel = 0;  // 8, 16 (normalized integers) or 32 (float: EXR, half included, and r32f)
 };
 
 enum class RawFormat { R16, R32F };
@@ -24,8 +24,12 @@ struct ImageInfo {
   int bitsPerChannel = 0;
 };
 
-// Reads the header only (PNG, EXR; for .r16/.r32f pass the raw size). Throws InputError.
+// Reads the header only (PNG, EXR; for .r16/.r32f use probeRaw). Identifies the format by
+// its signature, not the extension. Throws InputError on anything loadImage would reject
+// short of decoding errors and NaN/Inf.
 ImageInfo probeImage(const std::string& path);
+// Checks a raw file's size against width * height samples without reading it.
+ImageInfo probeRaw(const std::string& path, RawFormat format, int width, int height);
 // Single-channel PNG (8 or 16 bit gray) or EXR (exactly one channel, no NaN/Inf).
 // Throws InputError naming the file (and pixel, for NaN/Inf) on any problem.
 Image loadImage(const std::string& path);
@@ -52,6 +56,11 @@ struct Heightmap {
   Vec2 gradientAt(float x, float z) const;
 };
 
+// Bilinear sample of a grid whose pixel (i, j) sits at world (i * cellSize, j * cellSize),
+// clamped to the border.
+float sampleBilinear(const Grid& grid, float cellSize, float x, float z);
+
+// Throws InputError unless mapping.cellSize is positive and finite.
 Heightmap makeHeightmap(const Image& image, const HeightMapping& mapping);
 
 // Distance to the nearest river in metres over the same world extent as the heightmap,
@@ -67,7 +76,9 @@ struct RiverField {
 RiverField riverFieldFromDistance(const Image& image, float scale, const Heightmap& terrain,
                                   const std::string& path);
 // From a mask image (pixel > 0.5 is river): exact Euclidean distance transform
-// (Felzenszwalb-Huttenlocher), in metres. Same extent rule.
+// (Felzenszwalb-Huttenlocher), in metres. Same extent rule. A mask without any river pixel
+// gives the world diagonal everywhere (finite: "far from any river").
+// Both: cellSize = heightmap extentX / (river width - 1); images must be at least 2x2.
 RiverField riverFieldFromMask(const Image& image, const Heightmap& terrain, const std::string& path);
 
 struct SurfaceSample {

@@ -1,0 +1,84 @@
+// Single-channel OpenEXR reading through tinyexr (scanline files, half or float pixels).
+#include <tinyexr.h>
+
+#include <cstring>
+
+#include "core/error.h"
+#include "terrain/image_io_internal.h"
+
+namespace eco::detail {
+namespace {
+
+// Owns a parsed header and turns tinyexr's error strings into one-line InputErrors.
+struct ExrHeader {
+  EXRHeader header;
+  ExrHeader() { InitEXRHeader(&header); }
+  ~ExrHeader() { FreeEXRHeader(&header); }
+  ExrHeader(const ExrHeader&) = delete;
+  ExrHeader& operator=(const ExrHeader&) = delete;
+};
+
+[[noreturn]] void throwExrError(const std::string& path, const char* what, const char* err) {
+  std::string message = path + ": " + what;
+  if (err) {
+    message += std::string(" (") + err + ")";
+    FreeEXRErrorMessage(err);
+  }
+  for (char& c : message)
+    if (c == '\n' || c == '\r') c = ' ';
+  throw InputError(message);
+}
+
+void parseHeader(const std::string& path, ExrHeader& out) {
+  EXRVersion version;
+  if (ParseEXRVersionFromFile(&version, path.c_str()) != TINYEXR_SUCCESS)
+    throwExrError(path, "corrupt EXR (bad version header)", nullptr);
+  if (version.multipart || version.non_image)
+    throw InputError(path + ": multi-part or deep EXR is not supported, expected a single-channel scanline image");
+  const char* err = nullptr;
+  if (ParseEXRHeaderFromFile(&out.header, &version, path.c_str(), &err) != TINYEXR_SUCCESS)
+    throwExrError(path, "corrupt or truncated EXR header", err);
+
+  const EXRHeader& h = out.header;
+  if (h.num_channels != 1)
+    throw InputError(path + ": EXR has " + std::to_string(h.num_channels) + " channels, expected exactly one");
+  if (h.tiled) throw InputError(path + ": tiled EXR is not supported, expected a scanline image");
+  int type = h.pixel_types[0];
+  if (type != TINYEXR_PIXELTYPE_HALF && type != TINYEXR_PIXELTYPE_FLOAT)
+    throw InputError(path + ": EXR channel '" + h.channels[0].name + "' is uint, expected half or float");
+  checkImageSize(path, int64_t(h.data_window.max_x) - h.data_window.min_x + 1,
+                 int64_t(h.data_window.max_y) - h.data_window.min_y + 1);
+}
+
+}  // namespace
+
+ImageInfo probeExr(const std::string& path) {
+  ExrHeader exr;
+  parseHeader(path, exr);
+  const EXRBox2i& box = exr.header.data_window;
+  return {box.max_x - box.min_x + 1, box.max_y - box.min_y + 1, 1, 32};
+}
+
+Image loadExr(const std::string& path) {
+  ExrHeader exr;
+  parseHeader(path, exr);
+  exr.header.requested_pixel_types[0] = TINYEXR_PIXELTYPE_FLOAT;  // converts half on load
+
+  EXRImage loaded;
+  InitEXRImage(&loaded);
+  const char* err = nullptr;
+  if (LoadEXRImageFromFile(&loaded, &exr.header, path.c_str(), &err) != TINYEXR_SUCCESS)
+    throwExrError(path, "corrupt or truncated EXR", err);
+
+  if (!loaded.images || !loaded.images[0] || loaded.num_channels != 1) {
+    FreeEXRImage(&loaded);
+    throw InputError(path + ": corrupt EXR (no scanline pixel data)");
+  }
+  Image image{Grid(loaded.width, loaded.height), 32};
+  std::memcpy(image.pixels.values.data(), loaded.images[0], image.pixels.values.size() * sizeof(float));
+  FreeEXRImage(&loaded);
+  checkFinite(path, image.pixels);
+  return image;
+}
+
+}  // namespace eco::detail
