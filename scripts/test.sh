@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs what is missing (test extras included), builds everything and runs the test suite.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${ECO_BUILD_DIR:-$root/build-tests}
+
+"$root/scripts/install-deps.sh" --tests
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
+cmake --build "$build" -j"$(nproc)"
+# Vulkan tests run on Mesa lavapipe unless the caller picked a driver.
+export VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-/usr/share/vulkan/icd.d/lvp_icd.x86_64.json}
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+chmod 700 "$XDG_RUNTIME_DIR"
+ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
