@@ -95,4 +95,15 @@ void checkBiomeInputs(const BiomeConfig& config, std::vector<ConfigProblem>& pro
 // parse + checkBiomeInputs; throws InputError with the first problem if any.
 BiomeConfig loadBiomeConfig(const std::string& path);
 
+// One line: "<file>: <json path>: <reason>" (the path is left out when empty).
+std::string formatProblem(const std::string& file, const ConfigProblem& problem);
+
+// Largest distance at which two instances can affect each other: the largest variable
+// radius (radius * maxRadiusFactor), twice the largest footprint and every exclusion
+// distance. Tiles must be at least twice this wide.
+float maxInteractionDistance(const BiomeConfig& config);
+
+// JSON spelling of a kind: "tree", "shrub", "grass", "ground_cover".
+const char* speciesKindName(SpeciesKind kind);
+
 }  // namespace eco

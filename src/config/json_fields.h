@@ -1,0 +1,77 @@
+#pragma once
+// Reads a JSON object field by field and records every problem with its JSON pointer instead
+// of stopping at the first one, so a user sees all mistakes of a config in one run.
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/biome_config.h"
+
+namespace eco {
+
+using Json = nlohmann::ordered_json;  // keeps document order, so problems come out in file order
+
+std::string jsonPointer(const std::string& base, std::string_view key);  // escapes '~' and '/'
+std::string jsonPointer(const std::string& base, size_t index);
+size_t editDistance(std::string_view a, std::string_view b);
+// " (did you mean 'x'?)" for the closest candidate within edit distance 2, else "".
+std::string suggestion(std::string_view word, std::span<const std::string> candidates);
+std::string describeNumber(double value);  // shortest readable form: 2, 0.5, 1e+20
+
+// Allowed interval for a number; open ends are exclusive.
+struct Limits {
+  double low = -std::numeric_limits<double>::infinity();
+  double high = std::numeric_limits<double>::infinity();
+  bool lowOpen = false, highOpen = false;
+
+  static Limits any() { return {}; }
+  static Limits positive() { return {0, std::numeric_limits<double>::infinity(), true, false}; }
+  static Limits atLeast(double v) { return {v, std::numeric_limits<double>::infinity(), false, false}; }
+  static Limits between(double lo, double hi) { return {lo, hi, false, false}; }
+  bool contains(double v) const;
+  std::string describe() const;  // "> 0", ">= 1", "in [0, 1]"
+};
+
+class ObjectReader {
+ public:
+  ObjectReader(const Json& object, std::string path, std::vector<ConfigProblem>& problems);
+
+  // Each getter marks the key as known and leaves `out` untouched when the key is absent or
+  // invalid. They return true only when a valid value was stored.
+  bool number(const char* key, float& out, Limits limits, bool required = false);
+  bool integer(const char* key, int64_t& out, Limits limits, bool required = false);
+  bool unsignedInteger(const char* key, uint64_t& out, bool required = false);
+  bool string(const char* key, std::string& out, bool required = false);
+  // Index into `names`; reports the allowed names (and the closest one) otherwise.
+  bool choice(const char* key, std::span<const std::string> names, int& out, bool required = false);
+  // The child when present with the right type; nullptr (reported if wrong or required).
+  const Json* object(const char* key, bool required = false);
+  const Json* array(const char* key, bool required = false);
+
+  void markKnown(const char* key) { known_.emplace_back(key); }
+  bool has(const char* key) const { return object_.contains(key); }
+  std::string pathOf(std::string_view key) const { return jsonPointer(path_, key); }
+  const std::string& path() const { return path_; }
+  void report(std::string path, std::string reason);
+  // Reports every key no getter asked for; call after all getters.
+  void rejectUnknownKeys();
+
+ private:
+  const Json* find(const char* key, bool required);
+  bool expect(const char* key, const Json& value, bool ok, const char* expected);
+
+  const Json& object_;
+  std::string path_;
+  std::vector<ConfigProblem>& problems_;
+  std::vector<std::string> known_;
+};
+
+// "a number", "a string", ... as used in "expected X, got Y".
+std::string jsonTypeName(const Json& value);
+
+}  // namespace eco
