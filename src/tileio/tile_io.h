@@ -39,20 +39,32 @@ struct TileData {
   std::vector<Instance> instances;  // sorted by species
 };
 
-// 4x3 row-major affine transform: rows are (R * scale | t).
+// 4x3 row-major affine transform: rows are (R * scale | t), so world = M * (local, 1).
+// R = tilt(up) * rotY(yaw): first a yaw about the local y axis (counter-clockwise seen from
+// above: +x turns toward -z), then the shortest-arc rotation taking (0, 1, 0) to `up`.
 struct Transform43 {
   float m[12];
 };
 Transform43 instanceTransform(const Instance& inst);
 
-// Serializes to FlatBuffers bytes (instances must be sorted by species).
+// Serializes to FlatBuffers bytes. Instances are stably sorted by species on the way (already
+// sorted input keeps its order). Quantization (see tile.fbs and tileio/quantize.h):
+//   x/z over the tile's world rectangle [tile * tileSize, (tile + 1) * tileSize], positions
+//   clamped into it: error <= tileSize / 65535 / 2 (2 mm for 256 m tiles);
+//   y over the instances' [min y, max y]: error <= range / 65535 / 2 (7.6 mm for 1000 m);
+//   yaw <= pi / 65536; scale <= (scaleMax - scaleMin) / 65535 / 2; up < 0.012 rad.
+// The bounds are computed here; tile.boundsMin/boundsMax are ignored. Throws
+// std::invalid_argument for a species id outside tile.species or tileSize <= 0.
 std::vector<uint8_t> encodeTile(const TileData& tile);
 // Verifies (FlatBuffers verifier, identifier, version, ranges) and decodes. Throws
 // InputError naming `name` on corrupt or truncated data.
 TileData decodeTile(const uint8_t* data, size_t size, const std::string& name);
 TileData readTileFile(const std::string& path);
 
-// Writes bytes to path atomically: write path.tmp.<pid>, fsync, rename.
+// Writes bytes to path atomically: write path.tmp.<pid>, fsync, rename; creates parent
+// folders. On failure throws InputError naming the path and leaves any previous file intact.
 void writeFileAtomic(const std::string& path, const void* data, size_t size);
+// Whole file; InputError naming the path when it cannot be read.
+std::vector<uint8_t> readFileBytes(const std::string& path);
 
 }  // namespace eco

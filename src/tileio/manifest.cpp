@@ -1,0 +1,293 @@
+#include "tileio/manifest.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/hash.h"
+
+namespace eco {
+
+using nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+static_assert(std::endian::native == std::endian::little, "terrain.r32f is written in host byte order");
+
+constexpr const char* kManifestFormat = "ecobake-manifest";
+constexpr int kManifestVersion = 1;
+constexpr const char* kKindNames[] = {"tree", "shrub", "grass", "ground_cover"};
+
+static std::string manifestPath(const std::string& dir) { return (fs::path(dir) / "manifest.json").string(); }
+
+void computeTotals(Manifest& m) {
+  m.totals.instances = m.totals.bytes = 0;
+  m.totals.speciesCounts.assign(m.species.size(), 0);
+  for (const TileEntry& t : m.tiles) {
+    m.totals.instances += t.instances;
+    m.totals.bytes += t.bytes;
+    for (size_t i = 0; i < t.speciesCounts.size() && i < m.species.size(); ++i)
+      m.totals.speciesCounts[i] += t.speciesCounts[i];
+  }
+}
+
+static bool tileOrder(const TileEntry& a, const TileEntry& b) { return a.z != b.z ? a.z < b.z : a.x < b.x; }
+
+static ordered_json speciesJson(const SpeciesRecord& s) {
+  return {{"id", s.id},
+          {"name", s.name},
+          {"kind", s.kind < 4 ? kKindNames[s.kind] : "unknown"},
+          {"mesh_height", s.meshHeight},
+          {"crown_radius", s.crownRadius},
+          {"scale_min", s.scaleMin},
+          {"scale_max", s.scaleMax},
+          {"bounding_center_y", s.boundingCenterY},
+          {"bounding_radius", s.boundingRadius},
+          {"base_color",
+           {s.baseColor & 0xff, (s.baseColor >> 8) & 0xff, (s.baseColor >> 16) & 0xff, s.baseColor >> 24}}};
+}
+
+void writeManifest(const std::string& dir, const Manifest& m) {
+  std::vector<TileEntry> tiles = m.tiles;
+  std::sort(tiles.begin(), tiles.end(), tileOrder);
+
+  ordered_json j;
+  j["format"] = kManifestFormat;
+  j["format_version"] = kManifestVersion;
+  j["tool_version"] = m.toolVersion;
+  j["name"] = m.name;
+  j["seed"] = m.seed;
+  j["world"] = {{"size_x", m.world.sizeX}, {"size_z", m.world.sizeZ}, {"min_y", m.world.minY}, {"max_y", m.world.maxY}};
+  j["terrain"] = {{"file", m.terrain.file},
+                  {"width", m.terrain.width},
+                  {"height", m.terrain.height},
+                  {"cell_size", m.terrain.cellSize}};
+  j["tiling"] = {{"tile_size", m.tiling.tileSize}, {"tiles_x", m.tiling.tilesX}, {"tiles_z", m.tiling.tilesZ}};
+  j["species"] = ordered_json::array();
+  for (const SpeciesRecord& s : m.species) j["species"].push_back(speciesJson(s));
+  j["tiles"] = ordered_json::array();
+  for (const TileEntry& t : tiles)
+    j["tiles"].push_back({{"x", t.x},
+                          {"z", t.z},
+                          {"file", t.file},
+                          {"instances", t.instances},
+                          {"bytes", t.bytes},
+                          {"fnv1a64", hex64(t.fnv1a64)},
+                          {"species_counts", t.speciesCounts}});
+  j["hashes"] = {{"config", m.hashes.config}, {"heightmap", m.hashes.heightmap}, {"river", m.hashes.river}};
+  j["totals"] = {{"instances", m.totals.instances},
+                 {"bytes", m.totals.bytes},
+                 {"species_counts", m.totals.speciesCounts}};
+  std::string text = j.dump(2) + "\n";
+  writeFileAtomic(manifestPath(dir), text.data(), text.size());
+}
+
+namespace {
+
+// Typed field access that names the file and the JSON path in every error.
+struct JsonReader {
+  std::string file;
+
+  [[noreturn]] void fail(const std::string& where, const std::string& problem) const {
+    throw InputError(file + ": " + where + ": " + problem);
+  }
+  const ordered_json& at(const ordered_json& obj, const std::string& where, const char* key) const {
+    if (!obj.is_object()) fail(where, "expected an object");
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(where, std::string("missing field \"") + key + "\"");
+    return *it;
+  }
+  std::string str(const ordered_json& obj, const std::string& where, const char* key) const {
+    const ordered_json& v = at(obj, where, key);
+    if (!v.is_string()) fail(where + "." + key, "expected a string");
+    return v.get<std::string>();
+  }
+  double num(const ordered_json& v, const std::string& where) const {
+    if (!v.is_number()) fail(where, "expected a number");
+    double d = v.get<double>();
+    if (!std::isfinite(d)) fail(where, "expected a finite number");
+    return d;
+  }
+  float real(const ordered_json& obj, const std::string& where, const char* key) const {
+    return float(num(at(obj, where, key), where + "." + key));
+  }
+  int64_t integerValue(const ordered_json& v, const std::string& where, int64_t lo, int64_t hi) const {
+    if (!v.is_number_integer()) fail(where, "expected an integer");
+    if (v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(hi) : v.get<int64_t>() > hi) fail(where, "too large");
+    int64_t i = v.get<int64_t>();
+    if (i < lo) fail(where, "out of range (below " + std::to_string(lo) + ")");
+    return i;
+  }
+  int64_t integer(const ordered_json& obj, const std::string& where, const char* key, int64_t lo,
+                  int64_t hi = std::numeric_limits<int64_t>::max()) const {
+    return integerValue(at(obj, where, key), where + "." + key, lo, hi);
+  }
+  uint64_t count(const ordered_json& obj, const std::string& where, const char* key) const {
+    const ordered_json& v = at(obj, where, key);
+    if (!v.is_number_unsigned()) fail(where + "." + key, "expected a non-negative integer");
+    return v.get<uint64_t>();
+  }
+  std::vector<uint64_t> counts(const ordered_json& obj, const std::string& where, const char* key) const {
+    const ordered_json& v = at(obj, where, key);
+    std::string path = where + "." + key;
+    if (!v.is_array()) fail(path, "expected an array");
+    std::vector<uint64_t> out;
+    for (const ordered_json& e : v) {
+      if (!e.is_number_unsigned()) fail(path, "expected non-negative integers");
+      out.push_back(e.get<uint64_t>());
+    }
+    return out;
+  }
+  const ordered_json& array(const ordered_json& obj, const std::string& where, const char* key) const {
+    const ordered_json& v = at(obj, where, key);
+    if (!v.is_array()) fail(where + "." + key, "expected an array");
+    return v;
+  }
+  // A file inside the bake folder: relative, no "..".
+  std::string relativePath(const ordered_json& obj, const std::string& where, const char* key) const {
+    std::string s = str(obj, where, key);
+    fs::path p(s);
+    bool escapes = s.empty() || p.is_absolute() || std::any_of(p.begin(), p.end(), [](const fs::path& c) { return c == ".."; });
+    if (escapes) fail(where + "." + key, "must be a relative path inside the bake folder");
+    return s;
+  }
+};
+
+SpeciesRecord readSpecies(const JsonReader& r, const ordered_json& j, const std::string& where) {
+  SpeciesRecord s;
+  s.id = uint16_t(r.integer(j, where, "id", 0, 65535));
+  s.name = r.str(j, where, "name");
+  std::string kind = r.str(j, where, "kind");
+  auto it = std::find(std::begin(kKindNames), std::end(kKindNames), kind);
+  if (it == std::end(kKindNames)) r.fail(where + ".kind", "unknown kind \"" + kind + "\"");
+  s.kind = uint8_t(it - std::begin(kKindNames));
+  s.meshHeight = r.real(j, where, "mesh_height");
+  s.crownRadius = r.real(j, where, "crown_radius");
+  s.scaleMin = r.real(j, where, "scale_min");
+  s.scaleMax = r.real(j, where, "scale_max");
+  s.boundingCenterY = r.real(j, where, "bounding_center_y");
+  s.boundingRadius = r.real(j, where, "bounding_radius");
+  const ordered_json& color = r.array(j, where, "base_color");
+  if (color.size() != 4) r.fail(where + ".base_color", "expected [r, g, b, a]");
+  s.baseColor = 0;
+  for (int c = 0; c < 4; ++c)
+    s.baseColor |= uint32_t(r.integerValue(color[c], where + ".base_color", 0, 255)) << (8 * c);
+  return s;
+}
+
+TileEntry readTile(const JsonReader& r, const ordered_json& j, const std::string& where) {
+  TileEntry t;
+  t.x = int(r.integer(j, where, "x", 0, std::numeric_limits<int>::max()));
+  t.z = int(r.integer(j, where, "z", 0, std::numeric_limits<int>::max()));
+  t.file = r.relativePath(j, where, "file");
+  t.instances = r.count(j, where, "instances");
+  t.bytes = r.count(j, where, "bytes");
+  std::string hash = r.str(j, where, "fnv1a64");
+  if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos)
+    r.fail(where + ".fnv1a64", "expected 16 lowercase hex digits");
+  t.fnv1a64 = std::stoull(hash, nullptr, 16);
+  t.speciesCounts = r.counts(j, where, "species_counts");
+  return t;
+}
+
+void validate(const JsonReader& r, const Manifest& m) {
+  if (m.terrain.width <= 0 || m.terrain.height <= 0 || !(m.terrain.cellSize > 0))
+    r.fail("terrain", "width, height and cell_size must be positive");
+  if (!(m.tiling.tileSize > 0)) r.fail("tiling.tile_size", "must be positive");
+  for (size_t i = 0; i < m.species.size(); ++i)
+    if (m.species[i].id != i) r.fail("species[" + std::to_string(i) + "].id", "species must be listed by id from 0");
+  for (size_t i = 0; i < m.tiles.size(); ++i) {
+    const TileEntry& t = m.tiles[i];
+    std::string where = "tiles[" + std::to_string(i) + "]";
+    if (t.x >= m.tiling.tilesX || t.z >= m.tiling.tilesZ) r.fail(where, "tile outside tiling.tiles_x/tiles_z");
+    if (i > 0 && !tileOrder(m.tiles[i - 1], t)) r.fail(where, "tiles must be sorted by (z, x) without duplicates");
+    if (t.speciesCounts.size() != m.species.size()) r.fail(where + ".species_counts", "one count per species expected");
+    uint64_t sum = 0;
+    for (uint64_t c : t.speciesCounts) sum += c;
+    if (sum != t.instances) r.fail(where + ".species_counts", "does not add up to instances");
+  }
+  Manifest expected = m;
+  computeTotals(expected);
+  if (expected.totals.instances != m.totals.instances || expected.totals.bytes != m.totals.bytes ||
+      expected.totals.speciesCounts != m.totals.speciesCounts)
+    r.fail("totals", "do not match the sum over tiles");
+}
+
+}  // namespace
+
+Manifest readManifest(const std::string& dir) {
+  JsonReader r{manifestPath(dir)};
+  std::vector<uint8_t> bytes = readFileBytes(r.file);
+  ordered_json j = ordered_json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  if (j.is_discarded()) throw InputError(r.file + ": not valid JSON");
+  if (!j.is_object()) throw InputError(r.file + ": expected a JSON object");
+  if (r.str(j, "manifest", "format") != kManifestFormat)
+    throw InputError(r.file + ": not an ecobake manifest (format is not \"" + kManifestFormat + "\")");
+  int64_t version = r.integer(j, "manifest", "format_version", 0);
+  if (version != kManifestVersion)
+    throw InputError(r.file + ": unsupported format_version " + std::to_string(version) + " (this build reads " +
+                     std::to_string(kManifestVersion) + ")");
+
+  Manifest m;
+  m.toolVersion = r.str(j, "manifest", "tool_version");
+  m.name = r.str(j, "manifest", "name");
+  m.seed = r.count(j, "manifest", "seed");
+  const ordered_json& world = r.at(j, "manifest", "world");
+  m.world = {r.real(world, "world", "size_x"), r.real(world, "world", "size_z"), r.real(world, "world", "min_y"),
+             r.real(world, "world", "max_y")};
+  const ordered_json& terrain = r.at(j, "manifest", "terrain");
+  m.terrain.file = r.relativePath(terrain, "terrain", "file");
+  m.terrain.width = int(r.integer(terrain, "terrain", "width", 1, 1 << 20));
+  m.terrain.height = int(r.integer(terrain, "terrain", "height", 1, 1 << 20));
+  m.terrain.cellSize = r.real(terrain, "terrain", "cell_size");
+  const ordered_json& tiling = r.at(j, "manifest", "tiling");
+  m.tiling.tileSize = r.real(tiling, "tiling", "tile_size");
+  m.tiling.tilesX = int(r.integer(tiling, "tiling", "tiles_x", 0, 1 << 20));
+  m.tiling.tilesZ = int(r.integer(tiling, "tiling", "tiles_z", 0, 1 << 20));
+  const ordered_json& species = r.array(j, "manifest", "species");
+  for (size_t i = 0; i < species.size(); ++i)
+    m.species.push_back(readSpecies(r, species[i], "species[" + std::to_string(i) + "]"));
+  const ordered_json& tiles = r.array(j, "manifest", "tiles");
+  for (size_t i = 0; i < tiles.size(); ++i) m.tiles.push_back(readTile(r, tiles[i], "tiles[" + std::to_string(i) + "]"));
+  const ordered_json& hashes = r.at(j, "manifest", "hashes");
+  m.hashes = {r.str(hashes, "hashes", "config"), r.str(hashes, "hashes", "heightmap"), r.str(hashes, "hashes", "river")};
+  const ordered_json& totals = r.at(j, "manifest", "totals");
+  m.totals = {r.count(totals, "totals", "instances"), r.count(totals, "totals", "bytes"),
+              r.counts(totals, "totals", "species_counts")};
+  validate(r, m);
+  return m;
+}
+
+std::vector<float> readTerrainRaw(const std::string& dir, const Manifest& m) {
+  std::string path = (fs::path(dir) / m.terrain.file).string();
+  std::vector<uint8_t> bytes = readFileBytes(path);
+  size_t expected = size_t(m.terrain.width) * size_t(m.terrain.height) * sizeof(float);
+  if (bytes.size() != expected)
+    throw InputError(path + ": " + std::to_string(bytes.size()) + " bytes, expected " + std::to_string(expected) +
+                     " for " + std::to_string(m.terrain.width) + "x" + std::to_string(m.terrain.height) + " float32");
+  std::vector<float> heights(size_t(m.terrain.width) * size_t(m.terrain.height));
+  std::memcpy(heights.data(), bytes.data(), expected);
+  return heights;
+}
+
+void writeTerrainRaw(const std::string& dir, const Grid& heights) {
+  writeFileAtomic((fs::path(dir) / "terrain.r32f").string(), heights.values.data(), heights.values.size() * sizeof(float));
+}
+
+TileData readTileVerified(const std::string& dir, const TileEntry& entry) {
+  std::string path = (fs::path(dir) / entry.file).string();
+  std::vector<uint8_t> bytes = readFileBytes(path);
+  if (bytes.size() != entry.bytes)
+    throw InputError(path + ": " + std::to_string(bytes.size()) + " bytes, manifest says " + std::to_string(entry.bytes));
+  if (fnv1a64(bytes) != entry.fnv1a64)
+    throw InputError(path + ": checksum mismatch (fnv1a64 " + hex64(fnv1a64(bytes)) + ", manifest says " +
+                     hex64(entry.fnv1a64) + ")");
+  return decodeTile(bytes.data(), bytes.size(), path);
+}
+
+}  // namespace eco

@@ -1,0 +1,67 @@
+#pragma once
+// The bake manifest: manifest.json in the bake folder, next to terrain.r32f and tiles/.
+// Lists the world, terrain, tiling, species table, every tile file with its checksum, input
+// hashes and totals. Readers trust nothing: readManifest and readTileVerified validate.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/types.h"
+#include "tileio/tile_io.h"
+
+namespace eco {
+
+struct TileEntry {
+  int x = 0, z = 0;
+  std::string file;  // relative to the bake folder, e.g. "tiles/3_7.ecot"
+  uint64_t instances = 0;
+  uint64_t bytes = 0;
+  uint64_t fnv1a64 = 0;  // of the whole file; "16 hex digits" in JSON
+  std::vector<uint64_t> speciesCounts;  // indexed by species id
+};
+
+struct Manifest {
+  std::string toolVersion = ECO_VERSION;
+  std::string name;
+  uint64_t seed = 0;
+  struct {
+    float sizeX = 0, sizeZ = 0, minY = 0, maxY = 0;  // metres
+  } world;
+  struct {
+    std::string file = "terrain.r32f";  // little-endian float32 metres, row-major width x height
+    int width = 0, height = 0;
+    float cellSize = 1;
+  } terrain;
+  struct {
+    float tileSize = 0;
+    int tilesX = 0, tilesZ = 0;
+  } tiling;
+  std::vector<SpeciesRecord> species;  // indexed by id
+  std::vector<TileEntry> tiles;        // sorted by (z, x); non-empty tiles only
+  struct {
+    std::string config, heightmap, river;  // hex64 of the inputs; river empty without one
+  } hashes;
+  struct {
+    uint64_t instances = 0, bytes = 0;
+    std::vector<uint64_t> speciesCounts;
+  } totals;
+};
+
+// Fills manifest.totals from manifest.tiles.
+void computeTotals(Manifest& manifest);
+
+// Writes dir/manifest.json atomically, tiles sorted by (z, x).
+void writeManifest(const std::string& dir, const Manifest& manifest);
+// Reads and validates dir/manifest.json; InputError on a missing, corrupt, inconsistent or
+// unknown-format file.
+Manifest readManifest(const std::string& dir);
+
+// dir/<manifest.terrain.file> as width * height floats; InputError if missing or wrong size.
+std::vector<float> readTerrainRaw(const std::string& dir, const Manifest& manifest);
+// Writes dir/terrain.r32f atomically (little-endian float32, row-major).
+void writeTerrainRaw(const std::string& dir, const Grid& heights);
+
+// Reads dir/<entry.file>, checks its size and fnv1a64 against the entry, and decodes.
+TileData readTileVerified(const std::string& dir, const TileEntry& entry);
+
+}  // namespace eco
