@@ -12,7 +12,7 @@ packages=(
   mesa-vulkan-drivers vulkan-tools xvfb xauth
 )
 if [[ "${1:-}" == "--tests" ]]; then
-  packages+=(vulkan-validationlayers python3)
+  packages+=(vulkan-validationlayers python3 python3-jsonschema)
 fi
 
 missing=()
