@@ -1,2 +1,37 @@
+// ecobake: the offline bake CLI. Thin front end over ecocore; see README for the commands.
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
-int main() { std::puts("ecobake: not yet"); return 1; }
+#include <exception>
+
+#include "commands.h"
+#include "core/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"ecobake: ecological vegetation scattering, baked to streamable tiles"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", ECO_VERSION);
+  eco::cli::addValidate(app);
+  eco::cli::addBake(app);
+  eco::cli::addInspect(app);
+  eco::cli::addExport(app);
+  eco::cli::addMasks(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "ecobake: %s (see --help)\n", e.what());
+    return 2;
+  } catch (const eco::InputError& e) {
+    std::fprintf(stderr, "ecobake: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ecobake: internal error: %s\n", e.what());
+    return 1;
+  }
+  return eco::cli::exitCode();
+}

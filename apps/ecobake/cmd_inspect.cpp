@@ -1,0 +1,109 @@
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "bake/export.h"
+#include "commands.h"
+#include "core/error.h"
+#include "core/hash.h"
+#include "tileio/manifest.h"
+
+namespace eco::cli {
+
+namespace {
+
+nlohmann::json tileSummary(const TileData& t) {
+  nlohmann::json counts = nlohmann::json::object();
+  for (const Instance& in : t.instances) counts[t.species.at(in.species).name] = counts.value(t.species[in.species].name, 0) + 1;
+  return {{"tile", {t.tileX, t.tileZ}},
+          {"tile_size", t.tileSize},
+          {"bounds_min", {t.boundsMin.x, t.boundsMin.y, t.boundsMin.z}},
+          {"bounds_max", {t.boundsMax.x, t.boundsMax.y, t.boundsMax.z}},
+          {"instances", t.instances.size()},
+          {"species_counts", counts}};
+}
+
+nlohmann::json bakeSummary(const std::string& dir, const Manifest& m) {
+  nlohmann::json species = nlohmann::json::array();
+  for (const SpeciesRecord& s : m.species)
+    species.push_back({{"id", s.id}, {"name", s.name}, {"instances", m.totals.speciesCounts.at(s.id)}});
+  return {{"bake", dir},
+          {"name", m.name},
+          {"tool_version", m.toolVersion},
+          {"seed", m.seed},
+          {"world_size", {m.world.sizeX, m.world.sizeZ}},
+          {"elevation", {m.world.minY, m.world.maxY}},
+          {"tiles", {{"grid", {m.tiling.tilesX, m.tiling.tilesZ}}, {"tile_size", m.tiling.tileSize}, {"written", m.tiles.size()}}},
+          {"instances", m.totals.instances},
+          {"bytes", m.totals.bytes},
+          {"bytes_per_instance", m.totals.instances ? double(m.totals.bytes) / double(m.totals.instances) : 0.0},
+          {"species", species}};
+}
+
+void printHuman(const nlohmann::json& j) {
+  if (j.contains("bake")) {
+    std::printf("bake %s (%s, ecobake %s, seed %llu)\n", j["bake"].get<std::string>().c_str(),
+                j["name"].get<std::string>().c_str(), j["tool_version"].get<std::string>().c_str(),
+                (unsigned long long)j["seed"].get<uint64_t>());
+    std::printf("world %.0f x %.0f m, elevation %.1f .. %.1f m\n", j["world_size"][0].get<double>(),
+                j["world_size"][1].get<double>(), j["elevation"][0].get<double>(), j["elevation"][1].get<double>());
+    std::printf("tiles %d x %d of %.0f m, %zu written\n", j["tiles"]["grid"][0].get<int>(), j["tiles"]["grid"][1].get<int>(),
+                j["tiles"]["tile_size"].get<double>(), j["tiles"]["written"].get<size_t>());
+    std::printf("instances %llu, %llu bytes (%.2f bytes/instance)\n", (unsigned long long)j["instances"].get<uint64_t>(),
+                (unsigned long long)j["bytes"].get<uint64_t>(), j["bytes_per_instance"].get<double>());
+    for (const auto& s : j["species"])
+      std::printf("  %3d %-24s %12llu\n", s["id"].get<int>(), s["name"].get<std::string>().c_str(),
+                  (unsigned long long)s["instances"].get<uint64_t>());
+  } else {
+    std::printf("tile %d,%d (%.0f m), %zu instances\n", j["tile"][0].get<int>(), j["tile"][1].get<int>(),
+                j["tile_size"].get<double>(), j["instances"].get<size_t>());
+    std::printf("bounds (%.2f, %.2f, %.2f) .. (%.2f, %.2f, %.2f)\n", j["bounds_min"][0].get<double>(),
+                j["bounds_min"][1].get<double>(), j["bounds_min"][2].get<double>(), j["bounds_max"][0].get<double>(),
+                j["bounds_max"][1].get<double>(), j["bounds_max"][2].get<double>());
+    for (const auto& [name, count] : j["species_counts"].items())
+      std::printf("  %-24s %12d\n", name.c_str(), count.get<int>());
+  }
+}
+
+}  // namespace
+
+void addInspect(CLI::App& app) {
+  auto path = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand("inspect", "Summarize a bake folder or a single tile file");
+  cmd->add_option("PATH", *path, "Bake folder or .ecot tile")->required();
+  cmd->add_flag("--json", *json, "Machine-readable output");
+  cmd->callback([path, json] {
+    nlohmann::json j;
+    if (std::filesystem::is_directory(*path)) {
+      Manifest m = readManifest(*path);
+      for (const TileEntry& e : m.tiles) readTileVerified(*path, e);  // inspect verifies every tile
+      j = bakeSummary(*path, m);
+    } else {
+      j = tileSummary(readTileFile(*path));
+    }
+    if (*json)
+      std::printf("%s\n", j.dump(2).c_str());
+    else
+      printHuman(j);
+  });
+}
+
+void addExport(CLI::App& app) {
+  auto dir = std::make_shared<std::string>();
+  auto format = std::make_shared<std::string>("csv");
+  auto out = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand("export", "Write every instance of a bake as CSV or PLY");
+  cmd->add_option("OUTDIR", *dir, "Bake folder")->required();
+  cmd->add_option("--format", *format, "csv or ply")->check(CLI::IsMember({"csv", "ply"}));
+  cmd->add_option("-o,--output", *out, "Output file")->required();
+  cmd->callback([dir, format, out] {
+    uint64_t n = exportInstances(*dir, *format == "ply" ? ExportFormat::Ply : ExportFormat::Csv, *out);
+    std::printf("%llu instances written to %s\n", (unsigned long long)n, out->c_str());
+  });
+}
+
+}  // namespace eco::cli

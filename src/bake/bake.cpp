@@ -1,0 +1,130 @@
+#include "bake/bake.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+
+#include "bake/output_dir.h"
+#include "core/hash.h"
+#include "tileio/manifest.h"
+
+namespace eco {
+
+namespace {
+
+class SuitabilityDensity final : public DensityField {
+ public:
+  SuitabilityDensity(const SuitabilityRasters& rasters, const SpeciesOrder& order) : rasters_(rasters), order_(order) {}
+  float density(int cls, float x, float z) const override { return rasters_.at(order_.speciesOfClass[size_t(cls)], x, z); }
+
+ private:
+  const SuitabilityRasters& rasters_;
+  const SpeciesOrder& order_;
+};
+
+TileData makeTile(const World& world, const SpeciesOrder& order, const std::vector<SpeciesRecord>& species,
+                  const TileSamples& samples) {
+  TileData tile;
+  tile.tileX = samples.tx;
+  tile.tileZ = samples.tz;
+  tile.tileSize = world.config.tileSize;
+  tile.species = species;
+  tile.instances = makeInstances(world, order, samples);
+  return tile;
+}
+
+std::string hashOf(const std::string& path) { return path.empty() ? std::string() : hex64(fnv1a64File(path)); }
+
+Manifest baseManifest(const World& world, const SamplerParams& params, std::vector<SpeciesRecord> species) {
+  Manifest m;
+  m.name = world.config.name;
+  m.seed = world.config.seed;
+  const Grid& h = world.terrain.metres;
+  auto [lo, hi] = std::minmax_element(h.values.begin(), h.values.end());
+  m.world = {world.terrain.extentX(), world.terrain.extentZ(), *lo, *hi};
+  m.terrain.width = h.width;
+  m.terrain.height = h.height;
+  m.terrain.cellSize = world.terrain.cellSize;
+  m.tiling = {params.tileSize, tilesX(params), tilesZ(params)};
+  m.species = std::move(species);
+  m.hashes = {hashOf(world.config.configPath), hashOf(world.config.terrain.heightmap), hashOf(world.config.river.file)};
+  return m;
+}
+
+}  // namespace
+
+std::vector<TileData> bakeInMemory(const World& world, int threads, std::optional<TileRange> tiles) {
+  SpeciesOrder order = speciesOrder(world.config);
+  SamplerParams params = samplerParams(world, order);
+  SuitabilityRasters rasters = computeSuitability(world, threads);
+  SuitabilityDensity density(rasters, order);
+  std::vector<SpeciesRecord> species = speciesRecords(world.config);
+  TileRange range = tiles.value_or(TileRange{0, 0, tilesX(params), tilesZ(params)});
+
+  std::mutex mutex;
+  std::vector<TileData> out;
+  scatter(params, &density, range, threads, [&](TileSamples&& samples) {
+    TileData tile = makeTile(world, order, species, samples);
+    std::lock_guard lock(mutex);
+    out.push_back(std::move(tile));
+  });
+  std::sort(out.begin(), out.end(), [](const TileData& a, const TileData& b) {
+    return std::tie(a.tileZ, a.tileX) < std::tie(b.tileZ, b.tileX);
+  });
+  return out;
+}
+
+BakeSummary bake(const World& world, const BakeOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  StagedDir out(options.outDir);
+
+  SpeciesOrder order = speciesOrder(world.config);
+  SamplerParams params = samplerParams(world, order);
+  SuitabilityRasters rasters = computeSuitability(world, options.threads);
+  SuitabilityDensity density(rasters, order);
+  Manifest manifest = baseManifest(world, params, speciesRecords(world.config));
+  TileRange range = options.tiles.value_or(TileRange{0, 0, tilesX(params), tilesZ(params)});
+  int total = (range.x1 - range.x0) * (range.z1 - range.z0);
+
+  std::mutex mutex;
+  int done = 0;
+  // Tiles are encoded and written as soon as the sampler finishes them; only the manifest
+  // entries stay in memory.
+  scatter(params, &density, range, options.threads, [&](TileSamples&& samples) {
+    TileData tile = makeTile(world, order, manifest.species, samples);
+    TileEntry entry;
+    if (!tile.instances.empty()) {
+      std::vector<uint8_t> bytes = encodeTile(tile);
+      entry.x = tile.tileX;
+      entry.z = tile.tileZ;
+      entry.file = "tiles/" + std::to_string(tile.tileX) + "_" + std::to_string(tile.tileZ) + ".ecot";
+      entry.instances = tile.instances.size();
+      entry.bytes = bytes.size();
+      entry.fnv1a64 = fnv1a64(bytes);
+      entry.speciesCounts.assign(manifest.species.size(), 0);
+      for (const Instance& inst : tile.instances) ++entry.speciesCounts[inst.species];
+      writeFileAtomic(out.staging + "/" + entry.file, bytes.data(), bytes.size());
+    }
+    std::lock_guard lock(mutex);
+    if (entry.instances) manifest.tiles.push_back(std::move(entry));
+    ++done;
+    if (options.progress) options.progress(done, total);
+  });
+
+  writeTerrainRaw(out.staging, world.terrain.metres);
+  computeTotals(manifest);
+  writeManifest(out.staging, manifest);
+  out.commit();
+
+  BakeSummary s;
+  s.tilesWritten = int(manifest.tiles.size());
+  s.tilesTotal = total;
+  s.instances = manifest.totals.instances;
+  s.bytes = manifest.totals.bytes;
+  s.speciesCounts = manifest.totals.speciesCounts;
+  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return s;
+}
+
+}  // namespace eco

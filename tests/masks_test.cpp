@@ -1,0 +1,131 @@
+// Eco-masks against hand-computed values on analytic terrain.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "masks/eco_masks.h"
+#include "masks/noise.h"
+
+namespace {
+
+constexpr float kDeg = 3.14159265f / 180.f;
+
+// A plane rising southward (+z) by tan(slope): its downslope faces north.
+eco::World planeWorld(float slopeDeg, float baseHeight) {
+  eco::World w;
+  w.terrain.cellSize = 2.f;
+  w.terrain.metres = eco::Grid(65, 65);
+  for (int j = 0; j < 65; ++j)
+    for (int i = 0; i < 65; ++i) w.terrain.metres.at(i, j) = baseHeight + std::tan(slopeDeg * kDeg) * float(j) * 2.f;
+  w.sunDirXZ = eco::sunDirectionXZ(180.f);
+  w.config.seed = 7;
+  return w;
+}
+
+eco::SpeciesConfig testSpecies() {
+  eco::SpeciesConfig sp;
+  sp.elevation = {400.f, 600.f, 900.f, 1000.f};
+  sp.maxSlopeDeg = 30.f;
+  sp.slopeFalloffDeg = 20.f;
+  sp.sunPreference = 1.f;
+  sp.moistureOptimum = 0.5f;
+  sp.moistureTolerance = 1.f;
+  sp.density = 0.8f;
+  return sp;
+}
+
+}  // namespace
+
+TEST(Masks, SmoothstepEndsAndMidpoint) {
+  EXPECT_FLOAT_EQ(eco::smoothstep(0.f, 10.f, -1.f), 0.f);
+  EXPECT_FLOAT_EQ(eco::smoothstep(0.f, 10.f, 5.f), 0.5f);
+  EXPECT_FLOAT_EQ(eco::smoothstep(0.f, 10.f, 2.5f), 0.15625f);  // 3t^2 - 2t^3 at t = 1/4
+  EXPECT_FLOAT_EQ(eco::smoothstep(0.f, 10.f, 11.f), 1.f);
+  EXPECT_FLOAT_EQ(eco::smoothstep(3.f, 3.f, 2.9f), 0.f);  // degenerate edge is a step
+  EXPECT_FLOAT_EQ(eco::smoothstep(3.f, 3.f, 3.f), 1.f);
+}
+
+TEST(Masks, WeightsOnNorthFacingPlaneMatchHandComputation) {
+  eco::World w = planeWorld(20.f, 440.f);
+  eco::SpeciesConfig sp = testSpecies();
+  // At z = 32 m the height is 440 + tan(20 deg) * 32 = 451.647 m.
+  eco::Environment env = eco::environmentAt(w, 64.f, 32.f);
+  ASSERT_NEAR(env.height, 440.f + std::tan(20.f * kDeg) * 32.f, 1e-3f);
+  ASSERT_NEAR(env.slopeDeg, 20.f, 1e-3f);
+  ASSERT_NEAR(env.sunExposure, -std::sin(20.f * kDeg), 1e-4f);  // faces away from the southern sun
+
+  eco::MaskWeights m = eco::speciesWeights(sp, env);
+  float t = (env.height - 400.f) / 200.f;
+  EXPECT_NEAR(m.elevation, t * t * (3 - 2 * t), 1e-5f);
+  EXPECT_NEAR(m.slope, 0.5f, 1e-4f);  // halfway through the 10..30 degree falloff
+  EXPECT_NEAR(m.sun, (1.f - std::sin(20.f * kDeg)) / 2.f, 1e-4f);
+  EXPECT_NEAR(m.suitability, sp.density * m.elevation * m.slope * m.sun * m.moisture, 1e-6f);
+}
+
+TEST(Masks, SunPreferenceFlipsBetweenFaces) {
+  eco::World north = planeWorld(25.f, 500.f);
+  eco::World south = planeWorld(-25.f, 800.f);
+  eco::SpeciesConfig sunny = testSpecies(), shady = testSpecies();
+  shady.sunPreference = -1.f;
+  eco::Environment n = eco::environmentAt(north, 64.f, 64.f), s = eco::environmentAt(south, 64.f, 64.f);
+  EXPECT_GT(eco::speciesWeights(sunny, s).sun, eco::speciesWeights(sunny, n).sun);
+  EXPECT_GT(eco::speciesWeights(shady, n).sun, eco::speciesWeights(shady, s).sun);
+  EXPECT_NEAR(eco::speciesWeights(sunny, s).sun, (1.f + std::sin(25.f * kDeg)) / 2.f, 1e-4f);
+}
+
+TEST(Masks, ZeroOutsideBandAndAboveMaxSlope) {
+  eco::SpeciesConfig sp = testSpecies();
+  eco::Environment env;
+  env.slopeDeg = 5.f;
+  env.height = 399.f;
+  EXPECT_EQ(eco::speciesWeights(sp, env).suitability, 0.f);
+  env.height = 1000.5f;
+  EXPECT_EQ(eco::speciesWeights(sp, env).suitability, 0.f);
+  env.height = 700.f;
+  EXPECT_GT(eco::speciesWeights(sp, env).suitability, 0.f);
+  env.slopeDeg = 30.f;
+  EXPECT_EQ(eco::speciesWeights(sp, env).suitability, 0.f);
+}
+
+TEST(Masks, MoistureFollowsRiverFalloff) {
+  eco::World w = planeWorld(0.f, 500.f);
+  w.hasRiver = true;
+  w.river.cellSize = 4.f;
+  w.river.metres = eco::Grid(33, 33, 100.f);
+  w.config.moisture.riverWeight = 1.f;
+  w.config.moisture.riverFalloff = 100.f;
+  EXPECT_NEAR(eco::moistureAt(w, 10.f, 10.f), std::exp(-1.f), 1e-6f);
+
+  eco::SpeciesConfig sp = testSpecies();
+  sp.moistureOptimum = std::exp(-1.f) + 0.2f;
+  sp.moistureTolerance = 0.4f;
+  eco::Environment env = eco::environmentAt(w, 10.f, 10.f);
+  EXPECT_NEAR(eco::speciesWeights(sp, env).moisture, 0.5f, 1e-5f);
+}
+
+TEST(Masks, NoiseIsDeterministicBoundedAndSeedDependent) {
+  float a = eco::fbmNoise01(1, 123.f, 456.f, 800.f, 3);
+  EXPECT_EQ(a, eco::fbmNoise01(1, 123.f, 456.f, 800.f, 3));
+  int differ = 0;
+  for (int i = 0; i < 1000; ++i) {
+    float x = float(i) * 37.f, z = float(i) * 11.f;
+    float v = eco::fbmNoise01(1, x, z, 800.f, 3);
+    ASSERT_GE(v, 0.f);
+    ASSERT_LE(v, 1.f);
+    differ += v != eco::fbmNoise01(2, x, z, 800.f, 3);
+  }
+  EXPECT_GT(differ, 900);
+}
+
+TEST(Masks, SuitabilityRasterMatchesExactValuesAtPixels) {
+  eco::World w = planeWorld(15.f, 380.f);
+  w.config.species = {testSpecies()};
+  eco::SuitabilityRasters r = eco::computeSuitability(w, 2);
+  for (int j = 0; j < 65; j += 8)
+    for (int i = 0; i < 65; i += 8) {
+      float x = float(i) * 2.f, z = float(j) * 2.f;
+      EXPECT_FLOAT_EQ(r.at(0, x, z), eco::speciesWeights(w.config.species[0], eco::environmentAt(w, x, z)).suitability);
+    }
+  eco::SuitabilityRasters r1 = eco::computeSuitability(w, 1);
+  EXPECT_EQ(r1.species[0].values, r.species[0].values);
+}
