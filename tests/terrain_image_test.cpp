@@ -222,6 +222,30 @@ TEST(TerrainImage, RejectsCorruptAndTruncatedFiles) {
   EXPECT_INPUT_ERROR(loadImage(exr), "cut.exr", "EXR");
 }
 
+TEST(TerrainImage, RandomlyDamagedFilesLoadOrThrowInputError) {
+  test::TempDir dir;
+  const int w = 30, h = 20;
+  std::vector<uint16_t> pixels = noise16(size_t(w) * h, 2);
+  writePng16(dir.file("a.png"), w, h, pixels.data());
+  writeExr(dir.file("a.exr"), w, h, 1, std::vector<float>(size_t(w) * h, 2.f), false);
+  std::mt19937 rng(77);
+  for (const char* name : {"a.png", "a.exr"}) {
+    std::string original = test::readBytes(dir.file(name));
+    for (int trial = 0; trial < 300; ++trial) {
+      std::string bytes = original;
+      for (int k = 0; k < 3; ++k) bytes[rng() % bytes.size()] = char(rng());
+      if (trial % 4 == 0) bytes.resize(rng() % bytes.size());
+      test::writeBytes(dir.file("damaged"), bytes);
+      try {
+        Image image = loadImage(dir.file("damaged"));
+        EXPECT_EQ(image.pixels.values.size(), size_t(image.pixels.width) * size_t(image.pixels.height));
+      } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("damaged"), std::string::npos) << e.what();
+      }
+    }
+  }
+}
+
 TEST(TerrainImage, RejectsNonFiniteFloats) {
   test::TempDir dir;
   const int w = 6, h = 4;

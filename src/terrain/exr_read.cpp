@@ -67,6 +67,8 @@ Image loadExr(const std::string& path) {
   EXRImage loaded;
   InitEXRImage(&loaded);
   const char* err = nullptr;
+  // No FreeEXRImage on failure: tinyexr 1.0.1 already frees on some error paths (a second
+  // free would crash) and leaks on others; a leak on a rejected file is the lesser evil.
   if (LoadEXRImageFromFile(&loaded, &exr.header, path.c_str(), &err) != TINYEXR_SUCCESS)
     throwExrError(path, "corrupt or truncated EXR", err);
 
