@@ -1,0 +1,175 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/hash.h"
+#include "test_support.h"
+#include "tileio/manifest.h"
+
+using namespace eco;
+
+namespace {
+
+Manifest sampleManifest() {
+  Manifest m;
+  m.name = "alpine";
+  m.seed = 42;
+  m.world = {6144, 6144, 200, 2800};
+  m.terrain = {"terrain.r32f", 3, 2, 6};
+  m.tiling = {128, 48, 48};
+  SpeciesRecord pine;
+  pine.id = 0;
+  pine.name = "pine";
+  pine.kind = 0;
+  pine.meshHeight = 18;
+  pine.scaleMin = 0.8f;
+  pine.scaleMax = 1.25f;
+  pine.baseColor = 0xff336622;
+  SpeciesRecord moss = pine;
+  moss.id = 1;
+  moss.name = "moss";
+  moss.kind = 3;
+  moss.baseColor = 0x80102030;
+  m.species = {pine, moss};
+  m.tiles = {{1, 0, "tiles/1_0.ecot", 7, 300, 0x0123456789abcdefull, {5, 2}},
+             {0, 0, "tiles/0_0.ecot", 3, 200, 0xfedcba9876543210ull, {0, 3}},
+             {4, 2, "tiles/4_2.ecot", 1, 100, 1, {1, 0}}};
+  m.hashes = {"00000000000000aa", "00000000000000bb", ""};
+  computeTotals(m);
+  return m;
+}
+
+nlohmann::json readJson(const test::TempDir& dir) { return nlohmann::json::parse(test::readBytes(dir.file("manifest.json"))); }
+
+void writeJson(const test::TempDir& dir, const nlohmann::json& j) { test::writeBytes(dir.file("manifest.json"), j.dump(2)); }
+
+std::string readError(const test::TempDir& dir) {
+  try {
+    readManifest(dir.path.string());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Manifest, RoundTrip) {
+  test::TempDir dir;
+  Manifest m = sampleManifest();
+  writeManifest(dir.path.string(), m);
+  Manifest r = readManifest(dir.path.string());
+  EXPECT_EQ(r.toolVersion, ECO_VERSION);
+  EXPECT_EQ(r.name, "alpine");
+  EXPECT_EQ(r.seed, 42u);
+  EXPECT_EQ(r.world.sizeX, 6144.f);
+  EXPECT_EQ(r.world.maxY, 2800.f);
+  EXPECT_EQ(r.terrain.width, 3);
+  EXPECT_EQ(r.terrain.cellSize, 6.f);
+  EXPECT_EQ(r.tiling.tilesZ, 48);
+  ASSERT_EQ(r.species.size(), 2u);
+  EXPECT_EQ(r.species[1].name, "moss");
+  EXPECT_EQ(r.species[1].kind, 3);
+  EXPECT_EQ(r.species[1].baseColor, 0x80102030u);
+  EXPECT_EQ(r.species[0].scaleMax, 1.25f);
+  ASSERT_EQ(r.tiles.size(), 3u);  // sorted by (z, x)
+  EXPECT_EQ(r.tiles[0].file, "tiles/0_0.ecot");
+  EXPECT_EQ(r.tiles[1].file, "tiles/1_0.ecot");
+  EXPECT_EQ(r.tiles[1].fnv1a64, 0x0123456789abcdefull);
+  EXPECT_EQ(r.tiles[1].speciesCounts, (std::vector<uint64_t>{5, 2}));
+  EXPECT_EQ(r.tiles[2].z, 2);
+  EXPECT_EQ(r.hashes.heightmap, "00000000000000bb");
+  EXPECT_EQ(r.totals.instances, 11u);
+  EXPECT_EQ(r.totals.bytes, 600u);
+  EXPECT_EQ(r.totals.speciesCounts, (std::vector<uint64_t>{6, 5}));
+
+  nlohmann::json j = readJson(dir);  // the documented field names and forms
+  EXPECT_EQ(j["format"], "ecobake-manifest");
+  EXPECT_EQ(j["format_version"], 1);
+  EXPECT_EQ(j["species"][0]["kind"], "tree");
+  EXPECT_EQ(j["species"][1]["kind"], "ground_cover");
+  EXPECT_EQ(j["species"][0]["base_color"], nlohmann::json({0x22, 0x66, 0x33, 0xff}));
+  EXPECT_EQ(j["tiles"][1]["fnv1a64"], "0123456789abcdef");
+  EXPECT_EQ(j["terrain"]["file"], "terrain.r32f");
+}
+
+TEST(Manifest, RejectsWrongFormatVersionAndMissingFields) {
+  test::TempDir dir;
+  EXPECT_NE(readError(dir).find("manifest.json"), std::string::npos);  // missing file
+  writeManifest(dir.path.string(), sampleManifest());
+  nlohmann::json good = readJson(dir);
+
+  auto rejects = [&](auto edit, const std::string& expected) {
+    nlohmann::json j = good;
+    edit(j);
+    writeJson(dir, j);
+    std::string error = readError(dir);
+    EXPECT_NE(error.find("manifest.json"), std::string::npos) << error;
+    EXPECT_NE(error.find(expected), std::string::npos) << error;
+  };
+  rejects([](auto& j) { j["format"] = "something-else"; }, "not an ecobake manifest");
+  rejects([](auto& j) { j["format_version"] = 2; }, "format_version 2");
+  rejects([](auto& j) { j.erase("tiling"); }, "tiling");
+  rejects([](auto& j) { j["tiles"][0].erase("fnv1a64"); }, "tiles[0]: missing field \"fnv1a64\"");
+  rejects([](auto& j) { j["tiles"][1]["fnv1a64"] = "xyz"; }, "tiles[1].fnv1a64");
+  rejects([](auto& j) { j["tiles"][0]["instances"] = -1; }, "tiles[0].instances");
+  rejects([](auto& j) { j["species"][0]["kind"] = "cactus"; }, "unknown kind");
+  rejects([](auto& j) { j["species"][0]["base_color"] = {1, 2, 3}; }, "base_color");
+  rejects([](auto& j) { j["species"][1]["id"] = 5; }, "species[1].id");
+  rejects([](auto& j) { j["terrain"]["width"] = "3"; }, "terrain.width");
+  rejects([](auto& j) { j["totals"]["instances"] = 12; }, "totals");
+  rejects([](auto& j) { j["tiles"][0]["species_counts"] = {1, 1}; }, "species_counts");
+  rejects([](auto& j) { std::swap(j["tiles"][0], j["tiles"][1]); }, "sorted");
+  rejects([](auto& j) { j["tiles"][2]["x"] = 48; }, "outside");
+  rejects([](auto& j) { j["tiles"][0]["file"] = "../../etc/passwd"; }, "relative path");
+  rejects([](auto& j) { j["tiles"][0]["file"] = "/tmp/x.ecot"; }, "relative path");
+
+  test::writeBytes(dir.file("manifest.json"), "{\"format\": \"ecobake-manifest\", ");
+  EXPECT_NE(readError(dir).find("not valid JSON"), std::string::npos);
+  test::writeBytes(dir.file("manifest.json"), "[1, 2]");
+  EXPECT_NE(readError(dir).find("expected a JSON object"), std::string::npos);
+}
+
+TEST(Manifest, TerrainRawRoundTripAndSizeCheck) {
+  test::TempDir dir;
+  Manifest m = sampleManifest();
+  Grid g(3, 2);
+  for (size_t i = 0; i < g.values.size(); ++i) g.values[i] = 200.5f + float(i);
+  writeTerrainRaw(dir.path.string(), g);
+  EXPECT_EQ(readTerrainRaw(dir.path.string(), m), g.values);
+  EXPECT_EQ(test::readBytes(dir.file("terrain.r32f")).size(), 24u);
+
+  m.terrain.width = 4;
+  EXPECT_THROW(readTerrainRaw(dir.path.string(), m), InputError);
+  m.terrain.file = "absent.r32f";
+  EXPECT_THROW(readTerrainRaw(dir.path.string(), m), InputError);
+}
+
+TEST(Manifest, TileVerifiedAgainstSizeAndChecksum) {
+  test::TempDir dir;
+  TileData tile;
+  tile.tileSize = 64;
+  tile.species = {SpeciesRecord{}};
+  tile.instances.resize(5);
+  std::vector<uint8_t> bytes = encodeTile(tile);
+  writeFileAtomic(dir.file("tiles/0_0.ecot"), bytes.data(), bytes.size());
+  TileEntry entry{0, 0, "tiles/0_0.ecot", 5, bytes.size(), fnv1a64(bytes), {5}};
+  EXPECT_EQ(readTileVerified(dir.path.string(), entry).instances.size(), 5u);
+
+  TileEntry wrongHash = entry;
+  wrongHash.fnv1a64 ^= 1;
+  try {
+    readTileVerified(dir.path.string(), wrongHash);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("0_0.ecot: checksum mismatch"), std::string::npos) << e.what();
+  }
+  TileEntry wrongSize = entry;
+  wrongSize.bytes += 4;
+  EXPECT_THROW(readTileVerified(dir.path.string(), wrongSize), InputError);
+
+  bytes[bytes.size() / 2] ^= 0x40;  // same size, different content
+  test::writeBytes(dir.file("tiles/0_0.ecot"), std::string(bytes.begin(), bytes.end()));
+  EXPECT_THROW(readTileVerified(dir.path.string(), entry), InputError);
+}
