@@ -2,27 +2,32 @@
 // Tiled, multi-class, variable-radius Bridson Poisson-disk sampling.
 // Deterministic for a given seed whatever the thread count; seam-free across tiles; any tile
 // range can be generated alone and equals the same tiles of a full run.
+// Algorithm and measured figures: bench/RESULTS-sampling.md.
 #include <cstdint>
 #include <functional>
 #include <vector>
 
 namespace eco {
 
-
 struct SampleClass {
   float radius = 1.f;     // spacing at density 1, metres
-  float maxRadius = 4.f;  // bound on radius / sqrt(density)
+  float maxRadius = 4.f;  // bound on radius / sqrt(density) (variableRadius only)
 };
 
 struct SamplerParams {
-  float worldX = 0, worldZ = 0;  // world extent, metres; tiles cover [0, worldX] x [0, worldZ]
-  float tileSize = 128.f;        // must be >= the largest interaction distance (checked)
+  float worldX = 0, worldZ = 0;  // world extent, metres; tiles cover [0, worldX) x [0, worldZ)
+  float tileSize = 128.f;        // must be >= interactionDistance() (checked)
   uint64_t seed = 1;
   int candidates = 30;           // Bridson k
-  bool variableRadius = true;    // false: uniform at radius, then survival roulette on density
+  // true: spacing r(p) = sampleRadius(class, density(p)), with survival roulette where the
+  //       radius is clamped at maxRadius (see sampleRadius).
+  // false: uniform Poisson at radius (density ignored), then each sample survives with
+  //       probability density (the seed article's mode).
+  bool variableRadius = true;
   std::vector<SampleClass> classes;  // placed in this order (priority layers)
-  // n x n row-major minimum distance between instances of two different classes; the
-  // diagonal is ignored (same class uses the variable-radius rule d >= max(r_p, r_q)).
+  // n x n row-major minimum distance between instances of two different classes. The pair
+  // {c, d} uses max(classDistance[c*n+d], classDistance[d*n+c]); the diagonal is ignored
+  // (same class uses the variable-radius rule d >= max(r_p, r_q)). Empty means all zero.
   std::vector<float> classDistance;
 };
 
@@ -41,7 +46,8 @@ struct Sample {
 
 struct TileSamples {
   int tx = 0, tz = 0;
-  std::vector<Sample> samples;  // samples whose position lies in this tile, in a fixed order
+  std::vector<Sample> samples;  // samples whose position lies in this tile: by class, then in
+                                // generation order (schedule-independent)
 };
 
 struct TileRange {
@@ -51,9 +57,27 @@ struct TileRange {
 int tilesX(const SamplerParams& p);
 int tilesZ(const SamplerParams& p);
 
+// Spacing of a class at a density (variableRadius): clamp(radius / sqrt(density), radius,
+// maxRadius). Where density < (radius / maxRadius)^2 the radius is clamped, so samples are
+// additionally kept with probability density / (radius / maxRadius)^2 and the count still
+// follows density. Two samples p, q of one class always satisfy |p - q| >= max(r_p, r_q).
+float sampleRadius(const SampleClass& c, float density);
+
+// Exclusion distance between two different classes (the symmetric rule above).
+float pairDistance(const SamplerParams& p, int c, int d);
+
+// Largest distance at which two samples can affect each other: every class's largest
+// radius and every pair distance. Tiles must be at least this wide.
+float interactionDistance(const SamplerParams& p);
+
+// Throws InputError naming the field and the numbers when params cannot be sampled.
+void validateSamplerParams(const SamplerParams& p);
+
 // Calls sink once per tile of `range` as soon as that tile is final, from worker threads
-// (the sink must be thread-safe). Memory stays bounded by a band of tile rows, not the world.
-// density == nullptr means density 1 everywhere.
+// (the sink must be thread-safe). Tiles outside `range` that the range depends on (at most 3
+// tiles away in x, 1 in z) are generated but not emitted. Memory stays bounded by a band of
+// tile rows, not the world. density == nullptr means density 1 everywhere.
+// threads <= 0 uses every hardware thread. Exceptions from density or sink are rethrown.
 void scatter(const SamplerParams& params, const DensityField* density, TileRange range, int threads,
              const std::function<void(TileSamples&&)>& sink);
 

@@ -1,0 +1,61 @@
+#pragma once
+// Per-tile Bridson kernel: places every class of one tile, in priority order, against the
+// already-final samples of its neighbouring tiles. Internal to sampling.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sampling/class_grid.h"
+#include "sampling/poisson.h"
+
+namespace eco::sampling {
+
+// A sample of a finished tile, as seen by the neighbouring tiles generated after it.
+struct FixedSample {
+  float x, z, r;
+  uint16_t cls;
+  uint8_t alive;  // 0: removed by survival roulette; still spaces its own class
+};
+
+// Per-run constants shared by every tile.
+struct SamplerSetup {
+  const SamplerParams* params = nullptr;
+  const DensityField* density = nullptr;
+  int tilesX = 0, tilesZ = 0;
+  float margin = 0;         // interactionDistance(params)
+  std::vector<float> pair;  // n x n pairDistance
+};
+
+// Validates params (throws InputError).
+SamplerSetup makeSetup(const SamplerParams& params, const DensityField* density);
+
+struct PlacedSample {
+  float x, z, r, density;
+  int cell;
+  bool alive;
+};
+
+struct OtherClass {
+  const ClassGrid* grid;
+  float distance, distance2;
+};
+
+// Per-worker buffers reused from tile to tile.
+struct TileScratch {
+  std::vector<ClassGrid> grids;  // one per class
+  std::vector<PlacedSample> placed;
+  std::vector<uint32_t> active;
+  std::vector<OtherClass> others;
+};
+
+struct TileOutput {
+  std::vector<Sample> samples;
+  std::vector<FixedSample> border;  // samples within setup.margin of the tile edges
+};
+
+// `fixed`: the border samples of every finished neighbour (dependencies). `keepBorder`:
+// fill out.border (not needed when no tile depends on this one).
+void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std::vector<FixedSample>* const> fixed,
+                  bool keepBorder, TileScratch& scratch, TileOutput& out);
+
+}  // namespace eco::sampling

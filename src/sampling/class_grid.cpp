@@ -1,0 +1,63 @@
+#include "sampling/class_grid.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+namespace eco::sampling {
+
+void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, float margin) {
+  cell = radius * (0.9999f / std::sqrt(2.f));
+  invCell = 1.f / cell;
+  const int marginCells = int(margin * invCell) + 3;
+  originX = x0 - float(marginCells) * cell;
+  originZ = z0 - float(marginCells) * cell;
+  nx = int((x1 - x0) * invCell) + 1 + 2 * marginCells;
+  nz = int((z1 - z0) * invCell) + 1 + 2 * marginCells;
+  const size_t cells = size_t(nx) * size_t(nz);
+  if (px.size() < cells) {
+    px.resize(cells);
+    pz.resize(cells, 0.f);
+    pr.resize(cells, 0.f);
+    alive.resize(cells, 0);
+  }
+  std::fill_n(px.begin(), cells, kEmptyCell);
+  aliveCount = 0;
+  bx = nx / kBlockCells + 1;
+  bz = nz / kBlockCells + 1;
+  blockMaxR.assign(size_t(bx) * size_t(bz), 0.f);
+}
+
+int ClassGrid::insert(float x, float z, float r, bool isAlive) {
+  const int i = cellX(x), j = cellZ(z);
+  assert(i >= 0 && j >= 0 && i < nx && j < nz);
+  const int c = j * nx + i;
+  assert(px[size_t(c)] == kEmptyCell);
+  px[size_t(c)] = x;
+  pz[size_t(c)] = z;
+  pr[size_t(c)] = r;
+  alive[size_t(c)] = isAlive;
+  aliveCount += isAlive;
+  float& block = blockMaxR[size_t(j / kBlockCells) * size_t(bx) + size_t(i / kBlockCells)];
+  block = std::max(block, r);
+  return c;
+}
+
+void ClassGrid::kill(int c) {
+  aliveCount -= alive[size_t(c)];
+  alive[size_t(c)] = 0;
+}
+
+float ClassGrid::maxRadiusNear(float x, float z, float reach) const {
+  const float invBlock = invCell / float(kBlockCells);
+  const int i0 = std::max(0, int((x - reach - originX) * invBlock));
+  const int j0 = std::max(0, int((z - reach - originZ) * invBlock));
+  const int i1 = std::min(bx - 1, int((x + reach - originX) * invBlock));
+  const int j1 = std::min(bz - 1, int((z + reach - originZ) * invBlock));
+  float r = 0.f;
+  for (int j = j0; j <= j1; ++j)
+    for (int i = i0; i <= i1; ++i) r = std::max(r, blockMaxR[size_t(j) * size_t(bx) + size_t(i)]);
+  return r;
+}
+
+}  // namespace eco::sampling
