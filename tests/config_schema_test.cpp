@@ -233,6 +233,8 @@ TEST(ShippedConfigs, ParseCleanly) {
     eco::BiomeConfig config = eco::parseBiomeConfig(file, problems);
     EXPECT_TRUE(problems.empty()) << file << describe(problems);
     EXPECT_GE(config.species.size(), 5u) << file;
+    EXPECT_EQ(config.river.source, eco::RiverSource::Distance) << file;
+    EXPECT_FALSE(config.river.file.empty()) << file;
     bool kindUsed[4] = {};
     for (const eco::SpeciesConfig& s : config.species) kindUsed[int(s.kind)] = true;
     for (bool used : kindUsed) EXPECT_TRUE(used) << file << " lacks a growth form";
@@ -244,6 +246,21 @@ TEST(ShippedConfigs, InputsExist) {
   if (!fs::exists(world / "heightmap.png") || !fs::exists(world / "river_distance.png"))
     GTEST_SKIP() << "sample world not generated yet";
   for (const std::string& file : shippedConfigs()) EXPECT_NO_THROW(eco::loadBiomeConfig(file)) << file;
+}
+
+// Until samples/world exists: images of the documented sizes (1025^2 heightmap, 513^2 river
+// distance) in a copy of the layout, so the configs' extents are checked anyway.
+TEST(ShippedConfigs, AcceptStandInSampleWorld) {
+  TempDir dir;
+  fs::create_directories(dir.path / "samples" / "world");
+  writeGray((dir.path / "samples" / "world" / "heightmap.png").string(), 1025, 1025);
+  writeGray((dir.path / "samples" / "world" / "river_distance.png").string(), 513, 513);
+  fs::create_directories(dir.path / "configs");
+  for (const std::string& file : shippedConfigs()) {
+    fs::path copy = dir.path / "configs" / fs::path(file).filename();
+    fs::copy_file(file, copy);
+    EXPECT_NO_THROW(eco::loadBiomeConfig(copy.string())) << file;
+  }
 }
 
 TEST(ShippedConfigs, SchemaAccepts) {
