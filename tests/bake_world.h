@@ -1,0 +1,54 @@
+#pragma once
+// A small synthetic world for bake tests: a steep east-west ridge (faces past 60 degrees,
+// north and south slopes, valley floors) on a 1 km square, plus a config with one species of
+// each kind.
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "terrain/png16.h"
+#include "test_support.h"
+
+namespace eco::test {
+
+inline float ridgeHeight(float x, float z) {
+  float d = (z - 512.f) / 180.f;
+  return 300.f + 700.f * std::exp(-d * d) + 80.f * std::sin(x / 90.f);
+}
+
+// Writes heightmap.png and world.json into dir; returns the config path.
+inline std::string writeRidgeWorld(const TempDir& dir, int seed = 11, float tileSize = 128.f) {
+  const int n = 257;
+  const float cell = 4.f;
+  std::vector<uint16_t> pixels(size_t(n) * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i)
+      pixels[size_t(j) * n + i] = uint16_t(std::lround(ridgeHeight(float(i) * cell, float(j) * cell) / 1200.f * 65535.f));
+  writePng16(dir.file("heightmap.png"), n, n, pixels.data());
+
+  std::string species = R"([
+    {"name": "pine", "kind": "tree", "radius": 6, "max_radius_factor": 3,
+     "elevation": {"min": 250, "opt_low": 350, "opt_high": 650, "max": 750},
+     "slope": {"max_deg": 35, "falloff_deg": 10}, "sun_preference": 0.3,
+     "mesh": {"height": 20, "crown_radius": 3}, "footprint": 0.8},
+    {"name": "juniper", "kind": "shrub", "radius": 2.5, "max_radius_factor": 3,
+     "elevation": {"min": 500, "opt_low": 650, "opt_high": 900, "max": 1000},
+     "slope": {"max_deg": 50, "falloff_deg": 10}, "max_tilt_deg": 20,
+     "mesh": {"height": 2, "crown_radius": 1.2}},
+    {"name": "fescue", "kind": "grass", "radius": 1.5, "max_radius_factor": 3,
+     "elevation": {"min": 200, "opt_low": 260, "opt_high": 950, "max": 1100},
+     "slope": {"max_deg": 55, "falloff_deg": 10}, "mesh": {"height": 0.5, "crown_radius": 0.4}},
+    {"name": "moss", "kind": "ground_cover", "radius": 1.2, "max_radius_factor": 3, "sun_preference": -0.8,
+     "elevation": {"min": 200, "opt_low": 300, "opt_high": 1000, "max": 1100},
+     "slope": {"max_deg": 70, "falloff_deg": 15}, "mesh": {"height": 0.1, "crown_radius": 0.3}}
+  ])";
+  std::string config = R"({"name": "ridge", "terrain": {"heightmap": "heightmap.png", "cell_size": 4,
+    "min_elevation": 0, "max_elevation": 1200}, "sun": {"azimuth_deg": 180},
+    "tiling": {"tile_size": )" + std::to_string(tileSize) + R"(}, "seed": )" + std::to_string(seed) +
+                       R"(, "species": )" + species + "}";
+  std::ofstream(dir.file("world.json")) << config;
+  return dir.file("world.json");
+}
+
+}  // namespace eco::test
