@@ -1,0 +1,111 @@
+#version 460
+// Per instance: bounding sphere vs frustum, draw distance and LOD choice, then vs the Hi-Z
+// pyramid of this frame's terrain depth (reversed Z, min reduction). Survivors are appended to
+// their (kind, LOD) draw: LOD 0 grows up from the kind's region start, LOD 1 down from its end
+// (cull_finish.comp then fixes LOD 1's firstInstance).
+#include "shared.h"
+#include "common.glsl"
+
+layout(local_size_x = CULL_GROUP) in;
+
+layout(binding = 0) uniform Frame { FrameData frame; };
+layout(binding = 1) readonly buffer Pages { uvec4 pages[]; };  // address lo, hi, count, 0
+layout(binding = 2) buffer Draws { DrawCommand draws[]; };
+layout(binding = 3) writeonly buffer Visible { uint visible[]; };
+layout(binding = 4) buffer Stats { uint stats[]; };
+layout(binding = 5) uniform sampler2D pyramid;
+
+shared uint groupFrustum;
+shared uint groupVisible;
+
+// Screen rectangle of a sphere fully in front of the camera (view space: x right, y up,
+// z forward), from the tangent lines through the eye in the xz and yz planes.
+vec4 sphereNdcRect(vec3 c, float r) {
+  float zz = c.z * c.z - r * r;
+  float tx = sqrt(c.x * c.x + zz);
+  float ty = sqrt(c.y * c.y + zz);
+  float x0 = (tx * c.x - r * c.z) / (tx * c.z + r * c.x);
+  float x1 = (tx * c.x + r * c.z) / (tx * c.z - r * c.x);
+  float y0 = (ty * c.y - r * c.z) / (ty * c.z + r * c.y);
+  float y1 = (ty * c.y + r * c.z) / (ty * c.z - r * c.y);
+  // ndc y points down in Vulkan
+  return vec4(x0 * frame.proj.x, -y1 * frame.proj.y, x1 * frame.proj.x, -y0 * frame.proj.y);
+}
+
+bool occluded(vec3 c, float r) {
+  float near = frame.eye.w;
+  if (c.z - r <= near) return false;  // touches the near plane: keep
+  vec4 ndc = sphereNdcRect(c, r);
+  vec2 size = frame.proj.zw;
+  // pixels touched, conservatively: floor on both ends, clamped to the viewport
+  ivec2 p0 = ivec2(clamp(floor((ndc.xy * 0.5 + 0.5) * size), vec2(0), size - 1));
+  ivec2 p1 = ivec2(clamp(floor((ndc.zw * 0.5 + 0.5) * size), vec2(0), size - 1));
+  // pyramid level L texel j covers pixels [j, j + 1) * 2^(L + 1); pick the finest level where
+  // the rectangle touches at most 2x2 texels
+  int levels = int(frame.cull.z);
+  int level = 0;
+  for (; level < levels - 1; ++level) {
+    int s = level + 1;
+    if ((p1.x >> s) - (p0.x >> s) <= 1 && (p1.y >> s) - (p0.y >> s) <= 1) break;
+  }
+  int s = level + 1;
+  ivec2 t0 = p0 >> s, t1 = p1 >> s;
+  float d = min(min(texelFetch(pyramid, t0, level).r, texelFetch(pyramid, ivec2(t1.x, t0.y), level).r),
+                min(texelFetch(pyramid, ivec2(t0.x, t1.y), level).r, texelFetch(pyramid, t1, level).r));
+  float sphereDepth = near / (c.z - r);  // reversed Z: the sphere's closest point
+  return sphereDepth < d;
+}
+
+void main() {
+  if (gl_LocalInvocationIndex == 0) {
+    groupFrustum = 0;
+    groupVisible = 0;
+  }
+  barrier();
+
+  uvec4 page = pages[gl_WorkGroupID.y];
+  uint slot = gl_GlobalInvocationID.x;
+  uint flags = frame.cull.y;
+  if (slot < page.z) {
+    GpuInstance inst = InstancePage(page.xy).items[slot];
+    vec4 sphere = sphereOf(inst);
+    vec3 rel = sphere.xyz - frame.eye.xyz;
+    vec3 c = vec3(dot(rel, frame.right.xyz), dot(rel, frame.up.xyz), dot(rel, frame.forward.xyz));
+    float r = sphere.w;
+
+    bool keep = true;
+    if ((flags & CULL_FRUSTUM) != 0) {
+      float fx = frame.proj.x, fy = frame.proj.y;
+      keep = c.z + r > frame.eye.w &&
+                (c.z * fx + c.x) * inversesqrt(fx * fx + 1.0) + r > 0.0 &&
+                (c.z * fx - c.x) * inversesqrt(fx * fx + 1.0) + r > 0.0 &&
+                (c.z * fy + c.y) * inversesqrt(fy * fy + 1.0) + r > 0.0 &&
+                (c.z * fy - c.y) * inversesqrt(fy * fy + 1.0) + r > 0.0;
+    }
+    uint lod = 0;
+    if ((flags & CULL_DISTANCE) != 0) {
+      float dist = length(rel);
+      keep = keep && dist <= r * frame.lod.y;
+      lod = dist > r * frame.lod.x ? 1 : 0;
+    }
+    if (keep) atomicAdd(groupFrustum, 1);
+    if (keep && (flags & CULL_OCCLUSION) != 0) keep = !occluded(c, r);
+
+    if (keep) {
+      atomicAdd(groupVisible, 1);
+      uint kind = min(inst.extra.y, KIND_COUNT - 1);
+      uint cmd = kind * LOD_COUNT + lod;
+      uint n = atomicAdd(draws[cmd].instanceCount, 1);
+      uint dst = lod == 0 ? frame.regions[kind].x + n : frame.regions[kind].y - 1 - n;
+      visible[dst] = (gl_WorkGroupID.y << PAGE_SHIFT) | slot;
+    }
+  }
+
+  barrier();
+  if (gl_LocalInvocationIndex == 0) {
+    uint tested = min(page.z - min(page.z, gl_WorkGroupID.x * CULL_GROUP), CULL_GROUP);
+    if (tested > 0) atomicAdd(stats[STAT_TESTED], tested);
+    if (groupFrustum > 0) atomicAdd(stats[STAT_FRUSTUM], groupFrustum);
+    if (groupVisible > 0) atomicAdd(stats[STAT_VISIBLE], groupVisible);
+  }
+}

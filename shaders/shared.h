@@ -1,0 +1,72 @@
+// Structures and constants shared by the C++ renderer (src/render) and the GLSL shaders.
+// Every struct is made of 16-byte vectors so std140/std430 and C++ agree on the layout.
+#ifdef __cplusplus
+#pragma once
+#include <cstdint>
+namespace eco::gpu {
+using uint = uint32_t;
+struct vec4 { float x, y, z, w; };
+struct uvec4 { uint x, y, z, w; };
+#define ECO_CONST static constexpr uint
+#else
+#define ECO_CONST const uint
+#endif
+
+// Instances live in fixed-size pages; a visible index is (page << PAGE_SHIFT) | slot.
+ECO_CONST PAGE_SHIFT = 12;
+ECO_CONST PAGE_SIZE = 1u << PAGE_SHIFT;
+ECO_CONST CULL_GROUP = 64;
+ECO_CONST KIND_COUNT = 4;  // tree, shrub, grass, ground cover (tile.fbs SpeciesKind)
+ECO_CONST LOD_COUNT = 2;
+ECO_CONST DRAW_COUNT = KIND_COUNT * LOD_COUNT;  // draw command index = kind * LOD_COUNT + lod
+
+// FrameData.cull.y flags
+ECO_CONST CULL_FRUSTUM = 1;
+ECO_CONST CULL_OCCLUSION = 2;
+ECO_CONST CULL_DISTANCE = 4;  // LOD selection and per-size draw distance
+
+// Stats counters written by the culling shader.
+ECO_CONST STAT_TESTED = 0;
+ECO_CONST STAT_FRUSTUM = 1;   // passed frustum (and draw distance)
+ECO_CONST STAT_VISIBLE = 2;   // passed occlusion too: the instances drawn
+ECO_CONST STAT_COUNT = 4;
+
+// 64 bytes per instance. rows: 4x3 row-major transform (R * scale * speciesSize | t) taking
+// the unit mesh (radius 1, y in [0, 1]) to the world. extra: x = RGBA8 colour, y = kind,
+// z = bounding sphere radius (floatBits), centred at t + 0.5 * column 1.
+struct GpuInstance {
+  vec4 row0, row1, row2;
+  uvec4 extra;
+};
+
+// Per-frame constants (uniform buffer).
+struct FrameData {
+  vec4 clip[4];      // rows of the view-projection: clip = (dot(clip[i], vec4(p, 1)))
+  vec4 eye;          // xyz camera position, w = near plane distance
+  vec4 right;        // camera basis (world), w unused
+  vec4 up;
+  vec4 forward;
+  vec4 proj;         // fx, fy (ndc = x * fx / depth), viewport width, height
+  vec4 sun;          // xyz direction toward the sun, w ambient
+  vec4 fog;          // rgb sky colour, w = fog density per metre
+  vec4 terrain;      // cell size, heightmap width, height, grid step (cells)
+  vec4 lod;          // lod distance factor, draw distance factor, pyramid width, height
+  uvec4 cull;        // page count, flags, pyramid levels, unused
+  uvec4 regions[KIND_COUNT];  // x = first visible slot of the kind, y = one past its last
+};
+
+// VkDrawIndexedIndirectCommand plus padding to 32 bytes.
+struct DrawCommand {
+  uint indexCount;
+  uint instanceCount;
+  uint firstIndex;
+  uint vertexOffset;  // int in Vulkan; meshes use offsets >= 0
+  uint firstInstance;
+  uint pad0, pad1, pad2;
+};
+
+#ifdef __cplusplus
+static_assert(sizeof(GpuInstance) == 64);
+static_assert(sizeof(DrawCommand) == 32);
+}  // namespace eco::gpu
+#endif

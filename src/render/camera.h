@@ -1,0 +1,46 @@
+#pragma once
+// Camera and the per-frame constants derived from it. World frame as in core/types.h:
+// x east, z south, y up. yaw 0 looks north (-z), 90 degrees east (+x); pitch > 0 looks up.
+// Projection: reversed Z with an infinite far plane (depth = near / view depth), so the
+// depth buffer clears to 0 and tests GREATER.
+#include <cmath>
+
+#include "core/types.h"
+#include "../../shaders/shared.h"
+
+namespace eco::render {
+
+inline Vec3 operator+(Vec3 a, Vec3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+inline Vec3 operator-(Vec3 a, Vec3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+inline Vec3 operator*(Vec3 a, float s) { return {a.x * s, a.y * s, a.z * s}; }
+inline float dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+inline Vec3 cross(Vec3 a, Vec3 b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+inline float length(Vec3 a) { return std::sqrt(dot(a, a)); }
+inline Vec3 normalize(Vec3 a) { return a * (1.0f / length(a)); }
+
+struct Camera {
+  Vec3 position{0, 100, 0};
+  float yawDeg = 0, pitchDeg = 0;
+  float fovYDeg = 60;
+  float nearPlane = 0.5f;
+};
+
+struct CameraBasis {
+  Vec3 right, up, forward;
+};
+CameraBasis cameraBasis(const Camera& cam);
+
+// Culling and LOD parameters (also used by the CPU reference).
+struct CullSettings {
+  bool frustum = true;
+  bool occlusion = true;
+  bool distance = true;      // LOD choice and draw distance
+  float lodFactor = 40;      // LOD 1 beyond lodFactor * sphere radius
+  float drawFactor = 1500;   // not drawn beyond drawFactor * sphere radius
+};
+
+gpu::FrameData makeFrameData(const Camera& cam, int width, int height, const CullSettings& cull);
+
+}  // namespace eco::render

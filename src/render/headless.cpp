@@ -1,0 +1,95 @@
+#include "render/headless.h"
+
+#include <fstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+#include <stb/stb_image_write.h>
+
+namespace eco::render {
+
+namespace {
+Camera lerpCamera(const Camera& a, const Camera& b, float t) {
+  Camera c = a;
+  c.position = a.position + (b.position - a.position) * t;
+  c.yawDeg = a.yawDeg + (b.yawDeg - a.yawDeg) * t;
+  c.pitchDeg = a.pitchDeg + (b.pitchDeg - a.pitchDeg) * t;
+  return c;
+}
+}  // namespace
+
+HeadlessResult runHeadless(const World& world, const HeadlessOptions& o) {
+  Context ctx;
+  std::string why;
+  ContextOptions co;
+  co.validation = o.validation;
+  if (!createContext(ctx, co, &why)) throw std::runtime_error("no Vulkan device: " + why);
+  HeadlessResult result;
+  result.device = ctx.properties.deviceName;
+  {
+    RendererOptions ro;
+    ro.width = o.width;
+    ro.height = o.height;
+    ro.stream = o.stream;
+    ro.capture = true;
+    Renderer renderer(ctx, world, ro);
+    for (int f = 0; f < o.frames; ++f) {
+      float t = o.frames > 1 ? float(f) / float(o.frames - 1) : 0.0f;
+      Camera cam = o.cameraEnd ? lerpCamera(o.camera, *o.cameraEnd, t) : o.camera;
+      if (o.settle) renderer.settleStreaming(cam);
+      result.frames.push_back(renderer.render(cam, o.cull));
+    }
+    result.pixels = renderer.pixels();
+  }
+  result.validationErrors = ctx.validationErrors;
+  destroyContext(ctx);
+  if (!o.screenshot.empty() && !writePng(o.screenshot, o.width, o.height, result.pixels))
+    throw std::runtime_error("cannot write " + o.screenshot);
+  if (!o.statsFile.empty()) {
+    std::ofstream out(o.statsFile);
+    out << statsJson(result, o) << "\n";
+    if (!out) throw std::runtime_error("cannot write " + o.statsFile);
+  }
+  return result;
+}
+
+std::string statsJson(const HeadlessResult& r, const HeadlessOptions& o) {
+  using nlohmann::json;
+  auto ms = [](double v) { return v < 0 ? json(nullptr) : json(v); };
+  json frames = json::array();
+  for (const FrameStats& s : r.frames) {
+    frames.push_back({{"frame", s.frame},
+                      {"cpu_ms", s.cpuMs},
+                      {"gpu_ms", ms(s.gpuMs)},
+                      {"gpu_terrain_ms", ms(s.terrainMs)},
+                      {"gpu_pyramid_ms", ms(s.pyramidMs)},
+                      {"gpu_cull_ms", ms(s.cullMs)},
+                      {"gpu_vegetation_ms", ms(s.vegetationMs)},
+                      {"instances_resident", s.resident},
+                      {"instances_tested", s.tested},
+                      {"visible_after_frustum", s.afterFrustum},
+                      {"visible_after_occlusion", s.afterOcclusion},
+                      {"vegetation_draw_calls", s.drawCalls},
+                      {"vegetation_draw_commands", s.drawCommands},
+                      {"vegetation_draw_commands_nonempty", s.nonEmptyDraws},
+                      {"draw_instances", s.drawInstances},
+                      {"tiles_resident", s.tilesResident},
+                      {"tile_loads", s.tileLoads},
+                      {"tile_unloads", s.tileUnloads}});
+  }
+  json doc = {{"device", r.device},
+              {"width", o.width},
+              {"height", o.height},
+              {"frustum_culling", o.cull.frustum},
+              {"occlusion_culling", o.cull.occlusion},
+              {"validation_errors", r.validationErrors},
+              {"frames", frames}};
+  return doc.dump(2);
+}
+
+bool writePng(const std::string& path, int width, int height, const std::vector<uint8_t>& rgba) {
+  if (rgba.size() < size_t(width) * size_t(height) * 4) return false;
+  return stbi_write_png(path.c_str(), width, height, 4, rgba.data(), width * 4) != 0;
+}
+
+}  // namespace eco::render

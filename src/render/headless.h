@@ -1,0 +1,40 @@
+#pragma once
+// Offscreen rendering without any window system: N frames along a camera path, then a PNG
+// screenshot and per-frame statistics as JSON.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "render/camera.h"
+#include "render/renderer.h"
+#include "render/world.h"
+
+namespace eco::render {
+
+struct HeadlessOptions {
+  int frames = 1;
+  int width = 640, height = 360;
+  Camera camera;
+  std::optional<Camera> cameraEnd;  // moves linearly from camera to cameraEnd over the frames
+  CullSettings cull;
+  StreamSettings stream;
+  bool settle = true;               // wait for streaming before each frame (reproducible pictures)
+  bool validation = false;
+  std::string screenshot;           // PNG of the last frame, if set
+  std::string statsFile;            // JSON, if set
+};
+
+struct HeadlessResult {
+  std::vector<FrameStats> frames;
+  std::vector<uint8_t> pixels;  // last frame, RGBA8
+  int validationErrors = 0;
+  std::string device;
+};
+
+// Throws std::runtime_error when no Vulkan device is available.
+HeadlessResult runHeadless(const World& world, const HeadlessOptions& options);
+
+std::string statsJson(const HeadlessResult& result, const HeadlessOptions& options);
+bool writePng(const std::string& path, int width, int height, const std::vector<uint8_t>& rgba);
+
+}  // namespace eco::render

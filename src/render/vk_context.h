@@ -1,0 +1,119 @@
+#pragma once
+// Vulkan instance/device creation through volk, and small buffer/image/pipeline helpers.
+// Requires Vulkan 1.3 (dynamic rendering, synchronization2), bufferDeviceAddress,
+// multiDrawIndirect, drawIndirectFirstInstance and VK_KHR_push_descriptor.
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include <volk.h>
+
+namespace eco::render {
+
+#define ECO_VK(call)                                                              \
+  do {                                                                            \
+    VkResult eco_vk_result_ = (call);                                             \
+    if (eco_vk_result_ != VK_SUCCESS) ::eco::render::vkFail(#call, eco_vk_result_); \
+  } while (0)
+[[noreturn]] void vkFail(const char* what, VkResult result);
+
+struct ContextOptions {
+  bool validation = false;                    // enable VK_LAYER_KHRONOS_validation if present
+  std::vector<const char*> instanceExtensions;  // e.g. from glfwGetRequiredInstanceExtensions
+  bool swapchain = false;                     // enable VK_KHR_swapchain on the device
+};
+
+struct Context {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  uint32_t queueFamily = 0;
+  VkQueue queue = VK_NULL_HANDLE;
+  VkCommandPool commandPool = VK_NULL_HANDLE;
+  VkPhysicalDeviceProperties properties{};
+  VkPhysicalDeviceMemoryProperties memory{};
+  bool validationEnabled = false;
+  bool timestamps = false;
+  std::atomic<int> validationErrors{0};
+  std::atomic<int> validationWarnings{0};
+};
+
+// Returns false (with a reason) when no suitable device exists; throws on other failures.
+bool createContext(Context& ctx, const ContextOptions& options, std::string* whyNot);
+void destroyContext(Context& ctx);
+bool validationLayerAvailable();
+
+struct Buffer {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  void* data = nullptr;  // mapped when host visible
+  VkDeviceSize size = 0;
+  VkDeviceAddress address = 0;  // when created with SHADER_DEVICE_ADDRESS usage
+};
+enum class MemoryUse { Gpu, Upload, Readback };
+Buffer createBuffer(Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use);
+void destroyBuffer(Context& ctx, Buffer& buffer);
+
+struct Image {
+  VkImage image = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkImageView view = VK_NULL_HANDLE;          // all mips
+  std::vector<VkImageView> mipViews;          // one per mip
+  VkFormat format = VK_FORMAT_UNDEFINED;
+  uint32_t width = 0, height = 0, mips = 1;
+};
+Image createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mips, VkFormat format,
+                  VkImageUsageFlags usage);
+void destroyImage(Context& ctx, Image& image);
+
+void imageBarrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
+                  VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess, VkImageLayout oldLayout,
+                  VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess, VkImageLayout newLayout,
+                  uint32_t baseMip = 0, uint32_t mipCount = VK_REMAINING_MIP_LEVELS);
+void memoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess,
+                   VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess);
+
+// Pipelines use one push-descriptor set; bindings listed as (type, stages) in binding order.
+struct BindingDesc {
+  uint32_t binding;
+  VkDescriptorType type;
+  VkShaderStageFlags stages;
+};
+struct Pipeline {
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+  VkPipelineBindPoint bindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+};
+Pipeline createComputePipeline(Context& ctx, const char* shader, const std::vector<BindingDesc>& bindings,
+                               uint32_t pushSize);
+struct GraphicsDesc {
+  const char* vertexShader;
+  const char* fragmentShader;
+  std::vector<VkVertexInputBindingDescription> vertexBindings;
+  std::vector<VkVertexInputAttributeDescription> vertexAttributes;
+  VkFormat colorFormat;
+  VkFormat depthFormat;
+  VkCullModeFlags cullMode = VK_CULL_MODE_NONE;
+};
+Pipeline createGraphicsPipeline(Context& ctx, const GraphicsDesc& desc,
+                                const std::vector<BindingDesc>& bindings, uint32_t pushSize);
+void destroyPipeline(Context& ctx, Pipeline& pipeline);
+
+// Descriptor writes for vkCmdPushDescriptorSetKHR.
+struct DescriptorWrites {
+  std::vector<VkWriteDescriptorSet> writes;
+  std::vector<VkDescriptorBufferInfo> buffers;
+  std::vector<VkDescriptorImageInfo> images;
+  DescriptorWrites() { buffers.reserve(16); images.reserve(16); }
+  void buffer(uint32_t binding, VkDescriptorType type, const Buffer& b, VkDeviceSize size = VK_WHOLE_SIZE);
+  void image(uint32_t binding, VkDescriptorType type, VkSampler sampler, VkImageView view, VkImageLayout layout);
+  void push(VkCommandBuffer cmd, const Pipeline& pipeline);
+};
+
+// One-off command buffer, submitted and waited for.
+VkCommandBuffer beginOneShot(Context& ctx);
+void endOneShot(Context& ctx, VkCommandBuffer cmd);
+
+}  // namespace eco::render
