@@ -6,75 +6,14 @@
 
 #include "core/hash.h"
 #include "sampling/directions.h"
+#include "sampling/grid_checks.h"
 #include "sampling/tiling.h"
 
 namespace eco::sampling {
 
 namespace {
 
-// Spacing tests compare float squared distances against (1 + 2^-20) d^2, which covers float
-// rounding, so every accepted pair is at least d apart in exact arithmetic.
-constexpr float kSpacingMargin = 1.f + 1.f / 1048576.f;
-
-struct Point {
-  float x, z;
-};
-
-// Uniform by area in the annulus [r, 2r] around (px, pz), from 64 random bits: 10 bits of
-// direction, 12 bits interpolating to the next table entry, 24 bits of radius.
-inline Point annulusPoint(const Direction* dirs, uint64_t bits, float px, float pz, float r) {
-  const uint32_t i = uint32_t(bits) & (kDirections - 1);
-  const float f = float(uint32_t(bits >> kDirectionBits) & 0xfffu) * (1.f / 4096.f);
-  const float u = float(bits >> 40) * (1.f / 16777216.f);
-  const Direction a = dirs[i], b = dirs[i + 1];
-  const float rho = r * std::sqrt(1.f + 3.f * u);
-  return {px + (a.x + f * (b.x - a.x)) * rho, pz + (a.z + f * (b.z - a.z)) * rho};
-}
-
-// Single-radius class: any sample closer than sqrt(r2)? With cells of r / sqrt(2), a sample
-// in the candidate's own cell is always too close, and the 5x5 block covers the reach.
-inline bool blockedUniform(const ClassGrid& g, float qx, float qz, float r2) {
-  const int c = g.cellOf(qx, qz);
-  if (g.px[size_t(c)] != kEmptyCell) return true;
-  const float* xs = g.px.data() + c - 2 * g.nx - 2;
-  const float* zs = g.pz.data() + c - 2 * g.nx - 2;
-  bool hit = false;
-  for (int row = 0; row < 5; ++row, xs += g.nx, zs += g.nx)
-    for (int k = 0; k < 5; ++k) {
-      const float dx = xs[k] - qx, dz = zs[k] - qz;
-      hit |= dx * dx + dz * dz < r2;
-    }
-  return hit;
-}
-
-// Calls test(cell, d2) over the cells within `reach` of q until it returns true.
-template <typename Test>
-inline bool anyWithin(const ClassGrid& g, float qx, float qz, float reach, Test test) {
-  const int ci = g.cellX(qx), cj = g.cellZ(qz);
-  const int n = int(reach * g.invCell) + 1;
-  for (int j = cj - n; j <= cj + n; ++j) {
-    const size_t row = size_t(j) * size_t(g.nx);
-    for (int i = ci - n; i <= ci + n; ++i) {
-      const size_t c = row + size_t(i);
-      const float dx = g.px[c] - qx, dz = g.pz[c] - qz;
-      if (test(c, dx * dx + dz * dz)) return true;
-    }
-  }
-  return false;
-}
-
-// Variable radius: a stored sample p with |p - q| < r_p.
-inline bool blockedByOwnRadius(const ClassGrid& g, float qx, float qz, float reach) {
-  return anyWithin(g, qx, qz, reach, [&](size_t c, float d2) { return d2 < g.pr[c] * g.pr[c] * kSpacingMargin; });
-}
-
-inline bool blockedWithin(const ClassGrid& g, float qx, float qz, float dist, float dist2) {
-  return anyWithin(g, qx, qz, dist, [&](size_t, float d2) { return d2 < dist2; });
-}
-
-inline bool blockedByAliveWithin(const ClassGrid& g, float qx, float qz, float dist, float dist2) {
-  return anyWithin(g, qx, qz, dist, [&](size_t c, float d2) { return d2 < dist2 && g.alive[c]; });
-}
+constexpr int kBatch = 8;  // candidates generated together (uniform radius)
 
 // Deterministic survival draw in [0, 1) from the seed and the sample alone.
 float survivalDraw(uint64_t seed, int cls, float x, float z) {
@@ -111,25 +50,33 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
   std::vector<uint32_t>& active = s.active;
   placed.clear();
   active.clear();
+  auto insert = [&](float qx, float qz, float r, float density) {
+    const int cell = grid.insert(qx, qz, r, true);
+    active.push_back(uint32_t(placed.size()));
+    placed.push_back({qx, qz, r, density, cell, true});
+  };
+  auto inTile = [&](float qx, float qz) { return qx >= b.x0 && qx < b.x1 && qz >= b.z0 && qz < b.z1; };
+  // Uniform radius, after the caller's in-tile and own-cell tests.
+  auto placeIfClear = [&](float qx, float qz) {
+    if (blockedNear(grid, qx, qz, radius2) || (!s.others.empty() && blockedByOthers(qx, qz))) return false;
+    insert(qx, qz, radius, 1.f);
+    return true;
+  };
   auto tryPlace = [&](float qx, float qz) {
-    if (!(qx >= b.x0 && qx < b.x1 && qz >= b.z0 && qz < b.z1)) return false;
-    float r = radius, density = 1.f;
+    if (!inTile(qx, qz)) return false;
     if constexpr (kVariable) {
       const float reach = grid.maxRadiusNear(qx, qz, maxRadius);
       if (reach > 0.f && blockedByOwnRadius(grid, qx, qz, reach)) return false;
       if (blockedByOthers(qx, qz)) return false;
-      density = field->density(cls, qx, qz);
+      const float density = field->density(cls, qx, qz);
       if (!(density > 0.f)) return false;
-      r = sampleRadius(klass, density);
+      const float r = sampleRadius(klass, density);
       if (r > radius && blockedWithin(grid, qx, qz, r, r * r * kSpacingMargin)) return false;
+      insert(qx, qz, r, density);
+      return true;
     } else {
-      if (blockedUniform(grid, qx, qz, radius2)) return false;
-      if (!s.others.empty() && blockedByOthers(qx, qz)) return false;
+      return grid.px[size_t(grid.cellOf(qx, qz))] == kEmptyCell && placeIfClear(qx, qz);
     }
-    const int cell = grid.insert(qx, qz, r, true);
-    active.push_back(uint32_t(placed.size()));
-    placed.push_back({qx, qz, r, density, cell, true});
-    return true;
   };
 
   const Direction* dirs = directionTable();
@@ -140,9 +87,25 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
       const size_t a = size_t((uint64_t(uint32_t(rng.next())) * active.size()) >> 32);
       const PlacedSample from = placed[active[a]];
       bool grew = false;
-      for (int t = 0; t < k && !grew; ++t) {
-        const Point q = annulusPoint(dirs, rng.next(), from.x, from.z, from.r);
-        grew = tryPlace(q.x, q.z);
+      if constexpr (kVariable) {
+        for (int t = 0; t < k && !grew; ++t) {
+          const Point q = annulusPoint(dirs, rng.next(), from.x, from.z, from.r);
+          grew = tryPlace(q.x, q.z);
+        }
+      } else {
+        // Candidates in batches: positions and the cheap in-tile / own-cell rejections run
+        // branch-free over the batch, then survivors are tested in order.
+        for (int t = 0; t < k && !grew; t += kBatch) {
+          const int m = std::min(kBatch, k - t);
+          Point q[kBatch];
+          bool open[kBatch];
+          for (int c = 0; c < m; ++c) {
+            q[c] = annulusPoint(dirs, rng.next(), from.x, from.z, from.r);
+            const float cx = std::clamp(q[c].x, b.x0, b.x1), cz = std::clamp(q[c].z, b.z0, b.z1);
+            open[c] = inTile(q[c].x, q[c].z) & (grid.px[size_t(grid.cellOf(cx, cz))] == kEmptyCell);
+          }
+          for (int c = 0; c < m && !grew; ++c) grew = open[c] && placeIfClear(q[c].x, q[c].z);
+        }
       }
       if (!grew) {
         active[a] = active.back();

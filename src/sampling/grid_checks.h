@@ -1,0 +1,85 @@
+#pragma once
+// Candidate generation and neighbourhood tests of the Bridson kernel. Internal to sampling.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "sampling/class_grid.h"
+#include "sampling/directions.h"
+
+namespace eco::sampling {
+
+// Spacing tests compare float squared distances against (1 + 2^-20) d^2, which covers float
+// rounding, so every accepted pair is at least d apart in exact arithmetic.
+inline constexpr float kSpacingMargin = 1.f + 1.f / 1048576.f;
+
+struct Point {
+  float x, z;
+};
+
+// Uniform by area in the annulus [r, 2r] around (px, pz), from 64 random bits: 10 bits of
+// direction, 12 bits interpolating to the next table entry, 24 bits of radius.
+inline Point annulusPoint(const Direction* dirs, uint64_t bits, float px, float pz, float r) {
+  const uint32_t i = uint32_t(bits) & (kDirections - 1);
+  const float f = float(uint32_t(bits >> kDirectionBits) & 0xfffu) * (1.f / 4096.f);
+  const float u = float(bits >> 40) * (1.f / 16777216.f);
+  const Direction a = dirs[i], b = dirs[i + 1];
+  const float rho = r * std::sqrt(1.f + 3.f * u);
+  return {px + (a.x + f * (b.x - a.x)) * rho, pz + (a.z + f * (b.z - a.z)) * rho};
+}
+
+// Single-radius class: any sample closer than sqrt(r2) (r2 ~ radius^2)? Cells are just under
+// radius / sqrt(2), so a sample 2 cells away along an axis is out of reach on the side of the
+// cell the candidate is not in: the 4 x 4 cells around the candidate's quadrant cover the
+// reach. Each row is one 4-wide vector compare.
+inline bool blockedNear(const ClassGrid& g, float qx, float qz, float r2) {
+  using f4 = float __attribute__((vector_size(16)));
+  using i4 = int32_t __attribute__((vector_size(16)));
+  const float gx = (qx - g.originX) * g.invCell, gz = (qz - g.originZ) * g.invCell;
+  const int i = int(gx), j = int(gz);
+  const int i0 = i - 2 + int(gx - float(i) >= 0.5f), j0 = j - 2 + int(gz - float(j) >= 0.5f);
+  const size_t first = size_t(j0) * size_t(g.nx) + size_t(i0);
+  const float* xs = g.px.data() + first;
+  const float* zs = g.pz.data() + first;
+  const f4 vx = {qx, qx, qx, qx}, vz = {qz, qz, qz, qz}, vr2 = {r2, r2, r2, r2};
+  i4 hit = {0, 0, 0, 0};
+  for (int row = 0; row < 4; ++row, xs += g.nx, zs += g.nx) {
+    f4 x, z;
+    std::memcpy(&x, xs, sizeof x);
+    std::memcpy(&z, zs, sizeof z);
+    const f4 dx = x - vx, dz = z - vz;
+    hit |= (dx * dx + dz * dz) < vr2;
+  }
+  return (hit[0] | hit[1] | hit[2] | hit[3]) != 0;
+}
+
+// Calls test(cell, d2) over the cells within `reach` of q until it returns true.
+template <typename Test>
+inline bool anyWithin(const ClassGrid& g, float qx, float qz, float reach, Test test) {
+  const int ci = g.cellX(qx), cj = g.cellZ(qz);
+  const int n = int(reach * g.invCell) + 1;
+  for (int j = cj - n; j <= cj + n; ++j) {
+    const size_t row = size_t(j) * size_t(g.nx);
+    for (int i = ci - n; i <= ci + n; ++i) {
+      const size_t c = row + size_t(i);
+      const float dx = g.px[c] - qx, dz = g.pz[c] - qz;
+      if (test(c, dx * dx + dz * dz)) return true;
+    }
+  }
+  return false;
+}
+
+// Variable radius: a stored sample p with |p - q| < r_p.
+inline bool blockedByOwnRadius(const ClassGrid& g, float qx, float qz, float reach) {
+  return anyWithin(g, qx, qz, reach, [&](size_t c, float d2) { return d2 < g.pr[c] * g.pr[c] * kSpacingMargin; });
+}
+
+inline bool blockedWithin(const ClassGrid& g, float qx, float qz, float dist, float dist2) {
+  return anyWithin(g, qx, qz, dist, [&](size_t, float d2) { return d2 < dist2; });
+}
+
+inline bool blockedByAliveWithin(const ClassGrid& g, float qx, float qz, float dist, float dist2) {
+  return anyWithin(g, qx, qz, dist, [&](size_t c, float d2) { return d2 < dist2 && g.alive[c]; });
+}
+
+}  // namespace eco::sampling
