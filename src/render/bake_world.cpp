@@ -1,8 +1,10 @@
 // openBake: the viewer's World over an ecobake output folder (tileio reads and verifies).
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "core/error.h"
+#include "core/hash.h"
 #include "render/world.h"
 #include "tileio/manifest.h"
 
@@ -46,6 +48,77 @@ World openBake(const std::string& dir) {
     return out;
   };
   return w;
+}
+
+void writeSyntheticBake(const std::string& dir, const SyntheticOptions& options) {
+  World world = makeSyntheticWorld(options);
+  Manifest m;
+  m.name = "synthetic";
+  m.seed = options.seed;
+  float size = float(world.heights.width - 1) * world.cellSize;
+  auto [lo, hi] = std::minmax_element(world.heights.values.begin(), world.heights.values.end());
+  m.world = {size, size, *lo, *hi};
+  m.terrain.width = world.heights.width;
+  m.terrain.height = world.heights.height;
+  m.terrain.cellSize = world.cellSize;
+  m.tiling.tileSize = world.tileSize;
+  for (const WorldTile& t : world.tiles) {
+    m.tiling.tilesX = std::max(m.tiling.tilesX, t.x + 1);
+    m.tiling.tilesZ = std::max(m.tiling.tilesZ, t.z + 1);
+  }
+  static const char* names[] = {"tree", "shrub", "grass", "ground_cover"};
+  for (size_t i = 0; i < world.species.size(); ++i) {
+    const SpeciesShape& s = world.species[i];
+    SpeciesRecord r;
+    r.id = uint16_t(i);
+    r.name = names[s.kind];
+    r.kind = s.kind;
+    r.meshHeight = s.meshHeight;
+    r.crownRadius = s.crownRadius;
+    r.scaleMin = 0.8f;
+    r.scaleMax = 1.2f;
+    r.boundingCenterY = 0.5f * s.meshHeight;
+    r.boundingRadius = std::sqrt(0.25f * s.meshHeight * s.meshHeight + s.crownRadius * s.crownRadius);
+    m.species.push_back(r);
+  }
+  m.hashes = {hex64(options.seed), hex64(0), ""};
+  for (size_t i = 0; i < world.tiles.size(); ++i) {
+    const WorldTile& wt = world.tiles[i];
+    TileData tile;
+    tile.tileX = wt.x;
+    tile.tileZ = wt.z;
+    tile.tileSize = world.tileSize;
+    tile.species = m.species;
+    TileEntry e;
+    e.x = wt.x;
+    e.z = wt.z;
+    e.speciesCounts.assign(m.species.size(), 0);
+    for (const PlacedInstance& p : syntheticTileInstances(world, options.seed, i)) {
+      Instance inst;
+      inst.position = p.position;
+      inst.species = p.species;
+      inst.yaw = p.yaw;
+      inst.scale = p.scale;
+      inst.up = p.up;
+      inst.color = p.color;
+      tile.instances.push_back(inst);
+      e.speciesCounts[p.species]++;
+    }
+    if (tile.instances.empty()) continue;
+    std::vector<uint8_t> bytes = encodeTile(tile);
+    e.file = "tiles/" + std::to_string(wt.x) + "_" + std::to_string(wt.z) + ".ecot";
+    e.instances = tile.instances.size();
+    e.bytes = bytes.size();
+    e.fnv1a64 = fnv1a64(bytes);
+    writeFileAtomic(dir + "/" + e.file, bytes.data(), bytes.size());
+    m.tiles.push_back(e);
+  }
+  std::sort(m.tiles.begin(), m.tiles.end(), [](const TileEntry& a, const TileEntry& b) {
+    return a.z != b.z ? a.z < b.z : a.x < b.x;
+  });
+  computeTotals(m);
+  writeTerrainRaw(dir, world.heights);
+  writeManifest(dir, m);
 }
 
 }  // namespace eco::render

@@ -6,7 +6,7 @@
 
 namespace eco::render {
 
-int referenceCull(const gpu::GpuInstance& inst, const gpu::FrameData& f) {
+int referenceCull(const gpu::GpuInstance& inst, const gpu::FrameData& f, float* margin) {
   float radius;
   std::memcpy(&radius, &inst.extra.z, 4);
   // sphere centre: origin + 0.5 * column 1
@@ -18,18 +18,28 @@ int referenceCull(const gpu::GpuInstance& inst, const gpu::FrameData& f) {
   float vy = rx * f.up.x + ry * f.up.y + rz * f.up.z;
   float vz = rx * f.forward.x + ry * f.forward.y + rz * f.forward.z;
   bool keep = true;
+  float m = 1e30f;
+  auto test = [&](float d) {  // passes when d > 0
+    m = std::min(m, std::abs(d));
+    return d > 0;
+  };
   if (f.cull.y & gpu::CULL_FRUSTUM) {
     float fx = f.proj.x, fy = f.proj.y;
     float ix = 1.0f / std::sqrt(fx * fx + 1), iy = 1.0f / std::sqrt(fy * fy + 1);
-    keep = vz + radius > f.eye.w && (vz * fx + vx) * ix + radius > 0 && (vz * fx - vx) * ix + radius > 0 &&
-           (vz * fy + vy) * iy + radius > 0 && (vz * fy - vy) * iy + radius > 0;
+    bool n = test(vz + radius - f.eye.w);
+    bool l = test((vz * fx + vx) * ix + radius);
+    bool r = test((vz * fx - vx) * ix + radius);
+    bool b = test((vz * fy + vy) * iy + radius);
+    bool t = test((vz * fy - vy) * iy + radius);
+    keep = n && l && r && b && t;
   }
   int lod = 0;
   if (f.cull.y & gpu::CULL_DISTANCE) {
     float dist = std::sqrt(rx * rx + ry * ry + rz * rz);
-    keep = keep && dist <= radius * f.lod.y;
-    lod = dist > radius * f.lod.x ? 1 : 0;
+    keep = test(radius * f.lod.y - dist) && keep;
+    lod = test(dist - radius * f.lod.x) ? 1 : 0;
   }
+  if (margin) *margin = m;
   if (!keep) return -1;
   int kind = int(std::min<uint32_t>(inst.extra.y, gpu::KIND_COUNT - 1));
   return kind * int(gpu::LOD_COUNT) + lod;

@@ -1,6 +1,11 @@
 #include "render/headless.h"
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -92,4 +97,17 @@ bool writePng(const std::string& path, int width, int height, const std::vector<
   return stbi_write_png(path.c_str(), width, height, 4, rgba.data(), width * 4) != 0;
 }
 
+}  // namespace eco::render
+
+namespace eco::render {
+void preferLavapipe() {
+  const char* lvp = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+  if (!std::getenv("VK_ICD_FILENAMES") && !std::getenv("VK_DRIVER_FILES") && std::filesystem::exists(lvp))
+    setenv("VK_ICD_FILENAMES", lvp, 1);
+  if (!std::getenv("XDG_RUNTIME_DIR")) {
+    std::string dir = (std::filesystem::temp_directory_path() / ("ecoview-xdg-" + std::to_string(getpid()))).string();
+    mkdir(dir.c_str(), 0700);
+    setenv("XDG_RUNTIME_DIR", dir.c_str(), 1);
+  }
+}
 }  // namespace eco::render

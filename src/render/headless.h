@@ -38,3 +38,9 @@ std::string statsJson(const HeadlessResult& result, const HeadlessOptions& optio
 bool writePng(const std::string& path, int width, int height, const std::vector<uint8_t>& rgba);
 
 }  // namespace eco::render
+
+namespace eco::render {
+// For tests and CI: when no driver is chosen (VK_ICD_FILENAMES / VK_DRIVER_FILES unset), use
+// Mesa lavapipe if installed, and give the process a private XDG_RUNTIME_DIR if it has none.
+void preferLavapipe();
+}  // namespace eco::render

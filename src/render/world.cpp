@@ -66,6 +66,31 @@ uint32_t rgba(int r, int g, int b) { return uint32_t(r) | uint32_t(g) << 8 | uin
 
 }  // namespace
 
+std::vector<PlacedInstance> syntheticTileInstances(const World& world, uint32_t seed, size_t index) {
+  const WorldTile& t = world.tiles[index];
+  std::vector<PlacedInstance> out;
+  out.reserve(t.instances);
+  std::mt19937 rng(seed * 7919u + uint32_t(index) * 104729u);
+  std::uniform_real_distribution<float> u01(0.0f, 1.0f);
+  const uint32_t base[4] = {rgba(40, 85, 35), rgba(70, 110, 45), rgba(105, 140, 60), rgba(90, 120, 70)};
+  for (uint64_t n = 0; n < t.instances; ++n) {
+    PlacedInstance p;
+    p.position.x = t.minX + u01(rng) * (t.maxX - t.minX);
+    p.position.z = t.minZ + u01(rng) * (t.maxZ - t.minZ);
+    p.position.y = sampleBilinear(world.heights, world.cellSize, p.position.x, p.position.z);
+    float pick = u01(rng);
+    p.species = pick < 0.08f ? 0 : pick < 0.25f ? 1 : pick < 0.75f ? 2 : 3;
+    p.yaw = u01(rng) * 6.2831853f;
+    p.scale = 0.8f + 0.4f * u01(rng);
+    float v = 0.8f + 0.4f * u01(rng);
+    uint32_t c = base[p.species];
+    auto ch = [&](int shift) { return std::min(255, int(float((c >> shift) & 0xff) * v)); };
+    p.color = rgba(ch(0), ch(8), ch(16));
+    out.push_back(p);
+  }
+  return out;
+}
+
 World makeSyntheticWorld(const SyntheticOptions& o) {
   World w;
   w.name = "synthetic";
@@ -98,30 +123,12 @@ World makeSyntheticWorld(const SyntheticOptions& o) {
       w.tiles.push_back(t);
     }
   }
-  auto shared = std::make_shared<World>(w);  // tiles/species/heights copy for the loader
-  w.loadTile = [shared, seed = o.seed, cell = o.cellSize](size_t index) {
-    const World& src = *shared;
-    const WorldTile& t = src.tiles[index];
+  auto shared = std::make_shared<World>(w);  // heights, tiles and species for the loader
+  w.loadTile = [shared, seed = o.seed](size_t index) {
     LoadedTile out;
     out.tile = index;
-    out.instances.reserve(t.instances);
-    std::mt19937 rng(seed * 7919u + uint32_t(index) * 104729u);
-    std::uniform_real_distribution<float> u01(0.0f, 1.0f);
-    const uint32_t base[4] = {rgba(40, 85, 35), rgba(70, 110, 45), rgba(105, 140, 60), rgba(90, 120, 70)};
-    for (uint64_t n = 0; n < t.instances; ++n) {
-      PlacedInstance p;
-      p.position.x = t.minX + u01(rng) * (t.maxX - t.minX);
-      p.position.z = t.minZ + u01(rng) * (t.maxZ - t.minZ);
-      p.position.y = sampleBilinear(src.heights, cell, p.position.x, p.position.z);
-      float pick = u01(rng);
-      p.species = pick < 0.08f ? 0 : pick < 0.25f ? 1 : pick < 0.75f ? 2 : 3;
-      p.yaw = u01(rng) * 6.2831853f;
-      p.scale = 0.8f + 0.4f * u01(rng);
-      float v = 0.8f + 0.4f * u01(rng);
-      uint32_t c = base[p.species];
-      auto ch = [&](int shift) { return std::min(255, int(float((c >> shift) & 0xff) * v)); };
-      p.color = rgba(ch(0), ch(8), ch(16));
-      const SpeciesShape& shape = src.species[p.species];
+    for (const PlacedInstance& p : syntheticTileInstances(*shared, seed, index)) {
+      const SpeciesShape& shape = shared->species[p.species];
       out.instances.push_back(packInstance(p, shape));
       out.kindCounts[shape.kind]++;
     }

@@ -63,6 +63,10 @@ struct SyntheticOptions {
 };
 // A procedural world whose tiles are generated on demand (deterministic per tile).
 World makeSyntheticWorld(const SyntheticOptions& options);
+// The instances makeSyntheticWorld generates for one tile.
+std::vector<PlacedInstance> syntheticTileInstances(const World& world, uint32_t seed, size_t tile);
+// Writes makeSyntheticWorld(options) as a bake folder (manifest.json, terrain.r32f, tiles/).
+void writeSyntheticBake(const std::string& dir, const SyntheticOptions& options);
 
 // Reads a bake folder (manifest.json, terrain.r32f, tiles/). Throws InputError.
 World openBake(const std::string& dir);
