@@ -13,8 +13,6 @@ namespace eco::sampling {
 
 namespace {
 
-constexpr int kBatch = 8;  // candidates generated together (uniform radius)
-
 // Deterministic survival draw in [0, 1) from the seed and the sample alone.
 float survivalDraw(uint64_t seed, int cls, float x, float z) {
   const uint64_t pos = uint64_t(std::bit_cast<uint32_t>(x)) << 32 | std::bit_cast<uint32_t>(z);
@@ -75,7 +73,7 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
       insert(qx, qz, r, density);
       return true;
     } else {
-      return grid.px[size_t(grid.cellOf(qx, qz))] == kEmptyCell && placeIfClear(qx, qz);
+      return !grid.isCovered(qx, qz) && placeIfClear(qx, qz);
     }
   };
 
@@ -89,22 +87,18 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
       bool grew = false;
       if constexpr (kVariable) {
         for (int t = 0; t < k && !grew; ++t) {
-          const Point q = annulusPoint(dirs, rng.next(), from.x, from.z, from.r);
+          const Point q = annulusPoint(dirs, uint32_t(rng.next()), from.x, from.z, from.r);
           grew = tryPlace(q.x, q.z);
         }
       } else {
-        // Candidates in batches: positions and the cheap in-tile / own-cell rejections run
-        // branch-free over the batch, then survivors are tested in order.
-        for (int t = 0; t < k && !grew; t += kBatch) {
-          const int m = std::min(kBatch, k - t);
-          Point q[kBatch];
-          bool open[kBatch];
-          for (int c = 0; c < m; ++c) {
-            q[c] = annulusPoint(dirs, rng.next(), from.x, from.z, from.r);
-            const float cx = std::clamp(q[c].x, b.x0, b.x1), cz = std::clamp(q[c].z, b.z0, b.z1);
-            open[c] = inTile(q[c].x, q[c].z) & (grid.px[size_t(grid.cellOf(cx, cz))] == kEmptyCell);
-          }
-          for (int c = 0; c < m && !grew; ++c) grew = open[c] && placeIfClear(q[c].x, q[c].z);
+        // Candidates in batches: positions and the cheap rejections run lane-parallel, then
+        // the open ones are tested exactly, in order.
+        CandidateBatch batch;
+        for (int t = 0; t < k && !grew; t += kLanes) {
+          const uint64_t bits01 = rng.next(), bits23 = rng.next();
+          makeBatch(dirs, bits01, bits23, from.x, from.z, from.r, b.x0, b.z0, b.x1, b.z1, grid, batch);
+          const int m = std::min(kLanes, k - t);
+          for (int c = 0; c < m && !grew; ++c) grew = batch.open[c] && placeIfClear(batch.x[c], batch.z[c]);
         }
       }
       if (!grew) {
@@ -167,8 +161,9 @@ void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std
   const TileBounds b = tileBounds(p, tx, tz);
   const float m = setup.margin;
   const size_t n = p.classes.size();
+  const bool variable = p.variableRadius && setup.density;
   scratch.grids.resize(n);
-  for (size_t c = 0; c < n; ++c) scratch.grids[c].reset(p.classes[c].radius, b.x0, b.z0, b.x1, b.z1, m);
+  for (size_t c = 0; c < n; ++c) scratch.grids[c].reset(p.classes[c].radius, b.x0, b.z0, b.x1, b.z1, m, !variable);
   for (const std::vector<FixedSample>* list : fixed)
     for (const FixedSample& f : *list)
       if (f.x >= b.x0 - m && f.x < b.x1 + m && f.z >= b.z0 - m && f.z < b.z1 + m)
@@ -176,7 +171,6 @@ void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std
 
   out.samples.clear();
   out.border.clear();
-  const bool variable = p.variableRadius && setup.density;
   const uint64_t tileSeed = hashCombine(hashCombine(p.seed, uint64_t(tx)), uint64_t(tz));
   for (size_t c = 0; c < n; ++c) {
     if (variable)

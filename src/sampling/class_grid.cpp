@@ -6,7 +6,7 @@
 
 namespace eco::sampling {
 
-void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, float margin) {
+void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, float margin, bool withCoverage) {
   cell = radius * (0.9999f / std::sqrt(2.f));
   invCell = 1.f / cell;
   const int marginCells = int(margin * invCell) + 3;
@@ -26,6 +26,31 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
   bx = nx / kBlockCells + 1;
   bz = nz / kBlockCells + 1;
   blockMaxR.assign(size_t(bx) * size_t(bz), 0.f);
+  coverage = withCoverage;
+  if (coverage) {
+    coverNx = nx * kCoverSub;
+    invPixel = invCell * float(kCoverSub);
+    covered.assign(size_t(coverNx) * size_t(nz * kCoverSub), 0);
+  }
+}
+
+void ClassGrid::markCovered(float x, float z, float r) {
+  // Pixels entirely inside the disc, with a relative safety margin far above float rounding.
+  const float rr = r * 0.9999f;
+  const float pixel = 1.f / invPixel;
+  const int rows = nz * kCoverSub;
+  const int j0 = std::max(0, int(std::ceil((z - rr - originZ) * invPixel)));
+  const int j1 = std::min(rows, int(std::floor((z + rr - originZ) * invPixel)));
+  for (int j = j0; j < j1; ++j) {
+    const float y0 = originZ + float(j) * pixel - z, y1 = y0 + pixel;
+    const float dy = std::max(std::abs(y0), std::abs(y1));
+    if (dy >= rr) continue;
+    const float h = std::sqrt(rr * rr - dy * dy);
+    const int i0 = std::max(0, int(std::ceil((x - h - originX) * invPixel)));
+    const int i1 = std::min(coverNx, int(std::floor((x + h - originX) * invPixel)));
+    uint8_t* row = covered.data() + size_t(j) * size_t(coverNx);
+    for (int i = i0; i < i1; ++i) row[i] = 1;
+  }
 }
 
 int ClassGrid::insert(float x, float z, float r, bool isAlive) {
@@ -40,6 +65,7 @@ int ClassGrid::insert(float x, float z, float r, bool isAlive) {
   aliveCount += isAlive;
   float& block = blockMaxR[size_t(j / kBlockCells) * size_t(bx) + size_t(i / kBlockCells)];
   block = std::max(block, r);
+  if (coverage) markCovered(x, z, r);
   return c;
 }
 

@@ -1,0 +1,56 @@
+#pragma once
+// Synthetic density fields and helpers shared by the sampling_*_test suites.
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "sampling/poisson.h"
+
+namespace eco::test {
+
+// density = x / width (0 at x = 0, 1 at x = width), for every class.
+struct GradientX : DensityField {
+  float width;
+  explicit GradientX(float w) : width(w) {}
+  float density(int, float x, float) const override { return std::clamp(x / width, 0.f, 1.f); }
+};
+
+// Discs of full density on a regular lattice, zero density between them.
+struct DiscIslands : DensityField {
+  float spacing, discRadius;
+  DiscIslands(float s, float r) : spacing(s), discRadius(r) {}
+  float density(int, float x, float z) const override {
+    const float cx = (std::floor(x / spacing) + 0.5f) * spacing, cz = (std::floor(z / spacing) + 0.5f) * spacing;
+    return (x - cx) * (x - cx) + (z - cz) * (z - cz) < discRadius * discRadius ? 1.f : 0.f;
+  }
+};
+
+// A smooth field in [0, 1] with zero patches, different per class.
+struct Waves : DensityField {
+  float density(int cls, float x, float z) const override {
+    const float v = 0.5f + 0.6f * std::sin(0.031f * x + 1.3f * float(cls)) * std::cos(0.027f * z);
+    return std::clamp(v, 0.f, 1.f);
+  }
+};
+
+inline std::vector<Sample> flatten(const std::vector<TileSamples>& tiles) {
+  std::vector<Sample> all;
+  for (const TileSamples& t : tiles) all.insert(all.end(), t.samples.begin(), t.samples.end());
+  return all;
+}
+
+inline bool sameBytes(const std::vector<Sample>& a, const std::vector<Sample>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(Sample)) == 0);
+}
+
+inline SamplerParams uniformParams(float worldX, float worldZ, float tile, float radius, uint64_t seed) {
+  SamplerParams p;
+  p.worldX = worldX;
+  p.worldZ = worldZ;
+  p.tileSize = tile;
+  p.seed = seed;
+  p.classes = {{radius, 4.f * radius}};
+  return p;
+}
+
+}  // namespace eco::test
