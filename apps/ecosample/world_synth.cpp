@@ -17,10 +17,10 @@ float smoothstep(float a, float b, float x) {
   return t * t * (3 - 2 * t);
 }
 
-float segmentDistance(Vec2 a, Vec2 b, float x, float z, float& t) {
+float segmentDistance(Vec2 a, Vec2 b, float x, float z) {
   float ex = b.x - a.x, ez = b.z - a.z;
   float len2 = ex * ex + ez * ez;
-  t = len2 > 0 ? std::clamp(((x - a.x) * ex + (z - a.z) * ez) / len2, 0.f, 1.f) : 0.f;
+  float t = len2 > 0 ? std::clamp(((x - a.x) * ex + (z - a.z) * ez) / len2, 0.f, 1.f) : 0.f;
   return std::hypot(x - (a.x + t * ex), z - (a.z + t * ez));
 }
 
@@ -40,7 +40,6 @@ River makeRiver(float extent, uint64_t seed) {
     float z = valleyAxis(u, phase1) + 0.022f * std::sin(kTwoPi * (4.1f * u + phase2)) +
               0.012f * fbm(u * 9, 3.5f, 3, seed + 7);
     river.points.push_back({u * extent, z * extent});
-    river.floor.push_back(valleyFloor(u));
   }
   return river;
 }
@@ -53,20 +52,16 @@ float riverZ(const River& river, float x) {
   return p[i - 1].z + t * (p[i].z - p[i - 1].z);
 }
 
-RiverQuery nearestOnRiver(const River& river, float x, float z) {
+float riverDistanceAt(const River& river, float x, float z) {
   const std::vector<Vec2>& p = river.points;
   // Vertices are sorted by x, so only segments within the best distance so far along x can
   // be closer; start from the segment straddling x.
   auto above = std::lower_bound(p.begin(), p.end(), x, [](Vec2 v, float value) { return v.x < value; });
   size_t start = size_t(std::clamp<ptrdiff_t>(above - p.begin() - 1, 0, ptrdiff_t(p.size()) - 2));
-  RiverQuery best{INFINITY, river.floor[start]};
-  auto visit = [&](size_t i) {
-    float t;
-    float d = segmentDistance(p[i], p[i + 1], x, z, t);
-    if (d < best.distance) best = {d, river.floor[i] + t * (river.floor[i + 1] - river.floor[i])};
-  };
-  for (size_t i = start; i + 1 < p.size() && p[i].x <= x + best.distance; ++i) visit(i);
-  for (size_t i = start; i-- > 0 && p[i + 1].x >= x - best.distance;) visit(i);
+  float best = INFINITY;
+  auto visit = [&](size_t i) { best = std::min(best, segmentDistance(p[i], p[i + 1], x, z)); };
+  for (size_t i = start; i + 1 < p.size() && p[i].x <= x + best; ++i) visit(i);
+  for (size_t i = start; i-- > 0 && p[i + 1].x >= x - best;) visit(i);
   return best;
 }
 
@@ -114,7 +109,7 @@ Grid synthesizeHeights(int size, const River& river, uint64_t seed) {
       float floor = valleyFloor(u);
       float h = cliffs(mountains(x, z, extent, riverZ(river, x), floor, seed), x, z, seed);
       // Flat floodplain hugging the river.
-      float fromRiver = nearestOnRiver(river, x, z).distance;
+      float fromRiver = riverDistanceAt(river, x, z);
       h = floor + std::max(h - floor, 0.f) * smoothstep(20.f, 220.f, fromRiver);
       h -= 5.f * (1 - smoothstep(kRiverHalfWidth - 4, kRiverHalfWidth + 4, fromRiver));  // channel
       g.at(i, j) = std::clamp(h, kMinElevation, kMaxElevation);
@@ -127,7 +122,7 @@ Grid riverDistance(int size, float extent, const River& river) {
   float cell = extent / float(size - 1);
   for (int j = 0; j < size; ++j)
     for (int i = 0; i < size; ++i)
-      g.at(i, j) = std::max(nearestOnRiver(river, float(i) * cell, float(j) * cell).distance - kRiverHalfWidth, 0.f);
+      g.at(i, j) = std::max(riverDistanceAt(river, float(i) * cell, float(j) * cell) - kRiverHalfWidth, 0.f);
   return g;
 }
 

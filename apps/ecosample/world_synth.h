@@ -17,7 +17,6 @@ constexpr float kRiverHalfWidth = 12.f; // metres
 // River centreline, vertices sorted by x, reaching past both east and west edges.
 struct River {
   std::vector<Vec2> points;
-  std::vector<float> floor;  // valley floor elevation at each vertex
 };
 
 River makeRiver(float extent, uint64_t seed);
@@ -25,11 +24,8 @@ River makeRiver(float extent, uint64_t seed);
 // Centreline z at x (the river crosses every north-south line once).
 float riverZ(const River& river, float x);
 
-struct RiverQuery {
-  float distance;  // exact distance to the centreline polyline
-  float floor;     // floor elevation at the closest point
-};
-RiverQuery nearestOnRiver(const River& river, float x, float z);
+// Exact distance to the centreline polyline.
+float riverDistanceAt(const River& river, float x, float z);
 
 // size x size heights in metres, cell kCellSize, clamped to [kMinElevation, kMaxElevation].
 Grid synthesizeHeights(int size, const River& river, uint64_t seed);
