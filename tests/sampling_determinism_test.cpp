@@ -1,0 +1,153 @@
+// Byte-identical output whatever the thread count or tile order; regenerated tiles equal the
+// full run; the schedule keeps a bounded band of rows.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <random>
+
+#include "sampling/bridson.h"
+#include "sampling/schedule.h"
+#include "sampling_fixtures.h"
+
+namespace eco {
+namespace {
+
+using test::flatten;
+using test::sameBytes;
+
+SamplerParams mixedParams(uint64_t seed) {
+  SamplerParams p = test::uniformParams(157.f, 121.f, 12.f, 0.7f, seed);  // 14 x 11 tiles, last ones partial
+  p.classes = {{2.f, 5.f}, {0.7f, 2.f}, {0.5f, 1.2f}};
+  p.classDistance = {0.f, 1.f, 0.8f, 1.f, 0.f, 0.4f, 0.8f, 0.4f, 0.f};
+  return p;
+}
+
+TEST(SamplingDeterminism, SameBytesFor1And2And8Threads) {
+  const test::Waves waves;
+  struct Case {
+    SamplerParams params;
+    const DensityField* field;
+  };
+  SamplerParams roulette = mixedParams(4);
+  roulette.variableRadius = false;
+  const Case cases[] = {{test::uniformParams(157.f, 121.f, 12.f, 0.7f, 2), nullptr},
+                        {mixedParams(3), &waves},
+                        {roulette, &waves}};
+  for (const Case& c : cases) {
+    const std::vector<Sample> one = flatten(scatterAll(c.params, c.field, 1));
+    ASSERT_GT(one.size(), 5000u);
+    EXPECT_TRUE(sameBytes(one, flatten(scatterAll(c.params, c.field, 2))));
+    EXPECT_TRUE(sameBytes(one, flatten(scatterAll(c.params, c.field, 8))));
+  }
+}
+
+TEST(SamplingDeterminism, SeedChangesTheResult) {
+  EXPECT_FALSE(sameBytes(flatten(scatterAll(mixedParams(1), nullptr, 2)), flatten(scatterAll(mixedParams(2), nullptr, 2))));
+}
+
+// Drives the schedule by hand, finishing ready tiles in a random order, and checks the result
+// and that no more than kWindowRows rows of tiles are held at any time.
+std::vector<TileSamples> runShuffled(const SamplerParams& p, const DensityField* field, uint32_t shuffleSeed,
+                                     size_t& maxHeldTiles) {
+  using namespace sampling;
+  const SamplerSetup setup = makeSetup(p, field);
+  TileSchedule schedule({0, 0, setup.tilesX, setup.tilesZ}, setup.tilesX, setup.tilesZ);
+  std::mt19937 shuffle(shuffleSeed);
+  TileScratch scratch;
+  std::vector<TileSamples> tiles;
+  std::map<std::pair<int, int>, size_t> heldBorders;  // tile -> border size, to count tiles held
+  maxHeldTiles = 0;
+  while (!schedule.done()) {
+    std::vector<TileTask> ready;
+    for (TileTask t; schedule.nextReady(t);) ready.push_back(t);
+    EXPECT_FALSE(ready.empty());
+    std::shuffle(ready.begin(), ready.end(), shuffle);
+    // Generate all, then finish in another order: each tile only reads finished borders.
+    std::vector<TileOutput> outs(ready.size());
+    for (size_t i = 0; i < ready.size(); ++i)
+      generateTile(setup, ready[i].tx, ready[i].tz, ready[i].fixed, ready[i].keepBorder, scratch, outs[i]);
+    for (size_t i = ready.size(); i-- > 0;) {
+      tiles.push_back({ready[i].tx, ready[i].tz, outs[i].samples});
+      schedule.finish(ready[i].tx, ready[i].tz, std::move(outs[i].border));
+    }
+    maxHeldTiles = std::max(maxHeldTiles, schedule.heldSamples());
+  }
+  std::sort(tiles.begin(), tiles.end(),
+            [](const TileSamples& a, const TileSamples& b) { return a.tz != b.tz ? a.tz < b.tz : a.tx < b.tx; });
+  return tiles;
+}
+
+TEST(SamplingDeterminism, AnyTileOrderGivesTheSameBytes) {
+  const test::Waves waves;
+  const SamplerParams p = mixedParams(5);
+  const std::vector<Sample> reference = flatten(scatterAll(p, &waves, 1));
+  for (uint32_t s : {1u, 2u, 3u}) {
+    size_t held = 0;
+    EXPECT_TRUE(sameBytes(reference, flatten(runShuffled(p, &waves, s, held))));
+  }
+}
+
+TEST(SamplingDeterminism, HeldBordersStayWithinABandOfRows) {
+  // Tall world, radius close to the tile size: few samples per tile, many rows.
+  SamplerParams p = test::uniformParams(20.f * 8.f, 200.f * 8.f, 8.f, 2.f, 1);
+  p.classes = {{2.f, 2.f}};
+  size_t maxHeld = 0;
+  const auto tiles = runShuffled(p, nullptr, 7, maxHeld);
+  size_t total = 0, maxPerTile = 0;
+  for (const TileSamples& t : tiles) {
+    total += t.samples.size();
+    maxPerTile = std::max(maxPerTile, t.samples.size());
+  }
+  ASSERT_EQ(tiles.size(), 20u * 200u);
+  const size_t band = size_t(sampling::TileSchedule::kWindowRows) * 20 * maxPerTile;
+  EXPECT_LE(maxHeld, band);
+  EXPECT_LT(maxHeld * 20, total);
+}
+
+std::vector<TileSamples> scatterRange(const SamplerParams& p, const DensityField* field, TileRange r, int threads) {
+  std::vector<TileSamples> tiles;
+  std::mutex m;
+  scatter(p, field, r, threads, [&](TileSamples&& t) {
+    std::lock_guard lock(m);
+    tiles.push_back(std::move(t));
+  });
+  std::sort(tiles.begin(), tiles.end(),
+            [](const TileSamples& a, const TileSamples& b) { return a.tz != b.tz ? a.tz < b.tz : a.tx < b.tx; });
+  return tiles;
+}
+
+TEST(SamplingDeterminism, RegeneratedTilesEqualTheFullRun) {
+  const test::Waves waves;
+  for (const bool variable : {true, false}) {
+    SamplerParams p = mixedParams(9);
+    p.variableRadius = variable;
+    const std::vector<TileSamples> full = scatterAll(p, &waves, 2);
+    const int nx = tilesX(p), nz = tilesZ(p);
+    auto at = [&](int x, int z) -> const TileSamples& { return full[size_t(z * nx + x)]; };
+    // One tile of each colour, corners and the partial last row/column.
+    const int singles[][2] = {{4, 4}, {5, 4}, {4, 5}, {5, 5}, {0, 0}, {nx - 1, nz - 1}, {nx - 1, 0}, {0, nz - 1}};
+    for (const auto& t : singles) {
+      const auto alone = scatterRange(p, &waves, {t[0], t[1], t[0] + 1, t[1] + 1}, 2);
+      ASSERT_EQ(alone.size(), 1u);
+      EXPECT_EQ(alone[0].tx, t[0]);
+      EXPECT_EQ(alone[0].tz, t[1]);
+      EXPECT_TRUE(sameBytes(alone[0].samples, at(t[0], t[1]).samples)) << "tile " << t[0] << ", " << t[1];
+      EXPECT_FALSE(alone[0].samples.empty());
+    }
+    const TileRange block{3, 2, 7, 5};
+    const auto blockTiles = scatterRange(p, &waves, block, 1);
+    ASSERT_EQ(blockTiles.size(), 12u);
+    for (const TileSamples& t : blockTiles) EXPECT_TRUE(sameBytes(t.samples, at(t.tx, t.tz).samples));
+  }
+}
+
+TEST(SamplingDeterminism, ExceptionsFromTheSinkReachTheCaller) {
+  const SamplerParams p = mixedParams(1);
+  EXPECT_THROW(scatter(p, nullptr, {0, 0, 3, 3}, 2, [](TileSamples&&) { throw std::runtime_error("disk full"); }),
+               std::runtime_error);
+}
+
+}  // namespace
+}  // namespace eco
