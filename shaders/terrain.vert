@@ -1,6 +1,6 @@
 #version 460
-// Terrain grid without vertex buffers: quad = vertex / 6, corner = vertex % 6. Heights are
-// fetched from the heightmap buffer at every `step` cells.
+// Terrain grid without vertex attributes: an index buffer over (quadsX + 1) x (quadsZ + 1)
+// grid vertices; heights are fetched from the heightmap buffer at every `step` cells.
 #include "shared.h"
 #include "common.glsl"
 
@@ -18,9 +18,8 @@ float heightAt(ivec2 p) {
 }
 
 void main() {
-  const ivec2 corners[6] = ivec2[](ivec2(0, 0), ivec2(0, 1), ivec2(1, 0), ivec2(1, 0), ivec2(0, 1), ivec2(1, 1));
-  uint quad = gl_VertexIndex / 6;
-  ivec2 q = ivec2(quad % quadsX, quad / quadsX) + corners[gl_VertexIndex % 6];
+  uint columns = quadsX + 1;
+  ivec2 q = ivec2(gl_VertexIndex % columns, gl_VertexIndex / columns);
   int step = int(frame.terrain.w);
   ivec2 size = ivec2(frame.terrain.yz);
   ivec2 p = min(q * step, size - 1);

@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
   CLI::App app{"ecoview: streaming, GPU-culled vegetation viewer"};
   std::string bakeDir, size = "1280x720", camera, cameraEnd, screenshot, statsFile;
   bool headless = false, noOcclusion = false, noFrustum = false, noLod = false, noSettle = false;
-  bool validation = false, bench = false;
+  bool validation = false, bench = false, noDrawDistance = false;
+  int syntheticGrid = 257;
   int frames = 1;
   uint64_t synthetic = 0;
   float loadRadius = 1500, unloadRadius = 2000;
@@ -68,12 +69,15 @@ int main(int argc, char** argv) {
   app.add_flag("--no-occlusion", noOcclusion, "disable Hi-Z occlusion culling");
   app.add_flag("--no-frustum", noFrustum, "disable frustum culling");
   app.add_flag("--no-lod", noLod, "disable LOD selection and draw distance (draw everything at LOD 0)");
+  app.add_flag("--no-draw-distance", noDrawDistance, "draw every instance however far (LOD still by distance)");
   app.add_flag("--no-settle", noSettle, "headless: do not wait for streaming before each frame");
   app.add_option("--load-radius", loadRadius, "metres");
   app.add_option("--unload-radius", unloadRadius, "metres");
   app.add_option("--budget", budgetM, "resident instance budget, millions");
   app.add_flag("--validation", validation, "enable Vulkan validation layers");
   app.add_option("--synthetic", synthetic, "render a procedural world with this many instances");
+  app.add_option("--synthetic-grid", syntheticGrid, "procedural world: heightmap samples per side (4 m cells)")
+      ->check(CLI::Range(16, 16385));
   app.add_flag("--bench", bench, "headless benchmark mode: print one JSON line per frame");
   CLI11_PARSE(app, argc, argv);
 
@@ -89,6 +93,7 @@ int main(int argc, char** argv) {
     o.cull.occlusion = !noOcclusion;
     o.cull.frustum = !noFrustum;
     o.cull.distance = !noLod;
+    if (noDrawDistance) o.cull.drawFactor = 1e9f;
     o.settle = !noSettle;
     o.validation = validation;
     o.screenshot = screenshot;
@@ -101,6 +106,7 @@ int main(int argc, char** argv) {
     if (synthetic > 0) {
       SyntheticOptions so;
       so.instances = synthetic;
+      so.gridSize = syntheticGrid;
       world = makeSyntheticWorld(so);
     } else {
       world = openBake(bakeDir);

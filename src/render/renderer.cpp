@@ -69,6 +69,19 @@ Renderer::Renderer(Context& ctx, const World& world, const RendererOptions& opti
   terrainStep_ = uint32_t(std::max(1, (std::max(hm.width, hm.height) + 511) / 512));
   terrainQuadsX_ = (uint32_t(hm.width) - 1 + terrainStep_ - 1) / terrainStep_;
   terrainQuadsZ_ = (uint32_t(hm.height) - 1 + terrainStep_ - 1) / terrainStep_;
+  {
+    std::vector<uint32_t> grid;
+    grid.reserve(size_t(terrainQuadsX_) * terrainQuadsZ_ * 6);
+    uint32_t columns = terrainQuadsX_ + 1;
+    for (uint32_t z = 0; z < terrainQuadsZ_; ++z) {
+      for (uint32_t x = 0; x < terrainQuadsX_; ++x) {
+        uint32_t a = z * columns + x, b = a + 1, c = a + columns, d = c + 1;
+        grid.insert(grid.end(), {a, c, b, b, c, d});
+      }
+    }
+    terrainIndices_ = createBuffer(ctx, grid.size() * 4, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, MemoryUse::Upload);
+    std::memcpy(terrainIndices_.data, grid.data(), grid.size() * 4);
+  }
 
   // vegetation meshes
   meshes_ = buildMeshes();
@@ -155,7 +168,7 @@ Renderer::~Renderer() {
   vkDestroySampler(dev, sampler_, nullptr);
   if (pyramid_.mipViews.size() == 1 && pyramid_.mipViews[0] == pyramid_.view) pyramid_.mipViews.clear();
   for (Image* i : {&color_, &depth_, &pyramid_}) destroyImage(ctx_, *i);
-  for (Buffer* b : {&pageTable_, &visible_, &draws_, &stats_, &frame_, &heights_, &vertices_, &indices_, &readback_})
+  for (Buffer* b : {&pageTable_, &visible_, &draws_, &stats_, &frame_, &heights_, &vertices_, &indices_, &terrainIndices_, &readback_})
     destroyBuffer(ctx_, *b);
   for (Buffer& b : blocks_) destroyBuffer(ctx_, b);
 }
@@ -376,7 +389,8 @@ void Renderer::record(VkCommandBuffer cmd, const CullSettings& cull, const Frame
     d.buffer(1, kSsbo, heights_);
     d.push(cmd, terrain_);
     vkCmdPushConstants(cmd, terrain_.layout, kVF, 0, 4, &terrainQuadsX_);
-    vkCmdDraw(cmd, terrainQuadsX_ * terrainQuadsZ_ * 6, 1, 0, 0);
+    vkCmdBindIndexBuffer(cmd, terrainIndices_.buffer, 0, VK_INDEX_TYPE_UINT32);
+    vkCmdDrawIndexed(cmd, terrainQuadsX_ * terrainQuadsZ_ * 6, 1, 0, 0, 0);
   }
   vkCmdEndRendering(cmd);
   if (queries_) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT, queries_, TsTerrain);

@@ -104,7 +104,7 @@ class Renderer {
   uint64_t residentInstances_ = 0;
   uint64_t visibleCapacity_ = 0;
 
-  Buffer pageTable_, visible_, draws_, stats_, frame_, heights_, vertices_, indices_, readback_;
+  Buffer pageTable_, visible_, draws_, stats_, frame_, heights_, vertices_, indices_, terrainIndices_, readback_;
   MeshSet meshes_;
   uint32_t terrainQuadsX_ = 0, terrainQuadsZ_ = 0, terrainStep_ = 1;
   Image color_, depth_, pyramid_;
