@@ -13,9 +13,9 @@ namespace {
 
 int tileCount(float extent, float tile) { return int(std::ceil(double(extent) / double(tile))); }
 
-// Grid cells per class and tile (tile plus margins) beyond which a worker's scratch would
-// exceed ~200 MB.
-constexpr double kMaxCellsPerTile = 16.0 * 1024 * 1024;
+// Grid cells per class and tile (tile plus margins) beyond which a worker's scratch (about
+// 22 bytes per cell with the coverage raster) would exceed ~180 MB.
+constexpr double kMaxCellsPerTile = 8.0 * 1024 * 1024;
 
 std::string num(double v) {
   char buf[32];
