@@ -54,7 +54,7 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
     placed.push_back({qx, qz, r, density, cell, true});
   };
   auto inTile = [&](float qx, float qz) { return qx >= b.x0 && qx < b.x1 && qz >= b.z0 && qz < b.z1; };
-  // Uniform radius, after the caller's in-tile and own-cell tests.
+  // Uniform radius, after the caller's in-tile and coverage tests.
   auto placeIfClear = [&](float qx, float qz) {
     if (blockedNear(grid, qx, qz, radius2) || (!s.others.empty() && blockedByOthers(qx, qz))) return false;
     insert(qx, qz, radius, 1.f);

@@ -54,10 +54,9 @@ bool TileSchedule::nextReady(TileTask& task) {
   return true;
 }
 
-void TileSchedule::release(int tx, int tz, Slot& s) {
+void TileSchedule::release(int tz, Slot& s) {
   std::vector<FixedSample>().swap(s.border);
   --rowOf(tz).live;
-  (void)tx;
 }
 
 void TileSchedule::finish(int tx, int tz, std::vector<FixedSample>&& border) {
@@ -66,14 +65,14 @@ void TileSchedule::finish(int tx, int tz, std::vector<FixedSample>&& border) {
   if (s.pendingDependants > 0)
     s.border = std::move(border);
   else
-    release(tx, tz, s);
+    release(tz, s);
   forEachNeighbour(tx, tz, tilesX_, tilesZ_, false, [&](int x, int z) {
     Slot* d = slot(x, z);
     if (d && d->needed && --d->pendingDeps == 0) ready_.push({z, x});
   });
   forEachNeighbour(tx, tz, tilesX_, tilesZ_, true, [&](int x, int z) {
     Slot& dep = *slot(x, z);
-    if (--dep.pendingDependants == 0) release(x, z, dep);
+    if (--dep.pendingDependants == 0) release(z, dep);
   });
   admitRows();
 }

@@ -47,7 +47,7 @@ class TileSchedule {
   Slot* slot(int tx, int tz);
   Row& rowOf(int tz) { return rows_[size_t(tz - rows_.front().z)]; }
   void admitRows();
-  void release(int tx, int tz, Slot& s);
+  void release(int tz, Slot& s);  // drops a finished tile's border
 
   TileRange range_, bounds_;
   int tilesX_, tilesZ_;
