@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
     }
     if (!cameraEnd.empty()) o.cameraEnd = parseCamera(cameraEnd, "--camera-to");
 
-    if (!headless && !bench) return runWindow(world, o);
+    if (!headless && !bench) return runWindow(world, o, app.count("--frames") ? frames : 0);
     HeadlessResult r = runHeadless(world, o);
     if (bench) {
       std::puts(statsJson(r, o).c_str());

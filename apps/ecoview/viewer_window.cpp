@@ -1,8 +1,228 @@
+// Interactive viewer: GLFW window, swapchain, fly and orbit cameras, statistics in the title.
+// Controls: right mouse drag looks around (fly) or orbits (orbit mode); WASD moves, Q/E down/up,
+// Shift faster; Tab toggles fly/orbit; scroll changes speed (fly) or distance (orbit);
+// O toggles occlusion culling; Esc quits.
 #include "viewer_window.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <stdexcept>
+#include <vector>
 
-int runWindow(const eco::render::World&, const eco::render::HeadlessOptions&) {
-  std::fprintf(stderr, "ecoview: window mode not built yet; use --headless\n");
-  return 1;
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <spdlog/spdlog.h>
+
+using namespace eco;
+using namespace eco::render;
+
+namespace {
+
+struct Input {
+  double lastX = 0, lastY = 0;
+  bool dragging = false;
+  float scroll = 0;
+};
+
+struct Swapchain {
+  VkSwapchainKHR swapchain = VK_NULL_HANDLE;
+  std::vector<VkImage> images;
+  VkExtent2D extent{};
+};
+
+void createSwapchain(Context& ctx, VkSurfaceKHR surface, GLFWwindow* window, Swapchain& sc) {
+  VkSurfaceCapabilitiesKHR caps;
+  ECO_VK(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(ctx.physical, surface, &caps));
+  uint32_t count = 0;
+  vkGetPhysicalDeviceSurfaceFormatsKHR(ctx.physical, surface, &count, nullptr);
+  std::vector<VkSurfaceFormatKHR> formats(count);
+  vkGetPhysicalDeviceSurfaceFormatsKHR(ctx.physical, surface, &count, formats.data());
+  VkSurfaceFormatKHR format = formats[0];
+  for (auto& f : formats)
+    if (f.format == VK_FORMAT_B8G8R8A8_UNORM || f.format == VK_FORMAT_R8G8B8A8_UNORM) format = f;
+  int w, h;
+  glfwGetFramebufferSize(window, &w, &h);
+  sc.extent = caps.currentExtent.width != UINT32_MAX ? caps.currentExtent : VkExtent2D{uint32_t(w), uint32_t(h)};
+  VkSwapchainCreateInfoKHR info{.sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR};
+  info.surface = surface;
+  info.minImageCount = std::max(caps.minImageCount, 2u);
+  if (caps.maxImageCount) info.minImageCount = std::min(info.minImageCount, caps.maxImageCount);
+  info.imageFormat = format.format;
+  info.imageColorSpace = format.colorSpace;
+  info.imageExtent = sc.extent;
+  info.imageArrayLayers = 1;
+  info.imageUsage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+  info.preTransform = caps.currentTransform;
+  info.compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
+  info.presentMode = VK_PRESENT_MODE_FIFO_KHR;
+  info.clipped = VK_TRUE;
+  info.oldSwapchain = sc.swapchain;
+  VkSwapchainKHR next;
+  ECO_VK(vkCreateSwapchainKHR(ctx.device, &info, nullptr, &next));
+  if (sc.swapchain) vkDestroySwapchainKHR(ctx.device, sc.swapchain, nullptr);
+  sc.swapchain = next;
+  vkGetSwapchainImagesKHR(ctx.device, sc.swapchain, &count, nullptr);
+  sc.images.resize(count);
+  vkGetSwapchainImagesKHR(ctx.device, sc.swapchain, &count, sc.images.data());
+}
+
+}  // namespace
+
+int runWindow(const World& world, const HeadlessOptions& options, int maxFrames) {
+  if (!glfwInit()) throw std::runtime_error("GLFW could not initialise (no display?); use --headless");
+  glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
+  GLFWwindow* window = glfwCreateWindow(options.width, options.height, "ecoview", nullptr, nullptr);
+  if (!window) throw std::runtime_error("cannot create a window; use --headless");
+  Input input;
+  glfwSetWindowUserPointer(window, &input);
+  glfwSetScrollCallback(window, [](GLFWwindow* w, double, double dy) {
+    static_cast<Input*>(glfwGetWindowUserPointer(w))->scroll += float(dy);
+  });
+
+  Context ctx;
+  ContextOptions co;
+  co.validation = options.validation;
+  co.swapchain = true;
+  uint32_t extCount = 0;
+  const char** exts = glfwGetRequiredInstanceExtensions(&extCount);
+  co.instanceExtensions.assign(exts, exts + extCount);
+  std::string why;
+  if (!createContext(ctx, co, &why)) throw std::runtime_error("no Vulkan device: " + why);
+  VkSurfaceKHR surface;
+  ECO_VK(glfwCreateWindowSurface(ctx.instance, window, nullptr, &surface));
+  VkBool32 present = VK_FALSE;
+  vkGetPhysicalDeviceSurfaceSupportKHR(ctx.physical, ctx.queueFamily, surface, &present);
+  if (!present) throw std::runtime_error("the graphics queue cannot present to this window");
+  Swapchain sc;
+  createSwapchain(ctx, surface, window, sc);
+  VkSemaphoreCreateInfo si{.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  VkSemaphore acquired, rendered;
+  ECO_VK(vkCreateSemaphore(ctx.device, &si, nullptr, &acquired));
+  ECO_VK(vkCreateSemaphore(ctx.device, &si, nullptr, &rendered));
+
+  {
+    RendererOptions ro;
+    ro.width = options.width;
+    ro.height = options.height;
+    ro.stream = options.stream;
+    Renderer renderer(ctx, world, ro);
+    Camera cam = options.camera;
+    CullSettings cull = options.cull;
+    bool orbit = false;
+    float speed = 40, orbitDistance = 300;
+    Vec3 orbitTarget{};
+    bool tabWas = false, oWas = false;
+    auto last = std::chrono::steady_clock::now();
+    double titleTimer = 0;
+    for (int frame = 0; !glfwWindowShouldClose(window) && (maxFrames <= 0 || frame < maxFrames); ++frame) {
+      glfwPollEvents();
+      if (glfwGetKey(window, GLFW_KEY_ESCAPE) == GLFW_PRESS) break;
+      auto now = std::chrono::steady_clock::now();
+      float dt = std::min(0.25f, std::chrono::duration<float>(now - last).count());
+      last = now;
+
+      bool tab = glfwGetKey(window, GLFW_KEY_TAB) == GLFW_PRESS;
+      if (tab && !tabWas) {
+        orbit = !orbit;
+        if (orbit) orbitTarget = cam.position + cameraBasis(cam).forward * orbitDistance;
+      }
+      tabWas = tab;
+      bool o = glfwGetKey(window, GLFW_KEY_O) == GLFW_PRESS;
+      if (o && !oWas) cull.occlusion = !cull.occlusion;
+      oWas = o;
+
+      double mx, my;
+      glfwGetCursorPos(window, &mx, &my);
+      bool drag = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS;
+      if (drag && input.dragging) {
+        cam.yawDeg += float(mx - input.lastX) * 0.2f;
+        cam.pitchDeg = std::clamp(cam.pitchDeg - float(my - input.lastY) * 0.2f, -89.0f, 89.0f);
+      }
+      input.dragging = drag;
+      input.lastX = mx;
+      input.lastY = my;
+
+      CameraBasis b = cameraBasis(cam);
+      if (orbit) {
+        orbitDistance = std::max(5.0f, orbitDistance * std::pow(0.9f, input.scroll));
+        cam.position = orbitTarget - b.forward * orbitDistance;
+      } else {
+        speed = std::clamp(speed * std::pow(1.2f, input.scroll), 1.0f, 5000.0f);
+        float v = speed * dt * (glfwGetKey(window, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS ? 5.0f : 1.0f);
+        auto key = [&](int k) { return glfwGetKey(window, k) == GLFW_PRESS ? 1.0f : 0.0f; };
+        cam.position = cam.position + b.forward * (v * (key(GLFW_KEY_W) - key(GLFW_KEY_S))) +
+                       b.right * (v * (key(GLFW_KEY_D) - key(GLFW_KEY_A))) +
+                       Vec3{0, v * (key(GLFW_KEY_E) - key(GLFW_KEY_Q)), 0};
+      }
+      input.scroll = 0;
+
+      uint32_t image = 0;
+      VkResult r = vkAcquireNextImageKHR(ctx.device, sc.swapchain, UINT64_MAX, acquired, VK_NULL_HANDLE, &image);
+      if (r == VK_ERROR_OUT_OF_DATE_KHR) {
+        vkDeviceWaitIdle(ctx.device);
+        createSwapchain(ctx, surface, window, sc);
+        continue;
+      }
+      if (r != VK_SUCCESS && r != VK_SUBOPTIMAL_KHR) vkFail("vkAcquireNextImageKHR", r);
+      FrameHooks hooks;
+      hooks.wait = acquired;
+      hooks.signal = rendered;
+      VkImage target = sc.images[image];
+      VkExtent2D extent = sc.extent;
+      hooks.record = [&](VkCommandBuffer cmd, const Image& color) {
+        imageBarrier(cmd, target, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
+                     VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                     VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        VkImageBlit blit{};
+        blit.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+        blit.srcOffsets[1] = {int32_t(color.width), int32_t(color.height), 1};
+        blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+        blit.dstOffsets[1] = {int32_t(extent.width), int32_t(extent.height), 1};
+        vkCmdBlitImage(cmd, color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target,
+                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, VK_FILTER_LINEAR);
+        imageBarrier(cmd, target, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                     VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                     VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR);
+      };
+      FrameStats s = renderer.render(cam, cull, &hooks);
+      VkPresentInfoKHR pi{.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
+      pi.waitSemaphoreCount = 1;
+      pi.pWaitSemaphores = &rendered;
+      pi.swapchainCount = 1;
+      pi.pSwapchains = &sc.swapchain;
+      pi.pImageIndices = &image;
+      r = vkQueuePresentKHR(ctx.queue, &pi);
+      if (r == VK_ERROR_OUT_OF_DATE_KHR || r == VK_SUBOPTIMAL_KHR) {
+        vkDeviceWaitIdle(ctx.device);
+        createSwapchain(ctx, surface, window, sc);
+      } else if (r != VK_SUCCESS) {
+        vkFail("vkQueuePresentKHR", r);
+      }
+
+      titleTimer += dt;
+      if (titleTimer > 0.25) {
+        titleTimer = 0;
+        char title[256];
+        std::snprintf(title, sizeof title,
+                      "ecoview %s | %.1f ms cpu, %.1f ms gpu (cull %.2f) | resident %llu, frustum %llu, "
+                      "occlusion%s %llu | tiles %zu | %s",
+                      world.name.c_str(), s.cpuMs, s.gpuMs, s.cullMs, (unsigned long long)s.resident,
+                      (unsigned long long)s.afterFrustum, cull.occlusion ? "" : " (off)",
+                      (unsigned long long)s.afterOcclusion, s.tilesResident, orbit ? "orbit" : "fly");
+        glfwSetWindowTitle(window, title);
+      }
+    }
+    vkDeviceWaitIdle(ctx.device);
+  }
+  vkDestroySemaphore(ctx.device, acquired, nullptr);
+  vkDestroySemaphore(ctx.device, rendered, nullptr);
+  vkDestroySwapchainKHR(ctx.device, sc.swapchain, nullptr);
+  vkDestroySurfaceKHR(ctx.instance, surface, nullptr);
+  int errors = ctx.validationErrors;
+  destroyContext(ctx);
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return errors > 0 ? 1 : 0;
 }

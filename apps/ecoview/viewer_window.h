@@ -3,4 +3,5 @@
 // image, which is blitted to the swapchain image each frame.
 #include "render/headless.h"
 
-int runWindow(const eco::render::World& world, const eco::render::HeadlessOptions& options);
+// maxFrames > 0 closes the window after that many frames (smoke tests).
+int runWindow(const eco::render::World& world, const eco::render::HeadlessOptions& options, int maxFrames);
