@@ -1,4 +1,5 @@
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -82,6 +83,9 @@ void runBake(const BakeArgs& a) {
               (unsigned long long)s.instances, s.tilesWritten, s.tilesTotal, double(s.bytes) / 1e6,
               s.instances ? double(s.bytes) / double(s.instances) : 0.0, s.seconds,
               s.seconds > 0 ? double(s.instances) / s.seconds / 1e6 : 0.0);
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf("peak memory %.1f MB\n", double(usage.ru_maxrss) / 1024.0);
   std::printf("output: %s\n", a.outDir.c_str());
 }
 

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# End-to-end ecobake figures: instances/s, peak memory, bytes/instance, 1 vs 2 threads.
+# Usage: bench/bake_bench.sh [BUILD_DIR] [REPEATS]   (prints one line per run, then medians)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+repeats=${2:-3}
+ecobake=$build/apps/ecobake/ecobake
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+configs=("$root/configs/temperate_mountain.json")
+if [[ -f "$root/../shared/data/dem/puget_sound_160m.png" ]]; then
+  configs+=("$root/bench/configs/puget_forest.json")
+fi
+
+for config in "${configs[@]}"; do
+  for threads in 1 2; do
+    rates=()
+    for ((i = 0; i < repeats; i++)); do
+      log=$("$ecobake" bake "$config" -o "$out/bake" -j "$threads")
+      line=$(grep "instances in" <<<"$log")
+      mem=$(grep "peak memory" <<<"$log")
+      echo "$(basename "$config") threads=$threads: $line; $mem"
+      rates+=("$(sed -E 's/.* ([0-9.]+) M instances\/s.*/\1/' <<<"$line")")
+    done
+    median=$(printf '%s\n' "${rates[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+    echo "MEDIAN $(basename "$config") threads=$threads: $median M instances/s"
+  done
+done
