@@ -49,7 +49,8 @@ float fbmNoise01(uint64_t seed, float x, float z, float wavelength, int octaves)
     frequency *= 2.f;
     amplitude *= 0.5f;
   }
-  return std::clamp(0.5f + 0.5f * sum / norm, 0.f, 1.f);
+  // Sums of octaves rarely leave [-0.6, 0.6]; stretch so moisture spans [0, 1].
+  return std::clamp(0.5f + 0.8f * sum / norm, 0.f, 1.f);
 }
 
 }  // namespace eco
