@@ -10,11 +10,12 @@ namespace eco {
 namespace {
 
 void appendf(std::string& out, const char* fmt, auto... args) {
-  char line[256];
-  int n = std::snprintf(line, sizeof line, fmt, args...);
-  out.append(line, size_t(n));
+  int n = std::snprintf(nullptr, 0, fmt, args...);
+  size_t start = out.size();
+  out.resize(start + size_t(n) + 1);
+  std::snprintf(out.data() + start, size_t(n) + 1, fmt, args...);
+  out.pop_back();  // snprintf's terminator
 }
-
 }  // namespace
 
 uint64_t exportInstances(const std::string& bakeDir, ExportFormat format, const std::string& outPath) {
@@ -40,9 +41,9 @@ uint64_t exportInstances(const std::string& bakeDir, ExportFormat format, const 
     header = "x,y,z,yaw,scale,species,species_id\n";
   } else {
     header = "ply\nformat ascii 1.0\ncomment ecobake export; species ids:";
-    for (const SpeciesRecord& s : manifest.species) header += " " + std::to_string(s.id) + "=" + s.name;
-    header += "\nelement vertex " + std::to_string(count) +
-              "\nproperty float x\nproperty float y\nproperty float z\nproperty float yaw\n"
+    for (const SpeciesRecord& s : manifest.species) appendf(header, " %u=%s", unsigned(s.id), s.name.c_str());
+    appendf(header, "\nelement vertex %llu\n", (unsigned long long)count);
+    header += "property float x\nproperty float y\nproperty float z\nproperty float yaw\n"
               "property float scale\nproperty ushort species_id\nend_header\n";
   }
   header += body;
