@@ -1,5 +1,6 @@
 #pragma once
 // Synthetic density fields and helpers shared by the sampling_*_test suites.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -13,6 +14,7 @@ struct GradientX : DensityField {
   float width;
   explicit GradientX(float w) : width(w) {}
   float density(int, float x, float) const override { return std::clamp(x / width, 0.f, 1.f); }
+  float maxDensity(int, float, float, float x1, float) const override { return std::clamp(x1 / width, 0.f, 1.f); }
 };
 
 // Discs of full density on a regular lattice, zero density between them.
@@ -22,6 +24,16 @@ struct DiscIslands : DensityField {
   float density(int, float x, float z) const override {
     const float cx = (std::floor(x / spacing) + 0.5f) * spacing, cz = (std::floor(z / spacing) + 0.5f) * spacing;
     return (x - cx) * (x - cx) + (z - cz) * (z - cz) < discRadius * discRadius ? 1.f : 0.f;
+  }
+  // 1 where the rectangle comes within discRadius of a lattice centre: exercises the
+  // sampler's skipping of empty rectangles.
+  float maxDensity(int, float x0, float z0, float x1, float z1) const override {
+    for (float cz = (std::floor(z0 / spacing) - 0.5f) * spacing; cz < z1 + spacing; cz += spacing)
+      for (float cx = (std::floor(x0 / spacing) - 0.5f) * spacing; cx < x1 + spacing; cx += spacing) {
+        const float dx = std::max({x0 - cx, 0.f, cx - x1}), dz = std::max({z0 - cz, 0.f, cz - z1});
+        if (dx * dx + dz * dz <= discRadius * discRadius * 1.01f) return 1.f;
+      }
+    return 0.f;
   }
 };
 

@@ -17,6 +17,9 @@ class SuitabilityDensity final : public DensityField {
  public:
   SuitabilityDensity(const SuitabilityRasters& rasters, const SpeciesOrder& order) : rasters_(rasters), order_(order) {}
   float density(int cls, float x, float z) const override { return rasters_.at(order_.speciesOfClass[size_t(cls)], x, z); }
+  float maxDensity(int cls, float x0, float z0, float x1, float z1) const override {
+    return rasters_.maxIn(order_.speciesOfClass[size_t(cls)], x0, z0, x1, z1);
+  }
 
  private:
   const SuitabilityRasters& rasters_;

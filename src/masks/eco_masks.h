@@ -52,7 +52,11 @@ MaskWeights speciesWeights(const SpeciesConfig& species, const Environment& env)
 struct SuitabilityRasters {
   float cellSize = 1;
   std::vector<Grid> species;  // indexed by species id
+  // Per species, level l holds the max of 2^l x 2^l pixels of species[s] (level 0 not stored).
+  std::vector<std::vector<Grid>> maxLevels;
   float at(int species, float x, float z) const;
+  // Upper bound of at() over the rectangle [x0, x1] x [z0, z1].
+  float maxIn(int species, float x0, float z0, float x1, float z1) const;
 };
 
 SuitabilityRasters computeSuitability(const World& world, int threads);

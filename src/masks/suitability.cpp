@@ -19,6 +19,44 @@ float SuitabilityRasters::at(int s, float x, float z) const {
   return a + (b - a) * tz;
 }
 
+namespace {
+
+Grid halveMax(const Grid& g) {
+  Grid out((g.width + 1) / 2, (g.height + 1) / 2);
+  for (int j = 0; j < out.height; ++j)
+    for (int i = 0; i < out.width; ++i) {
+      const int x1 = std::min(2 * i + 1, g.width - 1), z1 = std::min(2 * j + 1, g.height - 1);
+      out.at(i, j) = std::max({g.at(2 * i, 2 * j), g.at(x1, 2 * j), g.at(2 * i, z1), g.at(x1, z1)});
+    }
+  return out;
+}
+
+// Pixel range whose bilinear support covers [a, b] (at() reads pixels x0 and x0 + 1).
+void pixelSpan(float a, float b, float cellSize, int size, int& lo, int& hi) {
+  auto first = [&](float v) { return std::min(int(std::clamp(v / cellSize, 0.f, float(size - 1))), size - 2); };
+  lo = first(a);
+  hi = first(b) + 1;
+}
+
+}  // namespace
+
+float SuitabilityRasters::maxIn(int s, float x0, float z0, float x1, float z1) const {
+  const Grid& g = species[size_t(s)];
+  int i0, i1, j0, j1;
+  pixelSpan(x0, x1, cellSize, g.width, i0, i1);
+  pixelSpan(z0, z1, cellSize, g.height, j0, j1);
+  // The level where the span covers at most 2 x 2 entries.
+  int level = 0;
+  while ((i1 >> level) - (i0 >> level) > 1 || (j1 >> level) - (j0 >> level) > 1) ++level;
+  const std::vector<Grid>& levels = maxLevels[size_t(s)];
+  level = std::min(level, int(levels.size()));
+  const Grid& m = level == 0 ? g : levels[size_t(level - 1)];
+  float v = 0.f;
+  for (int j = j0 >> level; j <= std::min(j1 >> level, m.height - 1); ++j)
+    for (int i = i0 >> level; i <= std::min(i1 >> level, m.width - 1); ++i) v = std::max(v, m.at(i, j));
+  return v;
+}
+
 SuitabilityRasters computeSuitability(const World& world, int threads) {
   const Grid& h = world.terrain.metres;
   const auto& species = world.config.species;
@@ -38,6 +76,10 @@ SuitabilityRasters computeSuitability(const World& world, int threads) {
   std::vector<std::jthread> pool;
   for (int t = 1; t < threads; ++t) pool.emplace_back(fillRows, t, threads);
   fillRows(0, threads);
+  out.maxLevels.resize(species.size());
+  for (size_t s = 0; s < species.size(); ++s)
+    for (const Grid* g = &out.species[s]; g->width > 1 || g->height > 1; g = &out.maxLevels[s].back())
+      out.maxLevels[s].push_back(halveMax(*g));
   return out;
 }
 

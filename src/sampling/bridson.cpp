@@ -20,6 +20,10 @@ float survivalDraw(uint64_t seed, int cls, float x, float z) {
          (1.f / 16777216.f);
 }
 
+// Seed candidates come in blocks of kSeedBlock x kSeedBlock; a block whose density bound is
+// <= 0 is skipped whole. Each block draws its jitter from its own stream.
+constexpr int kSeedBlock = 8;
+
 // Places class `cls` in the tile; leaves its samples in scratch.placed.
 // kVariable: radius from the density field (variableRadius with a density field).
 template <bool kVariable>
@@ -29,18 +33,19 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
   const DensityField* field = setup.density;
   ClassGrid& grid = s.grids[size_t(cls)];
   const float radius = klass.radius;
-  const float maxRadius = kVariable ? klass.maxRadius : radius;
   const float radius2 = radius * radius * kSpacingMargin;
   const size_t n = p.classes.size();
 
   s.others.clear();
   for (size_t d = 0; d < n; ++d) {
     const float dist = setup.pair[size_t(cls) * n + d];
-    if (d != size_t(cls) && dist > 0.f) s.others.push_back({&s.grids[d], dist, dist * dist * kSpacingMargin});
+    if (d != size_t(cls) && dist > 0.f && s.grids[d].aliveCount > 0)
+      s.others.push_back({&s.grids[d], dist, dist * dist * kSpacingMargin});
   }
   auto blockedByOthers = [&](float qx, float qz) {
     for (const OtherClass& o : s.others)
-      if (o.grid->aliveCount > 0 && blockedByAliveWithin(*o.grid, qx, qz, o.distance, o.distance2)) return true;
+      if (o.grid->aliveNear(qx, qz, o.distance) && blockedByAliveWithin(*o.grid, qx, qz, o.distance, o.distance2))
+        return true;
     return false;
   };
 
@@ -53,53 +58,38 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
     active.push_back(uint32_t(placed.size()));
     placed.push_back({qx, qz, r, density, cell, true});
   };
-  auto inTile = [&](float qx, float qz) { return qx >= b.x0 && qx < b.x1 && qz >= b.z0 && qz < b.z1; };
-  // Uniform radius, after the caller's in-tile and coverage tests.
+  // After the caller's in-tile and coverage tests.
   auto placeIfClear = [&](float qx, float qz) {
-    if (blockedNear(grid, qx, qz, radius2) || (!s.others.empty() && blockedByOthers(qx, qz))) return false;
-    insert(qx, qz, radius, 1.f);
-    return true;
-  };
-  auto tryPlace = [&](float qx, float qz) {
-    if (!inTile(qx, qz)) return false;
     if constexpr (kVariable) {
-      const float reach = grid.maxRadiusNear(qx, qz, maxRadius);
-      if (reach > 0.f && blockedByOwnRadius(grid, qx, qz, reach)) return false;
-      if (blockedByOthers(qx, qz)) return false;
+      // Density first: it is one cheap lookup and rejects whole empty regions.
       const float density = field->density(cls, qx, qz);
       if (!(density > 0.f)) return false;
       const float r = sampleRadius(klass, density);
-      if (r > radius && blockedWithin(grid, qx, qz, r, r * r * kSpacingMargin)) return false;
+      if (blockedByOwn(grid, qx, qz, r) || blockedByOthers(qx, qz)) return false;
       insert(qx, qz, r, density);
-      return true;
     } else {
-      return !grid.isCovered(qx, qz) && placeIfClear(qx, qz);
+      if (blockedNear(grid, qx, qz, radius2) || blockedByOthers(qx, qz)) return false;
+      insert(qx, qz, radius, 1.f);
     }
+    return true;
   };
 
   const Direction* dirs = directionTable();
   const int k = p.candidates;
   Rng rng(hashCombine(tileSeed, 2 * uint64_t(cls)));
   auto grow = [&] {
+    // Candidates in batches: positions and the cheap rejections run lane-parallel, then the
+    // open ones are tested exactly, in order.
+    CandidateBatch batch;
     while (!active.empty()) {
       const size_t a = size_t((uint64_t(uint32_t(rng.next())) * active.size()) >> 32);
       const PlacedSample from = placed[active[a]];
       bool grew = false;
-      if constexpr (kVariable) {
-        for (int t = 0; t < k && !grew; ++t) {
-          const Point q = annulusPoint(dirs, uint32_t(rng.next()), from.x, from.z, from.r);
-          grew = tryPlace(q.x, q.z);
-        }
-      } else {
-        // Candidates in batches: positions and the cheap rejections run lane-parallel, then
-        // the open ones are tested exactly, in order.
-        CandidateBatch batch;
-        for (int t = 0; t < k && !grew; t += kLanes) {
-          const uint64_t bits01 = rng.next(), bits23 = rng.next();
-          makeBatch(dirs, bits01, bits23, from.x, from.z, from.r, b.x0, b.z0, b.x1, b.z1, grid, batch);
-          const int m = std::min(kLanes, k - t);
-          for (int c = 0; c < m && !grew; ++c) grew = batch.open[c] && placeIfClear(batch.x[c], batch.z[c]);
-        }
+      for (int t = 0; t < k && !grew; t += kLanes) {
+        const uint64_t bits01 = rng.next(), bits23 = rng.next();
+        makeBatch(dirs, bits01, bits23, from.x, from.z, from.r, b.x0, b.z0, b.x1, b.z1, grid, batch);
+        const int m = std::min(kLanes, k - t);
+        for (int c = 0; c < m && !grew; ++c) grew = batch.open[c] && placeIfClear(batch.x[c], batch.z[c]);
       }
       if (!grew) {
         active[a] = active.back();
@@ -110,15 +100,23 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
 
   // Seed candidates on a jittered grid of about 2 radii, tried in order once the previous
   // seed's growth has died out: fills islands of density > 0 that growth cannot reach.
-  Rng seedRng(hashCombine(tileSeed, 2 * uint64_t(cls) + 1));
   const float w = b.x1 - b.x0, h = b.z1 - b.z0;
   const int sx = std::clamp(int(std::ceil(w / (2.f * radius))), 1, 256);
   const int sz = std::clamp(int(std::ceil(h / (2.f * radius))), 1, 256);
-  for (int j = 0; j < sz; ++j)
-    for (int i = 0; i < sx; ++i) {
-      const float qx = b.x0 + (float(i) + seedRng.uniform()) * (w / float(sx));
-      const float qz = b.z0 + (float(j) + seedRng.uniform()) * (h / float(sz));
-      if (tryPlace(qx, qz)) grow();
+  const float stepX = w / float(sx), stepZ = h / float(sz);
+  for (int bj = 0; bj < sz; bj += kSeedBlock)
+    for (int bi = 0; bi < sx; bi += kSeedBlock) {
+      const int ei = std::min(sx, bi + kSeedBlock), ej = std::min(sz, bj + kSeedBlock);
+      if (kVariable && !(field->maxDensity(cls, b.x0 + float(bi) * stepX, b.z0 + float(bj) * stepZ,
+                                           b.x0 + float(ei) * stepX, b.z0 + float(ej) * stepZ) > 0.f))
+        continue;
+      Rng seedRng(hashCombine(hashCombine(tileSeed, 2 * uint64_t(cls) + 1), uint64_t(bj) << 32 | uint64_t(bi)));
+      for (int j = bj; j < ej; ++j)
+        for (int i = bi; i < ei; ++i) {
+          const float qx = b.x0 + (float(i) + seedRng.uniform()) * stepX;
+          const float qz = b.z0 + (float(j) + seedRng.uniform()) * stepZ;
+          if (qx < b.x1 && qz < b.z1 && !grid.isCovered(qx, qz) && placeIfClear(qx, qz)) grow();
+        }
     }
 
   // Survival roulette: where the radius is clamped (variable mode), or everywhere (roulette
@@ -147,11 +145,18 @@ SamplerSetup makeSetup(const SamplerParams& params, const DensityField* density)
   s.density = density;
   s.tilesX = tilesX(params);
   s.tilesZ = tilesZ(params);
-  s.margin = interactionDistance(params);
   const int n = int(params.classes.size());
   s.pair.resize(size_t(n) * size_t(n));
-  for (int c = 0; c < n; ++c)
-    for (int d = 0; d < n; ++d) s.pair[size_t(c) * size_t(n) + size_t(d)] = pairDistance(params, c, d);
+  s.margin.resize(size_t(n));
+  for (int c = 0; c < n; ++c) {
+    const SampleClass& k = params.classes[size_t(c)];
+    float m = params.variableRadius ? std::max(k.radius, k.maxRadius) : k.radius;
+    for (int d = 0; d < n; ++d) {
+      s.pair[size_t(c) * size_t(n) + size_t(d)] = pairDistance(params, c, d);
+      m = std::max(m, pairDistance(params, c, d));
+    }
+    s.margin[size_t(c)] = m;
+  }
   return s;
 }
 
@@ -159,24 +164,39 @@ void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std
                   bool keepBorder, TileScratch& scratch, TileOutput& out) {
   const SamplerParams& p = *setup.params;
   const TileBounds b = tileBounds(p, tx, tz);
-  const float m = setup.margin;
   const size_t n = p.classes.size();
   const bool variable = p.variableRadius && setup.density;
+  auto inMargin = [&](const FixedSample& f) {
+    const float m = setup.margin[f.cls];
+    return f.x >= b.x0 - m && f.x < b.x1 + m && f.z >= b.z0 - m && f.z < b.z1 + m;
+  };
+  // A class is set up only where it can be placed or has fixed samples to respect.
   scratch.grids.resize(n);
-  for (size_t c = 0; c < n; ++c) scratch.grids[c].reset(p.classes[c].radius, b.x0, b.z0, b.x1, b.z1, m, !variable);
+  std::vector<uint8_t>& present = scratch.present;
+  present.assign(n, 0);
+  for (const std::vector<FixedSample>* list : fixed)
+    for (const FixedSample& f : *list) present[f.cls] |= uint8_t(inMargin(f));
+  for (size_t c = 0; c < n; ++c) {
+    if (!variable || setup.density->maxDensity(int(c), b.x0, b.z0, b.x1, b.z1) > 0.f) present[c] |= 2;
+    if (present[c])
+      scratch.grids[c].reset(p.classes[c].radius, b.x0, b.z0, b.x1, b.z1, setup.margin[c], variable);
+    else
+      scratch.grids[c].clear();
+  }
   for (const std::vector<FixedSample>* list : fixed)
     for (const FixedSample& f : *list)
-      if (f.x >= b.x0 - m && f.x < b.x1 + m && f.z >= b.z0 - m && f.z < b.z1 + m)
-        scratch.grids[f.cls].insert(f.x, f.z, f.r, f.alive);
+      if (inMargin(f)) scratch.grids[f.cls].insert(f.x, f.z, f.r, f.alive);
 
   out.samples.clear();
   out.border.clear();
   const uint64_t tileSeed = hashCombine(hashCombine(p.seed, uint64_t(tx)), uint64_t(tz));
   for (size_t c = 0; c < n; ++c) {
+    if (!(present[c] & 2)) continue;
     if (variable)
       placeClass<true>(setup, b, int(c), tileSeed, scratch);
     else
       placeClass<false>(setup, b, int(c), tileSeed, scratch);
+    const float m = setup.margin[c];
     for (const PlacedSample& q : scratch.placed) {
       if (q.alive) out.samples.push_back({q.x, q.z, uint32_t(c)});
       const bool nearEdge = q.x < b.x0 + m || q.x >= b.x1 - m || q.z < b.z0 + m || q.z >= b.z1 - m;

@@ -22,8 +22,8 @@ struct SamplerSetup {
   const SamplerParams* params = nullptr;
   const DensityField* density = nullptr;
   int tilesX = 0, tilesZ = 0;
-  float margin = 0;         // interactionDistance(params)
-  std::vector<float> pair;  // n x n pairDistance
+  std::vector<float> margin;  // per class: its largest radius and pair distance
+  std::vector<float> pair;    // n x n pairDistance
 };
 
 // Validates params (throws InputError).
@@ -46,11 +46,12 @@ struct TileScratch {
   std::vector<PlacedSample> placed;
   std::vector<uint32_t> active;
   std::vector<OtherClass> others;
+  std::vector<uint8_t> present;  // per class: 1 has fixed samples, 2 may be placed
 };
 
 struct TileOutput {
   std::vector<Sample> samples;
-  std::vector<FixedSample> border;  // samples within setup.margin of the tile edges
+  std::vector<FixedSample> border;  // samples within their class's margin of the tile edges
 };
 
 // `fixed`: the border samples of every finished neighbour (dependencies). `keepBorder`:

@@ -6,7 +6,7 @@
 
 namespace eco::sampling {
 
-void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, float margin, bool withCoverage) {
+void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, float margin, bool isVariable) {
   cell = radius * (0.9999f / std::sqrt(2.f));
   invCell = 1.f / cell;
   const int marginCells = int(margin * invCell) + 3;
@@ -25,13 +25,33 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
   aliveCount = 0;
   bx = nx / kBlockCells + 1;
   bz = nz / kBlockCells + 1;
-  blockMaxR.assign(size_t(bx) * size_t(bz), 0.f);
-  coverage = withCoverage;
-  if (coverage) {
-    coverNx = nx * kCoverSub;
-    invPixel = invCell * float(kCoverSub);
-    covered.assign(size_t(coverNx) * size_t(nz * kCoverSub), 0);
+  invBlock = invCell / float(kBlockCells);
+  blockAlive.assign(size_t(bx) * size_t(bz), 0);
+  variable = isVariable;
+  if (variable) {
+    if (reach.size() < cells) reach.resize(cells);
+    std::fill_n(reach.begin(), cells, 0.f);
   }
+  coverNx = nx * kCoverSub;
+  invPixel = invCell * float(kCoverSub);
+  const size_t pixels = size_t(coverNx) * size_t(nz * kCoverSub);
+  if (covered.size() < pixels) covered.resize(pixels);
+  std::fill_n(covered.begin(), pixels, uint8_t(0));
+}
+
+void ClassGrid::clear() {
+  nx = nz = 0;
+  aliveCount = 0;
+}
+
+bool ClassGrid::aliveNear(float x, float z, float dist) const {
+  dist += cell;  // covers the rounding of block versus cell indices
+  const int i0 = int((x - dist - originX) * invBlock), i1 = int((x + dist - originX) * invBlock);
+  const int j0 = int((z - dist - originZ) * invBlock), j1 = int((z + dist - originZ) * invBlock);
+  for (int j = j0; j <= j1; ++j)
+    for (int i = i0; i <= i1; ++i)
+      if (blockAlive[size_t(j) * size_t(bx) + size_t(i)]) return true;
+  return false;
 }
 
 void ClassGrid::markCovered(float x, float z, float r) {
@@ -48,8 +68,7 @@ void ClassGrid::markCovered(float x, float z, float r) {
     const float h = std::sqrt(rr * rr - dy * dy);
     const int i0 = std::max(0, int(std::ceil((x - h - originX) * invPixel)));
     const int i1 = std::min(coverNx, int(std::floor((x + h - originX) * invPixel)));
-    uint8_t* row = covered.data() + size_t(j) * size_t(coverNx);
-    for (int i = i0; i < i1; ++i) row[i] = 1;
+    if (i1 > i0) std::fill_n(covered.data() + size_t(j) * size_t(coverNx) + size_t(i0), i1 - i0, uint8_t(1));
   }
 }
 
@@ -63,27 +82,24 @@ int ClassGrid::insert(float x, float z, float r, bool isAlive) {
   pr[size_t(c)] = r;
   alive[size_t(c)] = isAlive;
   aliveCount += isAlive;
-  float& block = blockMaxR[size_t(j / kBlockCells) * size_t(bx) + size_t(i / kBlockCells)];
-  block = std::max(block, r);
-  if (coverage) markCovered(x, z, r);
+  blockAlive[size_t(j / kBlockCells) * size_t(bx) + size_t(i / kBlockCells)] += isAlive;
+  if (variable) {
+    // One spare cell each side covers the rounding of x - r and the spacing margin.
+    const int i0 = std::max(0, cellX(x - r) - 1), i1 = std::min(nx - 1, cellX(x + r) + 1);
+    const int j0 = std::max(0, cellZ(z - r) - 1), j1 = std::min(nz - 1, cellZ(z + r) + 1);
+    for (int jj = j0; jj <= j1; ++jj) {
+      float* row = reach.data() + size_t(jj) * size_t(nx);
+      for (int ii = i0; ii <= i1; ++ii) row[ii] = std::max(row[ii], r);
+    }
+  }
+  markCovered(x, z, r);
   return c;
 }
 
 void ClassGrid::kill(int c) {
   aliveCount -= alive[size_t(c)];
+  blockAlive[size_t(c / nx / kBlockCells) * size_t(bx) + size_t(c % nx / kBlockCells)] -= alive[size_t(c)];
   alive[size_t(c)] = 0;
-}
-
-float ClassGrid::maxRadiusNear(float x, float z, float reach) const {
-  const float invBlock = invCell / float(kBlockCells);
-  const int i0 = std::max(0, int((x - reach - originX) * invBlock));
-  const int j0 = std::max(0, int((z - reach - originZ) * invBlock));
-  const int i1 = std::min(bx - 1, int((x + reach - originX) * invBlock));
-  const int j1 = std::min(bz - 1, int((z + reach - originZ) * invBlock));
-  float r = 0.f;
-  for (int j = j0; j <= j1; ++j)
-    for (int i = i0; i <= i1; ++i) r = std::max(r, blockMaxR[size_t(j) * size_t(bx) + size_t(i)]);
-  return r;
 }
 
 }  // namespace eco::sampling

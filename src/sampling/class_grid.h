@@ -10,7 +10,7 @@
 namespace eco::sampling {
 
 inline constexpr float kEmptyCell = 1e18f;  // x of an empty cell: far from everything, d^2 finite
-inline constexpr int kBlockCells = 8;       // side of the coarse max-radius blocks, in cells
+inline constexpr int kBlockCells = 8;       // side of the coarse alive-count blocks, in cells
 inline constexpr int kCoverSub = 3;         // coverage pixels per cell side
 
 struct ClassGrid {
@@ -20,20 +20,26 @@ struct ClassGrid {
   std::vector<float> px, pz, pr;  // sample position and radius per cell; px == kEmptyCell: empty
   std::vector<uint8_t> alive;     // 0: removed by survival roulette (blocks its own class only)
   int aliveCount = 0;
-  // Largest radius stored in each kBlockCells^2 block: bounds the variable-radius search.
+  // Alive samples per kBlockCells^2 block: other classes skip empty neighbourhoods.
   int bx = 0, bz = 0;
-  std::vector<float> blockMaxR;
-  // Single-radius classes: a raster of kCoverSub x kCoverSub pixels per cell, 1 where the
-  // whole pixel lies within the radius of a stored sample. A candidate on such a pixel is
-  // rejected with one load; it is a conservative prefilter, the exact test follows.
-  bool coverage = false;
+  float invBlock = 0;
+  std::vector<uint16_t> blockAlive;
+  // Variable radius: per cell, the largest radius of a stored sample whose square
+  // [p - r_p, p + r_p] touches the cell. Bounds the own-class search around a candidate.
+  bool variable = false;
+  std::vector<float> reach;
+  // A raster of kCoverSub x kCoverSub pixels per cell, 1 where the whole pixel lies within the
+  // radius of a stored sample. A candidate on such a pixel is rejected with one load; it is a
+  // conservative prefilter, the exact test follows.
   int coverNx = 0;
   float invPixel = 0;
   std::vector<uint8_t> covered;
 
   // Covers [x0 - margin, x1 + margin) x [z0 - margin, z1 + margin) with spare cells around, so
   // scans of up to `margin` around any point of the tile stay inside. Reuses storage.
-  void reset(float radius, float x0, float z0, float x1, float z1, float margin, bool withCoverage);
+  void reset(float radius, float x0, float z0, float x1, float z1, float margin, bool isVariable);
+  // An empty grid that holds nothing (a class absent from the tile and its margin).
+  void clear();
 
   int cellX(float x) const { return int((x - originX) * invCell); }
   int cellZ(float z) const { return int((z - originZ) * invCell); }
@@ -41,13 +47,13 @@ struct ClassGrid {
   bool isCovered(float x, float z) const {
     return covered[size_t(int((z - originZ) * invPixel)) * size_t(coverNx) + size_t(int((x - originX) * invPixel))];
   }
+  // True when some alive sample may lie within `dist` of (x, z) (block granularity).
+  bool aliveNear(float x, float z, float dist) const;
 
   // Returns the cell index.
   int insert(float x, float z, float r, bool isAlive);
   void kill(int cellIndex);
   void markCovered(float x, float z, float r);
-  // Largest stored radius within `reach` of (x, z) (0 when none).
-  float maxRadiusNear(float x, float z, float reach) const;
 };
 
 }  // namespace eco::sampling

@@ -102,13 +102,14 @@ inline bool anyWithin(const ClassGrid& g, float qx, float qz, float reach, Test 
   return false;
 }
 
-// Variable radius: a stored sample p with |p - q| < r_p.
-inline bool blockedByOwnRadius(const ClassGrid& g, float qx, float qz, float reach) {
-  return anyWithin(g, qx, qz, reach, [&](size_t c, float d2) { return d2 < g.pr[c] * g.pr[c] * kSpacingMargin; });
-}
-
-inline bool blockedWithin(const ClassGrid& g, float qx, float qz, float dist, float dist2) {
-  return anyWithin(g, qx, qz, dist, [&](size_t, float d2) { return d2 < dist2; });
+// Variable radius: a stored sample p with |p - q| < max(r_p, r_q). Samples with r_p > r_q
+// that reach q lie within the cell's recorded reach.
+inline bool blockedByOwn(const ClassGrid& g, float qx, float qz, float rq) {
+  const float reach = std::max(rq, g.reach[size_t(g.cellOf(qx, qz))]);
+  return anyWithin(g, qx, qz, reach, [&](size_t c, float d2) {
+    const float r = std::max(g.pr[c], rq);
+    return d2 < r * r * kSpacingMargin;
+  });
 }
 
 inline bool blockedByAliveWithin(const ClassGrid& g, float qx, float qz, float dist, float dist2) {

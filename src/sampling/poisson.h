@@ -37,6 +37,9 @@ class DensityField {
  public:
   virtual ~DensityField() = default;
   virtual float density(int cls, float x, float z) const = 0;
+  // An upper bound of density(cls, .) over [x0, x1] x [z0, z1]; lets the sampler skip
+  // rectangles where it is <= 0. Must be pure, like density().
+  virtual float maxDensity(int /*cls*/, float /*x0*/, float /*z0*/, float /*x1*/, float /*z1*/) const { return 1.f; }
 };
 
 struct Sample {
