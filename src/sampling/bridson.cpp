@@ -42,6 +42,15 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
     if (d != size_t(cls) && dist > 0.f && s.grids[d].aliveCount > 0)
       s.others.push_back({&s.grids[d], dist, dist * dist * kSpacingMargin});
   }
+  // Pixels of the tile entirely within the exclusion distance of another class are covered
+  // too, so candidates there cost one load.
+  for (size_t d = 0; d < n; ++d) {
+    const float dist = setup.pair[size_t(cls) * n + d];
+    if (d == size_t(cls) || !(dist > 0.f)) continue;
+    for (const Point& q : s.alive[d])
+      if (q.x > b.x0 - dist && q.x < b.x1 + dist && q.z > b.z0 - dist && q.z < b.z1 + dist)
+        grid.markCovered(q.x, q.z, dist);
+  }
   auto blockedByOthers = [&](float qx, float qz) {
     for (const OtherClass& o : s.others)
       if (o.grid->aliveNear(qx, qz, o.distance) && blockedByAliveWithin(*o.grid, qx, qz, o.distance, o.distance2))
@@ -183,9 +192,14 @@ void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std
     else
       scratch.grids[c].clear();
   }
+  scratch.alive.resize(n);
+  for (std::vector<Point>& a : scratch.alive) a.clear();
   for (const std::vector<FixedSample>* list : fixed)
     for (const FixedSample& f : *list)
-      if (inMargin(f)) scratch.grids[f.cls].insert(f.x, f.z, f.r, f.alive);
+      if (inMargin(f)) {
+        scratch.grids[f.cls].insert(f.x, f.z, f.r, f.alive);
+        if (f.alive) scratch.alive[f.cls].push_back({f.x, f.z});
+      }
 
   out.samples.clear();
   out.border.clear();
@@ -198,7 +212,10 @@ void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std
       placeClass<false>(setup, b, int(c), tileSeed, scratch);
     const float m = setup.margin[c];
     for (const PlacedSample& q : scratch.placed) {
-      if (q.alive) out.samples.push_back({q.x, q.z, uint32_t(c)});
+      if (q.alive) {
+        out.samples.push_back({q.x, q.z, uint32_t(c)});
+        scratch.alive[c].push_back({q.x, q.z});
+      }
       const bool nearEdge = q.x < b.x0 + m || q.x >= b.x1 - m || q.z < b.z0 + m || q.z >= b.z1 - m;
       if (keepBorder && nearEdge) out.border.push_back({q.x, q.z, q.r, uint16_t(c), uint8_t(q.alive)});
     }

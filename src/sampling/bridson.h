@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sampling/class_grid.h"
+#include "sampling/grid_checks.h"
 #include "sampling/poisson.h"
 
 namespace eco::sampling {
@@ -47,6 +48,7 @@ struct TileScratch {
   std::vector<uint32_t> active;
   std::vector<OtherClass> others;
   std::vector<uint8_t> present;  // per class: 1 has fixed samples, 2 may be placed
+  std::vector<std::vector<Point>> alive;  // per class: alive samples in the tile and its margin
 };
 
 struct TileOutput {

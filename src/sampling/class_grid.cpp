@@ -3,8 +3,13 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstring>
 
 namespace eco::sampling {
+
+namespace {
+constexpr uint8_t kOnes[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+}  // namespace
 
 void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, float margin, bool isVariable) {
   cell = radius * (0.9999f / std::sqrt(2.f));
@@ -32,9 +37,16 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
     if (reach.size() < cells) reach.resize(cells);
     std::fill_n(reach.begin(), cells, 0.f);
   }
-  coverNx = nx * kCoverSub;
+  tileI0 = cellX(x0);
+  tileJ0 = cellZ(z0);
+  tileI1 = cellX(x1);
+  tileJ1 = cellZ(z1);
   invPixel = invCell * float(kCoverSub);
-  const size_t pixels = size_t(coverNx) * size_t(nz * kCoverSub);
+  coverX = x0;
+  coverZ = z0;
+  coverNx = int((x1 - x0) * invPixel) + 2;
+  coverNz = int((z1 - z0) * invPixel) + 2;
+  const size_t pixels = size_t(coverNx) * size_t(coverNz);
   if (covered.size() < pixels) covered.resize(pixels);
   std::fill_n(covered.begin(), pixels, uint8_t(0));
 }
@@ -58,17 +70,20 @@ void ClassGrid::markCovered(float x, float z, float r) {
   // Pixels entirely inside the disc, with a relative safety margin far above float rounding.
   const float rr = r * 0.9999f;
   const float pixel = 1.f / invPixel;
-  const int rows = nz * kCoverSub;
-  const int j0 = std::max(0, int(std::ceil((z - rr - originZ) * invPixel)));
-  const int j1 = std::min(rows, int(std::floor((z + rr - originZ) * invPixel)));
+  const int j0 = std::max(0, int(std::ceil((z - rr - coverZ) * invPixel)));
+  const int j1 = std::min(coverNz, int(std::floor((z + rr - coverZ) * invPixel)));
   for (int j = j0; j < j1; ++j) {
-    const float y0 = originZ + float(j) * pixel - z, y1 = y0 + pixel;
+    const float y0 = coverZ + float(j) * pixel - z, y1 = y0 + pixel;
     const float dy = std::max(std::abs(y0), std::abs(y1));
     if (dy >= rr) continue;
     const float h = std::sqrt(rr * rr - dy * dy);
-    const int i0 = std::max(0, int(std::ceil((x - h - originX) * invPixel)));
-    const int i1 = std::min(coverNx, int(std::floor((x + h - originX) * invPixel)));
-    if (i1 > i0) std::fill_n(covered.data() + size_t(j) * size_t(coverNx) + size_t(i0), i1 - i0, uint8_t(1));
+    const int i0 = std::max(0, int(std::ceil((x - h - coverX) * invPixel)));
+    const int i1 = std::min(coverNx, int(std::floor((x + h - coverX) * invPixel)));
+    // Short spans: 8 bytes at a time, then the tail (a memset call per row costs more).
+    uint8_t* row = covered.data() + size_t(j) * size_t(coverNx);
+    int i = i0;
+    for (; i + 8 <= i1; i += 8) std::memcpy(row + i, kOnes, 8);
+    for (; i < i1; ++i) row[i] = 1;
   }
 }
 
@@ -84,9 +99,10 @@ int ClassGrid::insert(float x, float z, float r, bool isAlive) {
   aliveCount += isAlive;
   blockAlive[size_t(j / kBlockCells) * size_t(bx) + size_t(i / kBlockCells)] += isAlive;
   if (variable) {
-    // One spare cell each side covers the rounding of x - r and the spacing margin.
-    const int i0 = std::max(0, cellX(x - r) - 1), i1 = std::min(nx - 1, cellX(x + r) + 1);
-    const int j0 = std::max(0, cellZ(z - r) - 1), j1 = std::min(nz - 1, cellZ(z + r) + 1);
+    // Only cells of the tile are ever asked. One spare cell each side covers the rounding of
+    // x - r and the spacing margin.
+    const int i0 = std::max(tileI0, cellX(x - r) - 1), i1 = std::min(tileI1, cellX(x + r) + 1);
+    const int j0 = std::max(tileJ0, cellZ(z - r) - 1), j1 = std::min(tileJ1, cellZ(z + r) + 1);
     for (int jj = j0; jj <= j1; ++jj) {
       float* row = reach.data() + size_t(jj) * size_t(nx);
       for (int ii = i0; ii <= i1; ++ii) row[ii] = std::max(row[ii], r);

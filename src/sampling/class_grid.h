@@ -28,12 +28,15 @@ struct ClassGrid {
   // [p - r_p, p + r_p] touches the cell. Bounds the own-class search around a candidate.
   bool variable = false;
   std::vector<float> reach;
-  // A raster of kCoverSub x kCoverSub pixels per cell, 1 where the whole pixel lies within the
-  // radius of a stored sample. A candidate on such a pixel is rejected with one load; it is a
-  // conservative prefilter, the exact test follows.
-  int coverNx = 0;
+  // A raster of kCoverSub x kCoverSub pixels per cell over the tile only (candidates never
+  // leave it), 1 where the whole pixel lies within the radius of a stored sample. A candidate
+  // on such a pixel is rejected with one load; it is a conservative prefilter, the exact test
+  // follows.
+  float coverX = 0, coverZ = 0;
+  int coverNx = 0, coverNz = 0;
   float invPixel = 0;
   std::vector<uint8_t> covered;
+  int tileI0 = 0, tileJ0 = 0, tileI1 = 0, tileJ1 = 0;  // cells holding the tile, inclusive
 
   // Covers [x0 - margin, x1 + margin) x [z0 - margin, z1 + margin) with spare cells around, so
   // scans of up to `margin` around any point of the tile stay inside. Reuses storage.
@@ -45,7 +48,7 @@ struct ClassGrid {
   int cellZ(float z) const { return int((z - originZ) * invCell); }
   int cellOf(float x, float z) const { return cellZ(z) * nx + cellX(x); }
   bool isCovered(float x, float z) const {
-    return covered[size_t(int((z - originZ) * invPixel)) * size_t(coverNx) + size_t(int((x - originX) * invPixel))];
+    return covered[size_t(int((z - coverZ) * invPixel)) * size_t(coverNx) + size_t(int((x - coverX) * invPixel))];
   }
   // True when some alive sample may lie within `dist` of (x, z) (block granularity).
   bool aliveNear(float x, float z, float dist) const;

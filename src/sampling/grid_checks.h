@@ -56,7 +56,7 @@ inline void makeBatch(const Direction* dirs, uint64_t bits01, uint64_t bits23, f
     out.z[c] = z;
     out.open[c] = (x >= x0) & (x < x1) & (z >= z0) & (z < z1);
     const float cx = std::min(std::max(x, x0), x1), cz = std::min(std::max(z, z0), z1);
-    pixel[c] = int((cz - g.originZ) * g.invPixel) * g.coverNx + int((cx - g.originX) * g.invPixel);
+    pixel[c] = int((cz - g.coverZ) * g.invPixel) * g.coverNx + int((cx - g.coverX) * g.invPixel);
   }
   for (int c = 0; c < kLanes; ++c) out.open[c] &= !g.covered[size_t(pixel[c])];
 }
@@ -103,13 +103,35 @@ inline bool anyWithin(const ClassGrid& g, float qx, float qz, float reach, Test 
 }
 
 // Variable radius: a stored sample p with |p - q| < max(r_p, r_q). Samples with r_p > r_q
-// that reach q lie within the cell's recorded reach.
+// that reach q lie within the cell's recorded reach. Rows nearest first, 4 cells per compare;
+// the last group of a row may read up to 3 cells past the reach (inside the grid's spare
+// cells), which is harmless: any sample found that close is a real conflict.
 inline bool blockedByOwn(const ClassGrid& g, float qx, float qz, float rq) {
-  const float reach = std::max(rq, g.reach[size_t(g.cellOf(qx, qz))]);
-  return anyWithin(g, qx, qz, reach, [&](size_t c, float d2) {
-    const float r = std::max(g.pr[c], rq);
-    return d2 < r * r * kSpacingMargin;
-  });
+  using f4 = float __attribute__((vector_size(16)));
+  using i4 = int32_t __attribute__((vector_size(16)));
+  const int ci = g.cellX(qx), cj = g.cellZ(qz);
+  const float reach = std::max(rq, g.reach[size_t(cj) * size_t(g.nx) + size_t(ci)]);
+  const int n = int(reach * g.invCell) + 1;
+  const float rq2 = rq * rq * kSpacingMargin;
+  const f4 vx = {qx, qx, qx, qx}, vz = {qz, qz, qz, qz}, vrq2 = {rq2, rq2, rq2, rq2};
+  const f4 vm = {kSpacingMargin, kSpacingMargin, kSpacingMargin, kSpacingMargin};
+  for (int step = 0; step <= 2 * n; ++step) {
+    const int j = cj + ((step & 1) ? -(step + 1) / 2 : step / 2);
+    const size_t first = size_t(j) * size_t(g.nx) + size_t(ci - n);
+    const float *xs = g.px.data() + first, *zs = g.pz.data() + first, *rs = g.pr.data() + first;
+    i4 hit = {0, 0, 0, 0};
+    for (int i = 0; i <= 2 * n; i += 4) {
+      f4 x, z, r;
+      std::memcpy(&x, xs + i, sizeof x);
+      std::memcpy(&z, zs + i, sizeof z);
+      std::memcpy(&r, rs + i, sizeof r);
+      const f4 dx = x - vx, dz = z - vz;
+      const f4 r2 = r * r * vm;
+      hit |= (dx * dx + dz * dz) < (r2 > vrq2 ? r2 : vrq2);
+    }
+    if ((hit[0] | hit[1] | hit[2] | hit[3]) != 0) return true;
+  }
+  return false;
 }
 
 inline bool blockedByAliveWithin(const ClassGrid& g, float qx, float qz, float dist, float dist2) {
