@@ -76,6 +76,7 @@ SuitabilityRasters computeSuitability(const World& world, int threads) {
   std::vector<std::jthread> pool;
   for (int t = 1; t < threads; ++t) pool.emplace_back(fillRows, t, threads);
   fillRows(0, threads);
+  pool.clear();  // joins: the pyramid reads every row
   out.maxLevels.resize(species.size());
   for (size_t s = 0; s < species.size(); ++s)
     for (const Grid* g = &out.species[s]; g->width > 1 || g->height > 1; g = &out.maxLevels[s].back())
