@@ -78,6 +78,23 @@ TEST(Bake, SampleWorldRespectsElevationBandsAndMaxSlope) {
   expectWithinLimits(world, tiles);
 }
 
+// Bytes of every tile, in tile order: what a bake writes, without the folder around it.
+std::vector<std::vector<uint8_t>> encodedTiles(const std::vector<eco::TileData>& tiles) {
+  std::vector<std::vector<uint8_t>> out;
+  for (const eco::TileData& t : tiles) out.push_back(eco::encodeTile(t));
+  return out;
+}
+
+TEST(Bake, SampleWorldBlockIdenticalForOneTwoAndEightThreads) {
+  if (!fs::exists(eco::test::sourceDir() + "/samples/world/heightmap.png")) GTEST_SKIP() << "no sample world";
+  eco::World world = eco::loadWorld(eco::test::sourceDir() + "/configs/temperate_mountain.json");
+  eco::TileRange block{18, 28, 26, 36};  // valley, river and lower slopes: every species
+  auto one = encodedTiles(eco::bakeInMemory(world, 1, block));
+  ASSERT_EQ(one.size(), 64u);
+  EXPECT_EQ(one, encodedTiles(eco::bakeInMemory(world, 2, block)));
+  EXPECT_EQ(one, encodedTiles(eco::bakeInMemory(world, 8, block)));
+}
+
 TEST(Bake, BytesIdenticalForOneAndTwoThreads) {
   TempDir dir;
   eco::World world = eco::loadWorld(eco::test::writeRidgeWorld(dir));
