@@ -83,22 +83,25 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
     return true;
   };
 
-  const Direction* dirs = directionTable();
+  const AnnulusTable& offsets = annulusTable();
   const int k = p.candidates;
   Rng rng(hashCombine(tileSeed, 2 * uint64_t(cls)));
   auto grow = [&] {
-    // Candidates in batches: positions and the cheap rejections run lane-parallel, then the
-    // open ones are tested exactly, in order.
-    CandidateBatch batch;
     while (!active.empty()) {
       const size_t a = size_t((uint64_t(uint32_t(rng.next())) * active.size()) >> 32);
       const PlacedSample from = placed[active[a]];
       bool grew = false;
-      for (int t = 0; t < k && !grew; t += kLanes) {
-        const uint64_t bits01 = rng.next(), bits23 = rng.next();
-        makeBatch(dirs, bits01, bits23, from.x, from.z, from.r, b.x0, b.z0, b.x1, b.z1, grid, batch);
-        const int m = std::min(kLanes, k - t);
-        for (int c = 0; c < m && !grew; ++c) grew = batch.open[c] && placeIfClear(batch.x[c], batch.z[c]);
+      uint64_t bits = 0;
+      for (int t = 0; t < k; ++t) {
+        if (t % kAnnulusPerDraw == 0) bits = rng.next();
+        const uint32_t i = uint32_t(bits) & (kAnnulusSize - 1);
+        bits >>= kAnnulusBits;
+        const float qx = from.x + from.r * offsets.x[i], qz = from.z + from.r * offsets.z[i];
+        if (!((qx >= b.x0) & (qx < b.x1) & (qz >= b.z0) & (qz < b.z1)) || grid.isCovered(qx, qz)) continue;
+        if (placeIfClear(qx, qz)) {
+          grew = true;
+          break;
+        }
       }
       if (!grew) {
         active[a] = active.back();

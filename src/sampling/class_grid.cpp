@@ -8,7 +8,37 @@
 namespace eco::sampling {
 
 namespace {
-constexpr uint8_t kOnes[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+
+constexpr uint8_t kOnes[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+
+// ceil(v) for v > 0, else 0 (std::ceil is not inlined without SSE4.1).
+int ceilAtLeast0(float v) {
+  if (!(v > 0.f)) return 0;
+  const int i = int(v);
+  return i + int(float(i) < v);
+}
+
+// floor(v) for v >= 0; some value <= 0 otherwise (callers only use it as an exclusive end).
+int floorAtMost(float v) { return int(v); }
+
+// row[i0, i1) = 1 for short spans: overlapping 16-, 8- or 4-byte stores (a memset call per
+// row costs more).
+void fillOnes(uint8_t* row, int i0, int i1) {
+  const int n = i1 - i0;
+  if (n >= 16) {
+    for (int i = i0; i + 16 < i1; i += 16) std::memcpy(row + i, kOnes, 16);
+    std::memcpy(row + i1 - 16, kOnes, 16);
+  } else if (n >= 8) {
+    std::memcpy(row + i0, kOnes, 8);
+    std::memcpy(row + i1 - 8, kOnes, 8);
+  } else if (n >= 4) {
+    std::memcpy(row + i0, kOnes, 4);
+    std::memcpy(row + i1 - 4, kOnes, 4);
+  } else {
+    for (int i = i0; i < i1; ++i) row[i] = 1;
+  }
+}
+
 }  // namespace
 
 void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, float margin, bool isVariable) {
@@ -67,23 +97,21 @@ bool ClassGrid::aliveNear(float x, float z, float dist) const {
 }
 
 void ClassGrid::markCovered(float x, float z, float r) {
-  // Pixels entirely inside the disc, with a relative safety margin far above float rounding.
-  const float rr = r * 0.9999f;
-  const float pixel = 1.f / invPixel;
-  const int j0 = std::max(0, int(std::ceil((z - rr - coverZ) * invPixel)));
-  const int j1 = std::min(coverNz, int(std::floor((z + rr - coverZ) * invPixel)));
+  // In pixel units. Pixels entirely inside the disc, with a relative safety margin far above
+  // float rounding (a pixel marked by rounding error would only reject candidates, never
+  // accept a close pair).
+  const float R = r * 0.9999f * invPixel;
+  const float X = (x - coverX) * invPixel, Z = (z - coverZ) * invPixel;
+  const float R2 = R * R;
+  const int j0 = ceilAtLeast0(Z - R), j1 = std::min(coverNz, floorAtMost(Z + R));
   for (int j = j0; j < j1; ++j) {
-    const float y0 = coverZ + float(j) * pixel - z, y1 = y0 + pixel;
-    const float dy = std::max(std::abs(y0), std::abs(y1));
-    if (dy >= rr) continue;
-    const float h = std::sqrt(rr * rr - dy * dy);
-    const int i0 = std::max(0, int(std::ceil((x - h - coverX) * invPixel)));
-    const int i1 = std::min(coverNx, int(std::floor((x + h - coverX) * invPixel)));
-    // Short spans: 8 bytes at a time, then the tail (a memset call per row costs more).
-    uint8_t* row = covered.data() + size_t(j) * size_t(coverNx);
-    int i = i0;
-    for (; i + 8 <= i1; i += 8) std::memcpy(row + i, kOnes, 8);
-    for (; i < i1; ++i) row[i] = 1;
+    const float y0 = float(j) - Z;
+    const float dy = std::max(std::abs(y0), std::abs(y0 + 1.f));
+    const float h2 = R2 - dy * dy;
+    if (!(h2 > 0.f)) continue;
+    const float h = std::sqrt(h2);
+    const int i0 = ceilAtLeast0(X - h), i1 = std::min(coverNx, floorAtMost(X + h));
+    if (i0 < i1) fillOnes(covered.data() + size_t(j) * size_t(coverNx), i0, i1);
   }
 }
 

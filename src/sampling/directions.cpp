@@ -1,7 +1,6 @@
 #include "sampling/directions.h"
 
-#include <array>
-#include <cstddef>
+#include <cmath>
 
 namespace eco::sampling {
 
@@ -24,27 +23,37 @@ void cosSin(double a, double& c, double& s) {
   c = sum;
 }
 
-std::array<Direction, kDirections + 1> makeTable() {
+uint32_t reverseBits(uint32_t v, int bits) {
+  uint32_t r = 0;
+  for (int b = 0; b < bits; ++b) r |= ((v >> b) & 1u) << (bits - 1 - b);
+  return r;
+}
+
+AnnulusTable makeTable() {
   constexpr double kPi = 3.14159265358979323846;
-  constexpr int quarter = kDirections / 4;
-  std::array<Direction, kDirections + 1> table{};
+  constexpr int quarter = kAnnulusSize / 4;
+  AnnulusTable t{};
   for (int i = 0; i < quarter; ++i) {
     double c, s;
-    cosSin(2.0 * kPi * i / kDirections, c, s);
-    table[size_t(i)] = {float(c), float(s)};
-    table[size_t(i + quarter)] = {float(-s), float(c)};
-    table[size_t(i + 2 * quarter)] = {float(-c), float(-s)};
-    table[size_t(i + 3 * quarter)] = {float(s), float(-c)};
+    cosSin(2.0 * kPi * (i + 0.5) / kAnnulusSize, c, s);
+    const double dirs[4][2] = {{c, s}, {-s, c}, {-c, -s}, {s, -c}};
+    for (int q = 0; q < 4; ++q) {
+      const int k = i + q * quarter;
+      // Uniform by area: |offset|^2 uniform in [1, 4].
+      const double u = (reverseBits(uint32_t(k), kAnnulusBits) + 0.5) / kAnnulusSize;
+      const double rho = std::sqrt(1.0 + 3.0 * u);
+      t.x[k] = float(dirs[q][0] * rho);
+      t.z[k] = float(dirs[q][1] * rho);
+    }
   }
-  table[kDirections] = table[0];
-  return table;
+  return t;
 }
 
 }  // namespace
 
-const Direction* directionTable() {
-  static const std::array<Direction, kDirections + 1> table = makeTable();
-  return table.data();
+const AnnulusTable& annulusTable() {
+  static const AnnulusTable table = makeTable();
+  return table;
 }
 
 }  // namespace eco::sampling

@@ -1,17 +1,20 @@
 #pragma once
-// Table of unit vectors for trig-free annulus candidates.
+// Table of candidate offsets for trig-free, sqrt-free annulus candidates.
+#include <cstdint>
+
 namespace eco::sampling {
 
-inline constexpr int kDirectionBits = 10;
-inline constexpr int kDirections = 1 << kDirectionBits;
+inline constexpr int kAnnulusBits = 12;
+inline constexpr int kAnnulusSize = 1 << kAnnulusBits;
+inline constexpr int kAnnulusPerDraw = 64 / kAnnulusBits;  // table indices per 64-bit draw
 
-struct Direction {
-  float x, z;
-};
-
-// kDirections + 1 entries at angles 2 pi i / kDirections (the last repeats the first, so
-// neighbours can be interpolated). Computed with plain double arithmetic, not libm, so the
+// kAnnulusSize offsets uniform by area in the unit annulus [1, 2] (32 KB, stays in L1): a
+// Hammersley set in (angle, area) coordinates, so every entry has its own angle and its own
+// radius. Computed with plain double arithmetic (Taylor series and IEEE sqrt, no libm), so the
 // table and hence every sample position are identical on every platform.
-const Direction* directionTable();
+struct AnnulusTable {
+  float x[kAnnulusSize], z[kAnnulusSize];
+};
+const AnnulusTable& annulusTable();
 
 }  // namespace eco::sampling

@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include "sampling/class_grid.h"
-#include "sampling/directions.h"
 
 namespace eco::sampling {
 
@@ -17,49 +16,6 @@ inline constexpr float kSpacingMargin = 1.f + 1.f / 1048576.f;
 struct Point {
   float x, z;
 };
-
-// Uniform by area in the annulus [r, 2r] around (px, pz), from 32 random bits: 10 bits of
-// direction, 6 bits interpolating to the next table entry, 16 bits of radius.
-inline Point annulusPoint(const Direction* dirs, uint32_t bits, float px, float pz, float r) {
-  const uint32_t i = bits & (kDirections - 1);
-  const float f = float((bits >> kDirectionBits) & 63u) * (1.f / 64.f);
-  const float u = float(bits >> 16) * (1.f / 65536.f);
-  const Direction a = dirs[i], b = dirs[i + 1];
-  const float rho = r * std::sqrt(1.f + 3.f * u);
-  return {px + (a.x + f * (b.x - a.x)) * rho, pz + (a.z + f * (b.z - a.z)) * rho};
-}
-
-// kLanes candidates around one parent, with the cheap rejections (outside the tile, on a
-// covered pixel) computed for all lanes without branches. Same points as annulusPoint.
-inline constexpr int kLanes = 4;
-struct CandidateBatch {
-  float x[kLanes], z[kLanes];
-  bool open[kLanes];  // may still be free: inside the tile and not on a covered pixel
-};
-
-inline void makeBatch(const Direction* dirs, uint64_t bits01, uint64_t bits23, float px, float pz, float r,
-                      float x0, float z0, float x1, float z1, const ClassGrid& g, CandidateBatch& out) {
-  const uint32_t bits[kLanes] = {uint32_t(bits01), uint32_t(bits01 >> 32), uint32_t(bits23), uint32_t(bits23 >> 32)};
-  float dx[kLanes], dz[kLanes], u[kLanes];
-  for (int c = 0; c < kLanes; ++c) {
-    const uint32_t i = bits[c] & (kDirections - 1);
-    const float f = float((bits[c] >> kDirectionBits) & 63u) * (1.f / 64.f);
-    dx[c] = dirs[i].x + f * (dirs[i + 1].x - dirs[i].x);
-    dz[c] = dirs[i].z + f * (dirs[i + 1].z - dirs[i].z);
-    u[c] = float(bits[c] >> 16) * (1.f / 65536.f);
-  }
-  int pixel[kLanes];
-  for (int c = 0; c < kLanes; ++c) {
-    const float rho = r * std::sqrt(1.f + 3.f * u[c]);
-    const float x = px + dx[c] * rho, z = pz + dz[c] * rho;
-    out.x[c] = x;
-    out.z[c] = z;
-    out.open[c] = (x >= x0) & (x < x1) & (z >= z0) & (z < z1);
-    const float cx = std::min(std::max(x, x0), x1), cz = std::min(std::max(z, z0), z1);
-    pixel[c] = int((cz - g.coverZ) * g.invPixel) * g.coverNx + int((cx - g.coverX) * g.invPixel);
-  }
-  for (int c = 0; c < kLanes; ++c) out.open[c] &= !g.covered[size_t(pixel[c])];
-}
 
 // Single-radius class: any sample closer than sqrt(r2) (r2 ~ radius^2)? Cells are just under
 // radius / sqrt(2), so a sample 2 cells away along an axis is out of reach on the side of the
