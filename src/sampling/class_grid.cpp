@@ -3,13 +3,10 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <cstring>
 
 namespace eco::sampling {
 
 namespace {
-
-constexpr uint8_t kOnes[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 
 // ceil(v) for v > 0, else 0 (std::ceil is not inlined without SSE4.1).
 int ceilAtLeast0(float v) {
@@ -21,22 +18,17 @@ int ceilAtLeast0(float v) {
 // floor(v) for v >= 0; some value <= 0 otherwise (callers only use it as an exclusive end).
 int floorAtMost(float v) { return int(v); }
 
-// row[i0, i1) = 1 for short spans: overlapping 16-, 8- or 4-byte stores (a memset call per
-// row costs more).
-void fillOnes(uint8_t* row, int i0, int i1) {
-  const int n = i1 - i0;
-  if (n >= 16) {
-    for (int i = i0; i + 16 < i1; i += 16) std::memcpy(row + i, kOnes, 16);
-    std::memcpy(row + i1 - 16, kOnes, 16);
-  } else if (n >= 8) {
-    std::memcpy(row + i0, kOnes, 8);
-    std::memcpy(row + i1 - 8, kOnes, 8);
-  } else if (n >= 4) {
-    std::memcpy(row + i0, kOnes, 4);
-    std::memcpy(row + i1 - 4, kOnes, 4);
-  } else {
-    for (int i = i0; i < i1; ++i) row[i] = 1;
+// Sets bits [i0, i1) of a row, i0 < i1.
+void fillBits(uint64_t* row, int i0, int i1) {
+  const int w0 = i0 >> 6, w1 = (i1 - 1) >> 6;
+  const uint64_t first = ~0ull << (i0 & 63), last = ~0ull >> (63 - ((i1 - 1) & 63));
+  if (w0 == w1) {
+    row[w0] |= first & last;
+    return;
   }
+  row[w0] |= first;
+  for (int w = w0 + 1; w < w1; ++w) row[w] = ~0ull;
+  row[w1] |= last;
 }
 
 }  // namespace
@@ -76,9 +68,10 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
   coverZ = z0;
   coverNx = int((x1 - x0) * invPixel) + 2;
   coverNz = int((z1 - z0) * invPixel) + 2;
-  const size_t pixels = size_t(coverNx) * size_t(coverNz);
-  if (covered.size() < pixels) covered.resize(pixels);
-  std::fill_n(covered.begin(), pixels, uint8_t(0));
+  coverWords = (coverNx + 63) / 64;
+  const size_t words = size_t(coverWords) * size_t(coverNz);
+  if (covered.size() < words) covered.resize(words);
+  std::fill_n(covered.begin(), words, uint64_t(0));
 }
 
 void ClassGrid::clear() {
@@ -99,19 +92,34 @@ bool ClassGrid::aliveNear(float x, float z, float dist) const {
 void ClassGrid::markCovered(float x, float z, float r) {
   // In pixel units. Pixels entirely inside the disc, with a relative safety margin far above
   // float rounding (a pixel marked by rounding error would only reject candidates, never
-  // accept a close pair).
+  // accept a close pair). Rows in groups of 4 lanes; ceil/floor by truncation of values
+  // clamped to >= 0 (truncation is floor there).
+  using f4 = float __attribute__((vector_size(16)));
+  using i4 = int32_t __attribute__((vector_size(16)));
   const float R = r * 0.9999f * invPixel;
   const float X = (x - coverX) * invPixel, Z = (z - coverZ) * invPixel;
-  const float R2 = R * R;
   const int j0 = ceilAtLeast0(Z - R), j1 = std::min(coverNz, floorAtMost(Z + R));
-  for (int j = j0; j < j1; ++j) {
-    const float y0 = float(j) - Z;
-    const float dy = std::max(std::abs(y0), std::abs(y0 + 1.f));
-    const float h2 = R2 - dy * dy;
-    if (!(h2 > 0.f)) continue;
-    const float h = std::sqrt(h2);
-    const int i0 = ceilAtLeast0(X - h), i1 = std::min(coverNx, floorAtMost(X + h));
-    if (i0 < i1) fillOnes(covered.data() + size_t(j) * size_t(coverNx), i0, i1);
+  const f4 zero = {0, 0, 0, 0}, one = {1, 1, 1, 1}, lanes = {0, 1, 2, 3};
+  const f4 vZ = {Z, Z, Z, Z}, vX = {X, X, X, X}, vR2 = {R * R, R * R, R * R, R * R};
+  for (int j = j0; j < j1; j += 4) {
+    const float fj = float(j);
+    const f4 y0 = f4{fj, fj, fj, fj} + lanes - vZ, y1 = y0 + one;
+    const f4 dy = y0 * y0 > y1 * y1 ? y0 : y1;
+    f4 h2 = vR2 - dy * dy;
+    h2 = h2 > zero ? h2 : zero;
+    f4 h;
+    for (int l = 0; l < 4; ++l) h[l] = std::sqrt(h2[l]);
+    f4 lo = vX - h, hi = vX + h;
+    lo = lo > zero ? lo : zero;
+    hi = hi > zero ? hi : zero;
+    const i4 loT = __builtin_convertvector(lo, i4);
+    const i4 i0 = loT + (__builtin_convertvector(loT, f4) < lo ? 1 : 0);  // ceil: the mask is -1
+    const i4 i1 = __builtin_convertvector(hi, i4);
+    const int rows = std::min(4, j1 - j);
+    for (int l = 0; l < rows; ++l) {
+      const int e = std::min(coverNx, int(i1[l]));
+      if (int(i0[l]) < e && h2[l] > 0.f) fillBits(covered.data() + size_t(j + l) * size_t(coverWords), i0[l], e);
+    }
   }
 }
 

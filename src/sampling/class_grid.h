@@ -28,14 +28,14 @@ struct ClassGrid {
   // [p - r_p, p + r_p] touches the cell. Bounds the own-class search around a candidate.
   bool variable = false;
   std::vector<float> reach;
-  // A raster of kCoverSub x kCoverSub pixels per cell over the tile only (candidates never
-  // leave it), 1 where the whole pixel lies within the radius of a stored sample. A candidate
-  // on such a pixel is rejected with one load; it is a conservative prefilter, the exact test
-  // follows.
+  // A bit raster of kCoverSub x kCoverSub pixels per cell over the tile only (candidates
+  // never leave it), 1 where the whole pixel lies within the radius of a stored sample. A
+  // candidate on such a pixel is rejected with one load; it is a conservative prefilter, the
+  // exact test follows. Bits, not bytes: the raster of a small-radius class stays in cache.
   float coverX = 0, coverZ = 0;
-  int coverNx = 0, coverNz = 0;
+  int coverNx = 0, coverNz = 0, coverWords = 0;  // coverWords: 64-bit words per pixel row
   float invPixel = 0;
-  std::vector<uint8_t> covered;
+  std::vector<uint64_t> covered;
   int tileI0 = 0, tileJ0 = 0, tileI1 = 0, tileJ1 = 0;  // cells holding the tile, inclusive
 
   // Covers [x0 - margin, x1 + margin) x [z0 - margin, z1 + margin) with spare cells around, so
@@ -48,7 +48,9 @@ struct ClassGrid {
   int cellZ(float z) const { return int((z - originZ) * invCell); }
   int cellOf(float x, float z) const { return cellZ(z) * nx + cellX(x); }
   bool isCovered(float x, float z) const {
-    return covered[size_t(int((z - coverZ) * invPixel)) * size_t(coverNx) + size_t(int((x - coverX) * invPixel))];
+    const unsigned i = unsigned(int((x - coverX) * invPixel));
+    const uint64_t word = covered[size_t(int((z - coverZ) * invPixel)) * size_t(coverWords) + (i >> 6)];
+    return (word >> (i & 63u)) & 1u;
   }
   // True when some alive sample may lie within `dist` of (x, z) (block granularity).
   bool aliveNear(float x, float z, float dist) const;
