@@ -56,8 +56,10 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
   blockAlive.assign(size_t(bx) * size_t(bz), 0);
   variable = isVariable;
   if (variable) {
-    if (reach.size() < cells) reach.resize(cells);
-    std::fill_n(reach.begin(), cells, 0.f);
+    reachNx = nx / 2 + 1;
+    const size_t blocks = size_t(reachNx) * size_t(nz / 2 + 1);
+    if (reach.size() < blocks) reach.resize(blocks);
+    std::fill_n(reach.begin(), blocks, 0.f);
   }
   tileI0 = cellX(x0);
   tileJ0 = cellZ(z0);
@@ -139,9 +141,9 @@ int ClassGrid::insert(float x, float z, float r, bool isAlive) {
     // x - r and the spacing margin.
     const int i0 = std::max(tileI0, cellX(x - r) - 1), i1 = std::min(tileI1, cellX(x + r) + 1);
     const int j0 = std::max(tileJ0, cellZ(z - r) - 1), j1 = std::min(tileJ1, cellZ(z + r) + 1);
-    for (int jj = j0; jj <= j1; ++jj) {
-      float* row = reach.data() + size_t(jj) * size_t(nx);
-      for (int ii = i0; ii <= i1; ++ii) row[ii] = std::max(row[ii], r);
+    for (int jj = j0 >> 1; jj <= j1 >> 1; ++jj) {
+      float* row = reach.data() + size_t(jj) * size_t(reachNx);
+      for (int ii = i0 >> 1; ii <= i1 >> 1; ++ii) row[ii] = std::max(row[ii], r);
     }
   }
   markCovered(x, z, r);

@@ -24,9 +24,11 @@ struct ClassGrid {
   int bx = 0, bz = 0;
   float invBlock = 0;
   std::vector<uint16_t> blockAlive;
-  // Variable radius: per cell, the largest radius of a stored sample whose square
-  // [p - r_p, p + r_p] touches the cell. Bounds the own-class search around a candidate.
+  // Variable radius: per block of 2 x 2 cells, the largest radius of a stored sample whose
+  // square [p - r_p, p + r_p] touches the block. Bounds the own-class search around a
+  // candidate (blocks, not cells: a quarter of the writes for the largest discs).
   bool variable = false;
+  int reachNx = 0;
   std::vector<float> reach;
   // A bit raster of kCoverSub x kCoverSub pixels per cell over the tile only (candidates
   // never leave it), 1 where the whole pixel lies within the radius of a stored sample. A
@@ -47,6 +49,7 @@ struct ClassGrid {
   int cellX(float x) const { return int((x - originX) * invCell); }
   int cellZ(float z) const { return int((z - originZ) * invCell); }
   int cellOf(float x, float z) const { return cellZ(z) * nx + cellX(x); }
+  float reachAt(int i, int j) const { return reach[size_t(j >> 1) * size_t(reachNx) + size_t(i >> 1)]; }
   bool isCovered(float x, float z) const {
     const unsigned i = unsigned(int((x - coverX) * invPixel));
     const uint64_t word = covered[size_t(int((z - coverZ) * invPixel)) * size_t(coverWords) + (i >> 6)];
