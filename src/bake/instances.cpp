@@ -31,33 +31,73 @@ Vec3 tiltedUp(const SpeciesConfig& sp, const SurfaceSample& s) {
   return {s.normal.x * k, std::cos(angle), s.normal.z * k};
 }
 
+// Surface normal and slope as surfaceAt computes them (same expressions, so the same bits),
+// without the aspect and sun terms the instances do not use.
+struct Slope {
+  Vec3 normal;
+  float slopeDeg;
+};
+
+Slope slopeAt(const Heightmap& terrain, float x, float z) {
+  const Vec2 g = terrain.gradientAt(x, z);
+  const float invLength = 1.f / std::sqrt(g.x * g.x + g.z * g.z + 1.f);
+  return {{-g.x * invLength, invLength, -g.z * invLength},
+          std::atan(std::sqrt(g.x * g.x + g.z * g.z)) * float(180.0 / std::numbers::pi)};
+}
+
+void appendInstance(const World& world, uint16_t id, const Sample& sample, std::vector<Instance>& out) {
+  const SpeciesConfig& sp = world.config.species[id];
+  const float height = world.terrain.heightAt(sample.x, sample.z);
+  const ElevationBand& band = sp.elevation;
+  const float elevationWeight =
+      smoothstep(band.min, band.optLow, height) * (1.f - smoothstep(band.optHigh, band.max, height));
+  if (elevationWeight <= 0.f) return;
+  const Slope slope = slopeAt(world.terrain, sample.x, sample.z);
+  if (slope.slopeDeg >= sp.maxSlopeDeg) return;
+
+  uint64_t key = uint64_t(std::bit_cast<uint32_t>(sample.x)) | uint64_t(std::bit_cast<uint32_t>(sample.z)) << 32;
+  Rng rng(hashCombine(hashCombine(world.config.seed, 0x696e7374u + id), key));
+  Instance inst;
+  inst.position = {sample.x, height, sample.z};
+  inst.species = id;
+  inst.yaw = rng.uniform() * 2.f * std::numbers::pi_v<float>;
+  inst.scale = sp.scaleMin + (sp.scaleMax - sp.scaleMin) * rng.uniform();
+  inst.up = tiltedUp(sp, {slope.normal, slope.slopeDeg, 0.f, 0.f});
+  inst.color = variedColor(sp, rng);
+  out.push_back(inst);
+}
+
 }  // namespace
 
+// Instances by species, then sample order. Samples come by class, then generation order, so
+// each class is one run: the runs are visited in species order instead of sorting.
 std::vector<Instance> makeInstances(const World& world, const SpeciesOrder& order, const TileSamples& tile) {
   std::vector<Instance> out;
   out.reserve(tile.samples.size());
-  for (const Sample& sample : tile.samples) {
-    uint16_t id = order.speciesOfClass[sample.cls];
-    const SpeciesConfig& sp = world.config.species[id];
-    SurfaceSample surface = surfaceAt(world.terrain, sample.x, sample.z, world.sunDirXZ);
-    float height = world.terrain.heightAt(sample.x, sample.z);
-
-    const ElevationBand& band = sp.elevation;
-    float elevationWeight = smoothstep(band.min, band.optLow, height) * (1.f - smoothstep(band.optHigh, band.max, height));
-    if (elevationWeight <= 0.f || surface.slopeDeg >= sp.maxSlopeDeg) continue;
-
-    uint64_t key = uint64_t(std::bit_cast<uint32_t>(sample.x)) | uint64_t(std::bit_cast<uint32_t>(sample.z)) << 32;
-    Rng rng(hashCombine(hashCombine(world.config.seed, 0x696e7374u + id), key));
-    Instance inst;
-    inst.position = {sample.x, height, sample.z};
-    inst.species = id;
-    inst.yaw = rng.uniform() * 2.f * std::numbers::pi_v<float>;
-    inst.scale = sp.scaleMin + (sp.scaleMax - sp.scaleMin) * rng.uniform();
-    inst.up = tiltedUp(sp, surface);
-    inst.color = variedColor(sp, rng);
-    out.push_back(inst);
+  const size_t classes = order.speciesOfClass.size();
+  constexpr size_t kNone = ~size_t(0);
+  std::vector<size_t> begin(classes, kNone), end(classes, 0);
+  bool grouped = true;
+  for (size_t i = 0; i < tile.samples.size(); ++i) {
+    const uint32_t c = tile.samples[i].cls;
+    if (begin[c] == kNone)
+      begin[c] = i;
+    else
+      grouped &= end[c] == i;
+    end[c] = i + 1;
   }
-  std::stable_sort(out.begin(), out.end(), [](const Instance& a, const Instance& b) { return a.species < b.species; });
+  if (!grouped) {
+    for (const Sample& sample : tile.samples) appendInstance(world, order.speciesOfClass[sample.cls], sample, out);
+    std::stable_sort(out.begin(), out.end(), [](const Instance& a, const Instance& b) { return a.species < b.species; });
+    return out;
+  }
+  std::vector<uint32_t> bySpecies(classes);
+  for (uint32_t c = 0; c < classes; ++c) bySpecies[c] = c;
+  std::stable_sort(bySpecies.begin(), bySpecies.end(),
+            [&](uint32_t a, uint32_t b) { return order.speciesOfClass[a] < order.speciesOfClass[b]; });
+  for (uint32_t c : bySpecies)
+    for (size_t i = begin[c]; i < end[c]; ++i)  // absent classes: begin = kNone > end = 0
+      appendInstance(world, order.speciesOfClass[c], tile.samples[i], out);
   return out;
 }
 
