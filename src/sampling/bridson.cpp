@@ -87,13 +87,12 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
   const int k = p.candidates;
   Rng rng(hashCombine(tileSeed, 2 * uint64_t(cls)));
   // Candidates are first placed in coverage-pixel units (per parent: one multiply-add per
-  // axis) and rejected there; only the rare survivors get world coordinates and the exact
-  // tile-bounds test. Pixel rounding can only drop a candidate at a pixel edge, never accept
-  // one: the exact tests follow.
+  // axis) and rejected there (the raster's covered border holds every candidate); only the
+  // rare survivors get world coordinates and the exact tile-bounds test. Pixel rounding can
+  // only drop a candidate at a pixel edge, never accept one: the exact tests follow.
   const uint64_t* const cover = grid.covered.data();
   const size_t coverWords = size_t(grid.coverWords);
   const float invPixel = grid.invPixel;
-  const unsigned pixelsX = unsigned((b.x1 - b.x0) * invPixel) + 1, pixelsZ = unsigned((b.z1 - b.z0) * invPixel) + 1;
   auto grow = [&] {
     while (!active.empty()) {
       const size_t a = size_t((uint64_t(uint32_t(rng.next())) * active.size()) >> 32);
@@ -110,7 +109,7 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
         const uint32_t i = uint32_t(bits) & (kAnnulusSize - 1);
         bits >>= kAnnulusBits;
         const unsigned ix = unsigned(int(fx + fr * offsets.x[i])), iz = unsigned(int(fz + fr * offsets.z[i]));
-        if ((ix >= pixelsX) | (iz >= pixelsZ) || ((cover[iz * coverWords + (ix >> 6)] >> (ix & 63u)) & 1u)) continue;
+        if ((cover[iz * coverWords + (ix >> 6)] >> (ix & 63u)) & 1u) continue;
         const float qx = from.x + from.r * offsets.x[i], qz = from.z + from.r * offsets.z[i];
         if (!((qx >= b.x0) & (qx < b.x1) & (qz >= b.z0) & (qz < b.z1))) continue;
         if (placeIfClear(qx, qz)) {

@@ -66,14 +66,27 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
   tileI1 = cellX(x1);
   tileJ1 = cellZ(z1);
   invPixel = invCell * float(kCoverSub);
-  coverX = x0;
-  coverZ = z0;
-  coverNx = int((x1 - x0) * invPixel) + 2;
-  coverNz = int((z1 - z0) * invPixel) + 2;
+  // A border of pixels marked covered, wider than any candidate's distance from its parent
+  // (2 x margin), so candidates need no bounds test before their coverage load.
+  const int pad = int(2.f * margin * invPixel) + 2;
+  const int tileNx = int((x1 - x0) * invPixel) + 1, tileNz = int((z1 - z0) * invPixel) + 1;
+  coverX = x0 - float(pad) / invPixel;
+  coverZ = z0 - float(pad) / invPixel;
+  coverNx = tileNx + 2 * pad;
+  coverNz = tileNz + 2 * pad;
   coverWords = (coverNx + 63) / 64;
   const size_t words = size_t(coverWords) * size_t(coverNz);
   if (covered.size() < words) covered.resize(words);
-  std::fill_n(covered.begin(), words, uint64_t(0));
+  std::fill_n(covered.begin(), size_t(pad) * size_t(coverWords), ~uint64_t(0));
+  std::fill_n(covered.begin() + ptrdiff_t(size_t(pad) * size_t(coverWords)), size_t(tileNz) * size_t(coverWords),
+              uint64_t(0));
+  std::fill(covered.begin() + ptrdiff_t(size_t(pad + tileNz) * size_t(coverWords)), covered.begin() + ptrdiff_t(words),
+            ~uint64_t(0));
+  for (int j = pad; j < pad + tileNz; ++j) {
+    uint64_t* row = covered.data() + size_t(j) * size_t(coverWords);
+    fillBits(row, 0, pad);
+    fillBits(row, pad + tileNx, coverNx);
+  }
 }
 
 void ClassGrid::clear() {

@@ -30,10 +30,11 @@ struct ClassGrid {
   bool variable = false;
   int reachNx = 0;
   std::vector<float> reach;
-  // A bit raster of kCoverSub x kCoverSub pixels per cell over the tile only (candidates
-  // never leave it), 1 where the whole pixel lies within the radius of a stored sample. A
-  // candidate on such a pixel is rejected with one load; it is a conservative prefilter, the
-  // exact test follows. Bits, not bytes: the raster of a small-radius class stays in cache.
+  // A bit raster of kCoverSub x kCoverSub pixels per cell over the tile, 1 where the whole
+  // pixel lies within the radius of a stored sample, and 1 on a border around the tile that
+  // holds every candidate. A candidate on such a pixel is rejected with one load; it is a
+  // conservative prefilter, the exact tests follow. Bits, not bytes: the raster of a
+  // small-radius class stays in cache.
   float coverX = 0, coverZ = 0;
   int coverNx = 0, coverNz = 0, coverWords = 0;  // coverWords: 64-bit words per pixel row
   float invPixel = 0;

@@ -40,9 +40,9 @@ std::vector<uint8_t> encodeTile(const TileData& tile) {
 
   std::vector<uint32_t> order(tile.instances.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return tile.instances[a].species < tile.instances[b].species;
-  });
+  auto bySpecies = [&](uint32_t a, uint32_t b) { return tile.instances[a].species < tile.instances[b].species; };
+  if (!std::is_sorted(order.begin(), order.end(), bySpecies))  // makeInstances already sorts
+    std::stable_sort(order.begin(), order.end(), bySpecies);
 
   Vec3 lo, hi;
   tileRectangle(tile, lo, hi);
