@@ -100,21 +100,19 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
       const float fx = (from.x - grid.coverX) * invPixel, fz = (from.z - grid.coverZ) * invPixel;
       const float fr = from.r * invPixel;
       bool grew = false;
-      uint64_t bits = 0;
-      for (int t = 0, left = 0; t < k; ++t, --left) {
-        if (left == 0) {
-          bits = rng.next();
-          left = kAnnulusPerDraw;
-        }
-        const uint32_t i = uint32_t(bits) & (kAnnulusSize - 1);
-        bits >>= kAnnulusBits;
-        const unsigned ix = unsigned(int(fx + fr * offsets.x[i])), iz = unsigned(int(fz + fr * offsets.z[i]));
-        if ((cover[iz * coverWords + (ix >> 6)] >> (ix & 63u)) & 1u) continue;
-        const float qx = from.x + from.r * offsets.x[i], qz = from.z + from.r * offsets.z[i];
-        if (!((qx >= b.x0) & (qx < b.x1) & (qz >= b.z0) & (qz < b.z1))) continue;
-        if (placeIfClear(qx, qz)) {
-          grew = true;
-          break;
+      for (int t = 0; t < k && !grew; t += kAnnulusPerDraw) {
+        uint64_t bits = rng.next();
+        const int m = std::min(kAnnulusPerDraw, k - t);
+        for (int c = 0; c < m; ++c, bits >>= kAnnulusBits) {
+          const uint32_t i = uint32_t(bits) & (kAnnulusSize - 1);
+          const unsigned ix = unsigned(int(fx + fr * offsets.x[i])), iz = unsigned(int(fz + fr * offsets.z[i]));
+          if ((cover[iz * coverWords + (ix >> 6)] >> (ix & 63u)) & 1u) continue;
+          const float qx = from.x + from.r * offsets.x[i], qz = from.z + from.r * offsets.z[i];
+          if (!((qx >= b.x0) & (qx < b.x1) & (qz >= b.z0) & (qz < b.z1))) continue;
+          if (placeIfClear(qx, qz)) {
+            grew = true;
+            break;
+          }
         }
       }
       if (!grew) {

@@ -4,6 +4,10 @@
 #include <cassert>
 #include <cmath>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace eco::sampling {
 
 namespace {
@@ -116,6 +120,7 @@ void ClassGrid::markCovered(float x, float z, float r) {
   const int j0 = ceilAtLeast0(Z - R), j1 = std::min(coverNz, floorAtMost(Z + R));
   const f4 zero = {0, 0, 0, 0}, one = {1, 1, 1, 1}, lanes = {0, 1, 2, 3};
   const f4 vZ = {Z, Z, Z, Z}, vX = {X, X, X, X}, vR2 = {R * R, R * R, R * R, R * R};
+  const i4 vNx = {coverNx, coverNx, coverNx, coverNx};
   for (int j = j0; j < j1; j += 4) {
     const float fj = float(j);
     const f4 y0 = f4{fj, fj, fj, fj} + lanes - vZ, y1 = y0 + one;
@@ -123,18 +128,23 @@ void ClassGrid::markCovered(float x, float z, float r) {
     f4 h2 = vR2 - dy * dy;
     h2 = h2 > zero ? h2 : zero;
     f4 h;
+#if defined(__SSE2__)
+    h = _mm_sqrt_ps(h2);
+#else
     for (int l = 0; l < 4; ++l) h[l] = std::sqrt(h2[l]);
+#endif
     f4 lo = vX - h, hi = vX + h;
     lo = lo > zero ? lo : zero;
     hi = hi > zero ? hi : zero;
     const i4 loT = __builtin_convertvector(lo, i4);
     const i4 i0 = loT + (__builtin_convertvector(loT, f4) < lo ? 1 : 0);  // ceil: the mask is -1
-    const i4 i1 = __builtin_convertvector(hi, i4);
+    i4 i1 = __builtin_convertvector(hi, i4);
+    i1 = i1 < vNx ? i1 : vNx;
+    // A row with h2 == 0 has i0 == i1 == ceil(X) or floor(X) and no span, except at an
+    // integer X, where i1 == i0 too: no need to test h2.
     const int rows = std::min(4, j1 - j);
-    for (int l = 0; l < rows; ++l) {
-      const int e = std::min(coverNx, int(i1[l]));
-      if (int(i0[l]) < e && h2[l] > 0.f) fillBits(covered.data() + size_t(j + l) * size_t(coverWords), i0[l], e);
-    }
+    for (int l = 0; l < rows; ++l)
+      if (i0[l] < i1[l]) fillBits(covered.data() + size_t(j + l) * size_t(coverWords), i0[l], i1[l]);
   }
 }
 
