@@ -88,7 +88,8 @@ std::vector<Instance> makeInstances(const World& world, const SpeciesOrder& orde
   }
   if (!grouped) {
     for (const Sample& sample : tile.samples) appendInstance(world, order.speciesOfClass[sample.cls], sample, out);
-    std::stable_sort(out.begin(), out.end(), [](const Instance& a, const Instance& b) { return a.species < b.species; });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const Instance& a, const Instance& b) { return a.species < b.species; });
     return out;
   }
   std::vector<uint32_t> bySpecies(classes);

@@ -60,8 +60,9 @@ inline bool anyWithin(const ClassGrid& g, float qx, float qz, float reach, Test 
 
 // Variable radius: a stored sample p with |p - q| < max(r_p, r_q). Samples with r_p > r_q
 // that reach q lie within the recorded reach of the block holding q's cell. Rows nearest
-// first, 4 cells per compare; the last group of a row may read up to 3 cells past the reach (inside the grid's spare
-// cells), which is harmless: any sample found that close is a real conflict.
+// first, 4 cells per compare; the last group of a row may read up to 3 cells past the reach
+// (inside the grid's spare cells), which is harmless: any sample found that close is a real
+// conflict.
 inline bool blockedByOwn(const ClassGrid& g, float qx, float qz, float rq) {
   using f4 = float __attribute__((vector_size(16)));
   using i4 = int32_t __attribute__((vector_size(16)));

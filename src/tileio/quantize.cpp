@@ -60,20 +60,27 @@ uint16_t encodeOctahedral(Vec3 up) {
     v = fv;
   }
   // Rounding each coordinate is not always the closest direction; try the 2x2 neighbourhood.
+  // The rounded code is one of the four (round is floor or floor + 1, clamped alike), so its
+  // dot is taken from there; a neighbour replaces it only when strictly closer.
   int u0 = std::clamp(int(std::floor(u * 127.f)), -127, 127);
   int v0 = std::clamp(int(std::floor(v * 127.f)), -127, 127);
-  uint16_t best = packOct(snorm8(u), snorm8(v));
-  Vec3 d = decodeOctahedral(best);
-  float bestDot = d.x * n.x + d.y * n.y + d.z * n.z;
-  for (int du = 0; du <= 1; ++du)
-    for (int dv = 0; dv <= 1; ++dv) {
-      uint16_t code = packOct(std::min(u0 + du, 127), std::min(v0 + dv, 127));
-      Vec3 c = decodeOctahedral(code);
-      float dot = c.x * n.x + c.y * n.y + c.z * n.z;
-      if (dot > bestDot) {
-        bestDot = dot;
-        best = code;
-      }
+  const uint16_t rounded = packOct(snorm8(u), snorm8(v));
+  uint16_t codes[4];
+  float dots[4];
+  int roundedAt = -1;
+  for (int k = 0; k < 4; ++k) {
+    codes[k] = packOct(std::min(u0 + (k >> 1), 127), std::min(v0 + (k & 1), 127));
+    Vec3 c = decodeOctahedral(codes[k]);
+    dots[k] = c.x * n.x + c.y * n.y + c.z * n.z;
+    if (codes[k] == rounded) roundedAt = k;
+  }
+  Vec3 d = roundedAt < 0 ? decodeOctahedral(rounded) : Vec3{};
+  float bestDot = roundedAt < 0 ? d.x * n.x + d.y * n.y + d.z * n.z : dots[roundedAt];
+  uint16_t best = rounded;
+  for (int k = 0; k < 4; ++k)
+    if (dots[k] > bestDot) {
+      bestDot = dots[k];
+      best = codes[k];
     }
   return best;
 }
