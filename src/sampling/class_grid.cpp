@@ -70,6 +70,8 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
   tileI1 = cellX(x1);
   tileJ1 = cellZ(z1);
   invPixel = invCell * float(kCoverSub);
+  baseRadius = radius;
+  if (radius * 0.9999f * invPixel != spanR) buildSpans(radius * 0.9999f * invPixel);
   // A border of pixels marked covered, wider than any candidate's distance from its parent
   // (2 x margin), so candidates need no bounds test before their coverage load.
   const int pad = int(2.f * margin * invPixel) + 2;
@@ -108,7 +110,48 @@ bool ClassGrid::aliveNear(float x, float z, float dist) const {
   return false;
 }
 
+void ClassGrid::buildSpans(float R) {
+  spanR = R;
+  spanHalf = int(R);  // a pixel row farther than R from the centre's pixel row is never inside
+  const int rows = 2 * spanHalf + 1;
+  spanLo.assign(size_t(kSpanSub * kSpanSub * rows), 0);
+  spanHi.assign(size_t(kSpanSub * kSpanSub * rows), 0);
+  const double R2 = double(R) * double(R);
+  // Farthest distance along one axis between pixel [d, d + 1] and centres in [c0, c1].
+  auto far = [](int d, double c0, double c1) { return std::max(std::abs(d - c1), std::abs(d + 1 - c0)); };
+  for (int qz = 0; qz < kSpanSub; ++qz)
+    for (int qx = 0; qx < kSpanSub; ++qx)
+      for (int t = 0; t < rows; ++t) {
+        const double dz = far(t - spanHalf, double(qz) / kSpanSub, double(qz + 1) / kSpanSub);
+        int lo = 0, hi = 0;
+        for (int di = -spanHalf; di <= spanHalf; ++di) {
+          const double dx = far(di, double(qx) / kSpanSub, double(qx + 1) / kSpanSub);
+          if (dx * dx + dz * dz > R2) continue;
+          if (lo == hi) lo = di;
+          hi = di + 1;
+        }
+        const size_t at = size_t((qz * kSpanSub + qx) * rows + t);
+        spanLo[at] = int8_t(lo);
+        spanHi[at] = int8_t(hi);
+      }
+}
+
 void ClassGrid::markCovered(float x, float z, float r) {
+  if (r == baseRadius) {
+    const float X = (x - coverX) * invPixel, Z = (z - coverZ) * invPixel;
+    const float lim = float(spanHalf + 1);
+    if (X >= lim && Z >= lim && X < float(coverNx) - lim && Z < float(coverNz) - lim) {
+      const int ci = int(X), cj = int(Z);
+      const int q = int((Z - float(cj)) * kSpanSub) * kSpanSub + int((X - float(ci)) * kSpanSub);
+      const int rows = 2 * spanHalf + 1;
+      const int8_t* lo = spanLo.data() + size_t(q * rows);
+      const int8_t* hi = spanHi.data() + size_t(q * rows);
+      uint64_t* row = covered.data() + size_t(cj - spanHalf) * size_t(coverWords);
+      for (int t = 0; t < rows; ++t, row += coverWords)
+        if (lo[t] < hi[t]) fillBits(row, ci + lo[t], ci + hi[t]);
+      return;
+    }
+  }
   // In pixel units. Pixels entirely inside the disc, with a relative safety margin far above
   // float rounding (a pixel marked by rounding error would only reject candidates, never
   // accept a close pair). Rows in groups of 4 lanes; ceil/floor by truncation of values

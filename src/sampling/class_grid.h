@@ -12,6 +12,7 @@ namespace eco::sampling {
 inline constexpr float kEmptyCell = 1e18f;  // x of an empty cell: far from everything, d^2 finite
 inline constexpr int kBlockCells = 8;       // side of the coarse alive-count blocks, in cells
 inline constexpr int kCoverSub = 3;         // coverage pixels per cell side
+inline constexpr int kSpanSub = 16;         // sub-pixel positions per axis of the span table
 
 struct ClassGrid {
   float cell = 0, invCell = 0;
@@ -40,6 +41,12 @@ struct ClassGrid {
   float invPixel = 0;
   std::vector<uint64_t> covered;
   int tileI0 = 0, tileJ0 = 0, tileI1 = 0, tileJ1 = 0;  // cells holding the tile, inclusive
+  // Discs of the class's base radius (every disc of a uniform class) are marked from a table
+  // of per-row pixel spans, one per kSpanSub x kSpanSub sub-pixel position of the centre,
+  // each covering only pixels inside the disc for every centre in that sub-pixel square.
+  float baseRadius = 0, spanR = -1;
+  int spanHalf = 0;  // rows -spanHalf .. spanHalf around the centre's pixel
+  std::vector<int8_t> spanLo, spanHi;
 
   // Covers [x0 - margin, x1 + margin) x [z0 - margin, z1 + margin) with spare cells around, so
   // scans of up to `margin` around any point of the tile stay inside. Reuses storage.
@@ -63,6 +70,7 @@ struct ClassGrid {
   int insert(float x, float z, float r, bool isAlive);
   void kill(int cellIndex);
   void markCovered(float x, float z, float r);
+  void buildSpans(float R);
 };
 
 }  // namespace eco::sampling
