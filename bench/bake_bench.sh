@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end ecobake figures: instances/s, peak memory, bytes/instance, 1 vs 2 threads.
-# Usage: bench/bake_bench.sh [BUILD_DIR] [REPEATS]   (prints one line per run, then medians)
+# Usage: bench/bake_bench.sh [BUILD_DIR] [REPEATS] [CONFIG...]
+#   (prints one line per run, then medians; default configs: the sample world and, where
+#   ../shared/data/dem exists, the Puget Sound DEM at 78 M instances)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -9,9 +11,12 @@ ecobake=$build/apps/ecobake/ecobake
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-configs=("$root/configs/temperate_mountain.json")
-if [[ -f "$root/../shared/data/dem/puget_sound_160m.png" ]]; then
-  configs+=("$root/bench/configs/puget_forest.json")
+configs=("${@:3}")
+if [[ ${#configs[@]} -eq 0 ]]; then
+  configs=("$root/configs/temperate_mountain.json")
+  if [[ -f "$root/../shared/data/dem/puget_sound_160m.png" ]]; then
+    configs+=("$root/bench/configs/puget_forest.json")
+  fi
 fi
 
 for config in "${configs[@]}"; do
