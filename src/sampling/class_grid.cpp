@@ -82,7 +82,7 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
   coverNz = tileNz + 2 * pad;
   coverWords = (coverNx + 63) / 64;
   const size_t words = size_t(coverWords) * size_t(coverNz);
-  if (covered.size() < words) covered.resize(words);
+  if (covered.size() < words + 1) covered.resize(words + 1);  // + a spare word for span ORs
   std::fill_n(covered.begin(), size_t(pad) * size_t(coverWords), ~uint64_t(0));
   std::fill_n(covered.begin() + ptrdiff_t(size_t(pad) * size_t(coverWords)), size_t(tileNz) * size_t(coverWords),
               uint64_t(0));
@@ -114,8 +114,8 @@ void ClassGrid::buildSpans(float R) {
   spanR = R;
   spanHalf = int(R);  // a pixel row farther than R from the centre's pixel row is never inside
   const int rows = 2 * spanHalf + 1;
-  spanLo.assign(size_t(kSpanSub * kSpanSub * rows), 0);
-  spanHi.assign(size_t(kSpanSub * kSpanSub * rows), 0);
+  assert(rows <= 64);
+  spanMask.assign(size_t(kSpanSub * kSpanSub * rows), 0);
   const double R2 = double(R) * double(R);
   // Farthest distance along one axis between pixel [d, d + 1] and centres in [c0, c1].
   auto far = [](int d, double c0, double c1) { return std::max(std::abs(d - c1), std::abs(d + 1 - c0)); };
@@ -123,16 +123,12 @@ void ClassGrid::buildSpans(float R) {
     for (int qx = 0; qx < kSpanSub; ++qx)
       for (int t = 0; t < rows; ++t) {
         const double dz = far(t - spanHalf, double(qz) / kSpanSub, double(qz + 1) / kSpanSub);
-        int lo = 0, hi = 0;
+        uint64_t mask = 0;
         for (int di = -spanHalf; di <= spanHalf; ++di) {
           const double dx = far(di, double(qx) / kSpanSub, double(qx + 1) / kSpanSub);
-          if (dx * dx + dz * dz > R2) continue;
-          if (lo == hi) lo = di;
-          hi = di + 1;
+          if (dx * dx + dz * dz <= R2) mask |= uint64_t(1) << (di + spanHalf);
         }
-        const size_t at = size_t((qz * kSpanSub + qx) * rows + t);
-        spanLo[at] = int8_t(lo);
-        spanHi[at] = int8_t(hi);
+        spanMask[size_t((qz * kSpanSub + qx) * rows + t)] = mask;
       }
 }
 
@@ -144,11 +140,14 @@ void ClassGrid::markCovered(float x, float z, float r) {
       const int ci = int(X), cj = int(Z);
       const int q = int((Z - float(cj)) * kSpanSub) * kSpanSub + int((X - float(ci)) * kSpanSub);
       const int rows = 2 * spanHalf + 1;
-      const int8_t* lo = spanLo.data() + size_t(q * rows);
-      const int8_t* hi = spanHi.data() + size_t(q * rows);
-      uint64_t* row = covered.data() + size_t(cj - spanHalf) * size_t(coverWords);
-      for (int t = 0; t < rows; ++t, row += coverWords)
-        if (lo[t] < hi[t]) fillBits(row, ci + lo[t], ci + hi[t]);
+      const uint64_t* mask = spanMask.data() + size_t(q * rows);
+      const int start = ci - spanHalf;  // >= 0: X >= lim
+      const unsigned s = unsigned(start) & 63u;
+      uint64_t* row = covered.data() + size_t(cj - spanHalf) * size_t(coverWords) + size_t(start >> 6);
+      for (int t = 0; t < rows; ++t, row += coverWords) {
+        row[0] |= mask[t] << s;
+        row[1] |= (mask[t] >> 1) >> (63u - s);  // bits past the word; 0 when none
+      }
       return;
     }
   }

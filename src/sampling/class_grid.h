@@ -45,8 +45,10 @@ struct ClassGrid {
   // of per-row pixel spans, one per kSpanSub x kSpanSub sub-pixel position of the centre,
   // each covering only pixels inside the disc for every centre in that sub-pixel square.
   float baseRadius = 0, spanR = -1;
+  // Each row's span is a bit mask relative to pixel column (centre's pixel - spanHalf): one
+  // shift and two word ORs per row, no branches (the raster has a spare word at its end).
   int spanHalf = 0;  // rows -spanHalf .. spanHalf around the centre's pixel
-  std::vector<int8_t> spanLo, spanHi;
+  std::vector<uint64_t> spanMask;
 
   // Covers [x0 - margin, x1 + margin) x [z0 - margin, z1 + margin) with spare cells around, so
   // scans of up to `margin` around any point of the tile stay inside. Reuses storage.
