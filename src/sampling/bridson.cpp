@@ -105,9 +105,9 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
         const int m = std::min(kAnnulusPerDraw, k - t);
         for (int c = 0; c < m; ++c, bits >>= kAnnulusBits) {
           const uint32_t i = uint32_t(bits) & (kAnnulusSize - 1);
-          const unsigned ix = unsigned(int(fx + fr * offsets.x[i])), iz = unsigned(int(fz + fr * offsets.z[i]));
+          const unsigned ix = unsigned(int(fx + fr * offsets.at[i].x)), iz = unsigned(int(fz + fr * offsets.at[i].z));
           if ((cover[iz * coverWords + (ix >> 6)] >> (ix & 63u)) & 1u) continue;
-          const float qx = from.x + from.r * offsets.x[i], qz = from.z + from.r * offsets.z[i];
+          const float qx = from.x + from.r * offsets.at[i].x, qz = from.z + from.r * offsets.at[i].z;
           if (!((qx >= b.x0) & (qx < b.x1) & (qz >= b.z0) & (qz < b.z1))) continue;
           if (placeIfClear(qx, qz)) {
             grew = true;

@@ -42,8 +42,7 @@ AnnulusTable makeTable() {
       // Uniform by area: |offset|^2 uniform in [1, 4].
       const double u = (reverseBits(uint32_t(k), kAnnulusBits) + 0.5) / kAnnulusSize;
       const double rho = std::sqrt(1.0 + 3.0 * u);
-      t.x[k] = float(dirs[q][0] * rho);
-      t.z[k] = float(dirs[q][1] * rho);
+      t.at[k] = {float(dirs[q][0] * rho), float(dirs[q][1] * rho)};
     }
   }
   return t;

@@ -4,7 +4,7 @@
 
 namespace eco::sampling {
 
-inline constexpr int kAnnulusBits = 12;
+inline constexpr int kAnnulusBits = 10;
 inline constexpr int kAnnulusSize = 1 << kAnnulusBits;
 inline constexpr int kAnnulusPerDraw = 64 / kAnnulusBits;  // table indices per 64-bit draw
 
@@ -12,8 +12,12 @@ inline constexpr int kAnnulusPerDraw = 64 / kAnnulusBits;  // table indices per 
 // Hammersley set in (angle, area) coordinates, so every entry has its own angle and its own
 // radius. Computed with plain double arithmetic (Taylor series and IEEE sqrt, no libm), so the
 // table and hence every sample position are identical on every platform.
-struct AnnulusTable {
-  float x[kAnnulusSize], z[kAnnulusSize];
+// Entries interleaved (x, z): one cache line per candidate.
+struct AnnulusOffset {
+  float x, z;
+};
+struct alignas(64) AnnulusTable {
+  AnnulusOffset at[kAnnulusSize];
 };
 const AnnulusTable& annulusTable();
 
