@@ -103,7 +103,11 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
       for (int t = 0; t < k && !grew; t += kAnnulusPerDraw) {
         uint64_t bits = rng.next();
         const int m = std::min(kAnnulusPerDraw, k - t);
-        for (int c = 0; c < m; ++c, bits >>= kAnnulusBits) {
+        // Unrolled, with the same number of copies per draw: every branch sits at its own
+        // address, so the loop's exit is never mispredicted.
+#pragma GCC unroll 8
+        for (int c = 0; c < kAnnulusPerDraw; ++c, bits >>= kAnnulusBits) {
+          if (c >= m) break;
           const uint32_t i = uint32_t(bits) & (kAnnulusSize - 1);
           const unsigned ix = unsigned(int(fx + fr * offsets.at[i].x)), iz = unsigned(int(fz + fr * offsets.at[i].z));
           if ((cover[iz * coverWords + (ix >> 6)] >> (ix & 63u)) & 1u) continue;

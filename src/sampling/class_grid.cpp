@@ -114,7 +114,7 @@ void ClassGrid::buildSpans(float R) {
   spanR = R;
   spanHalf = int(R);  // a pixel row farther than R from the centre's pixel row is never inside
   const int rows = 2 * spanHalf + 1;
-  assert(rows <= 64);
+  assert(rows <= kSpanRowsMax);
   spanMask.assign(size_t(kSpanSub * kSpanSub * rows), 0);
   const double R2 = double(R) * double(R);
   // Farthest distance along one axis between pixel [d, d + 1] and centres in [c0, c1].
@@ -144,7 +144,9 @@ void ClassGrid::markCovered(float x, float z, float r) {
       const int start = ci - spanHalf;  // >= 0: X >= lim
       const unsigned s = unsigned(start) & 63u;
       uint64_t* row = covered.data() + size_t(cj - spanHalf) * size_t(coverWords) + size_t(start >> 6);
-      for (int t = 0; t < rows; ++t, row += coverWords) {
+#pragma GCC unroll 16
+      for (int t = 0; t < kSpanRowsMax; ++t, row += coverWords) {  // unrolled: no exit mispredicted
+        if (t >= rows) break;
         row[0] |= mask[t] << s;
         row[1] |= (mask[t] >> 1) >> (63u - s);  // bits past the word; 0 when none
       }

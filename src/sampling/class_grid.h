@@ -13,6 +13,7 @@ inline constexpr float kEmptyCell = 1e18f;  // x of an empty cell: far from ever
 inline constexpr int kBlockCells = 8;       // side of the coarse alive-count blocks, in cells
 inline constexpr int kCoverSub = 3;         // coverage pixels per cell side
 inline constexpr int kSpanSub = 16;         // sub-pixel positions per axis of the span table
+inline constexpr int kSpanRowsMax = 9;       // rows of a base-radius disc: R = 3 sqrt(2) pixels
 
 struct ClassGrid {
   float cell = 0, invCell = 0;
