@@ -70,12 +70,12 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
   };
 
   std::vector<PlacedSample>& placed = s.placed;
-  std::vector<uint32_t>& active = s.active;
+  std::vector<ActiveSample>& active = s.active;
   placed.clear();
   active.clear();
   auto insert = [&](float qx, float qz, float r, float density) {
     const int cell = grid.insert(qx, qz, r, true);
-    active.push_back(uint32_t(placed.size()));
+    active.push_back({qx, qz, r});
     placed.push_back({qx, qz, r, density, cell, true});
   };
   // After the caller's in-tile and coverage tests.
@@ -107,7 +107,7 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
   auto grow = [&] {
     while (!active.empty()) {
       const size_t a = size_t((uint64_t(uint32_t(rng.next())) * active.size()) >> 32);
-      const PlacedSample from = placed[active[a]];
+      const ActiveSample from = active[a];
       const float fx = (from.x - grid.coverX) * invPixel, fz = (from.z - grid.coverZ) * invPixel;
       const float fr = from.r * invPixel;
       bool grew = false;

@@ -36,6 +36,10 @@ struct PlacedSample {
   bool alive;
 };
 
+struct ActiveSample {
+  float x, z, r;
+};
+
 struct OtherClass {
   const ClassGrid* grid;
   float distance, distance2;
@@ -45,7 +49,7 @@ struct OtherClass {
 struct TileScratch {
   std::vector<ClassGrid> grids;  // one per class
   std::vector<PlacedSample> placed;
-  std::vector<uint32_t> active;
+  std::vector<ActiveSample> active;  // copies, not indices: a pick is one load
   std::vector<OtherClass> others;
   std::vector<uint8_t> present;  // per class: 1 has fixed samples, 2 may be placed
   std::vector<std::vector<Point>> alive;  // per class: alive samples in the tile and its margin
