@@ -7,30 +7,15 @@
 
 #include "render/cull_reference.h"
 #include "render/headless.h"
+#include "render_support.h"
 #include "render/renderer.h"
 
 using namespace eco;
 using namespace eco::render;
+using eco::render::fixtures::camera;
+using eco::render::fixtures::smallWorld;
 
 namespace {
-
-// 1 km square, 4x4 tiles of 256 m, a 150 m ridge running north-south through x = 512 m.
-SyntheticOptions smallWorld(uint64_t instances = 40000) {
-  SyntheticOptions o;
-  o.gridSize = 129;
-  o.cellSize = 8;
-  o.tileSize = 256;
-  o.instances = instances;
-  return o;
-}
-
-Camera camera(float x, float y, float z, float yaw, float pitch) {
-  Camera c;
-  c.position = {x, y, z};
-  c.yawDeg = yaw;
-  c.pitchDeg = pitch;
-  return c;
-}
 
 struct RenderCulling : ::testing::Test {
   Context ctx;
@@ -58,7 +43,7 @@ struct RenderCulling : ::testing::Test {
 };
 
 TEST_F(RenderCulling, GpuFrustumCullingMatchesCpuReference) {
-  World world = makeSyntheticWorld(smallWorld());
+  World world = makeSyntheticWorld(smallWorld(40000));
   RendererOptions ro = options();
   Renderer renderer(ctx, world, ro);
   CullSettings cull;
@@ -104,7 +89,7 @@ TEST_F(RenderCulling, GpuFrustumCullingMatchesCpuReference) {
 }
 
 TEST_F(RenderCulling, OcclusionKeepsThePictureAndDropsInstancesBehindTheRidge) {
-  World world = makeSyntheticWorld(smallWorld());
+  World world = makeSyntheticWorld(smallWorld(40000));
   Renderer renderer(ctx, world, options());
   struct Case {
     const char* name;

@@ -8,29 +8,15 @@
 
 #include "core/error.h"
 #include "render/headless.h"
+#include "render_support.h"
 #include "test_support.h"
 
 using namespace eco;
 using namespace eco::render;
+using eco::render::fixtures::camera;
+using eco::render::fixtures::smallWorld;
 
 namespace {
-
-SyntheticOptions smallWorld() {
-  SyntheticOptions o;
-  o.gridSize = 129;
-  o.cellSize = 8;
-  o.tileSize = 256;
-  o.instances = 30000;
-  return o;
-}
-
-Camera camera(float x, float y, float z, float yaw, float pitch) {
-  Camera c;
-  c.position = {x, y, z};
-  c.yawDeg = yaw;
-  c.pitchDeg = pitch;
-  return c;
-}
 
 bool haveVulkan() {
   preferLavapipe();
@@ -44,7 +30,7 @@ bool haveVulkan() {
 TEST(RenderHeadless, BakeFolderRendersTerrainAndVegetation) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   test::TempDir dir;
-  writeSyntheticBake(dir.path.string(), smallWorld());
+  writeSyntheticBake(dir.path.string(), smallWorld(30000));
   World world = openBake(dir.path.string());
   ASSERT_EQ(world.tiles.size(), 16u);
 
@@ -100,7 +86,7 @@ TEST(RenderHeadless, BakeFolderRendersTerrainAndVegetation) {
 TEST(RenderHeadless, StreamingLoadsAndUnloadsAlongAPath) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   test::TempDir dir;
-  writeSyntheticBake(dir.path.string(), smallWorld());
+  writeSyntheticBake(dir.path.string(), smallWorld(30000));
   World world = openBake(dir.path.string());
 
   HeadlessOptions o;
@@ -130,7 +116,7 @@ TEST(RenderHeadless, StreamingLoadsAndUnloadsAlongAPath) {
 
 TEST(RenderHeadless, StreamingRespectsTheInstanceBudgetWithoutBlocking) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
-  World world = makeSyntheticWorld(smallWorld());  // ~1875 instances per tile
+  World world = makeSyntheticWorld(smallWorld(30000));  // ~1875 instances per tile
   HeadlessOptions o;
   o.width = 64;
   o.height = 48;

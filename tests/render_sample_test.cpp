@@ -7,6 +7,7 @@
 
 #include "bake/bake.h"
 #include "render/headless.h"
+#include "render_support.h"
 #include "test_support.h"
 #include "tileio/manifest.h"
 
@@ -39,9 +40,7 @@ TEST(RenderSample, SampleWorldBakeRendersTerrainAndVegetation) {
   o.frames = 2;
   o.validation = true;
   float x = 21 * 128.f, z = 34 * 128.f + 150.f;
-  o.camera.position = {x, bakeWorld.terrain.heightAt(x, z) + 120.f, z};
-  o.camera.yawDeg = 0;  // looking north, over the block
-  o.camera.pitchDeg = -20;
+  o.camera = render::fixtures::camera(x, bakeWorld.terrain.heightAt(x, z) + 120.f, z, 0, -20);  // north, over the block
   o.stream.loadRadius = o.stream.unloadRadius = 3000;
   render::HeadlessResult r = render::runHeadless(world, o);
   EXPECT_EQ(r.validationErrors, 0);
