@@ -19,6 +19,8 @@ struct SpeciesOrder {
 SpeciesOrder speciesOrder(const BiomeConfig& config);
 SamplerParams samplerParams(const World& world, const SpeciesOrder& order);
 std::vector<SpeciesRecord> speciesRecords(const BiomeConfig& config);
+// Linear RGB in [0, 1] (clamped) to opaque RGBA8, R in the low byte.
+uint32_t packColor(const float rgb[3]);
 
 // Turns one tile's samples into instances: terrain height, yaw, scale, tilt and colour, all
 // deterministic from the seed and the sample. Samples that fall outside their species'

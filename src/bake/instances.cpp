@@ -10,8 +10,6 @@ namespace eco {
 
 namespace {
 
-uint8_t toByte(float v) { return uint8_t(std::lround(std::clamp(v, 0.f, 1.f) * 255.f)); }
-
 uint32_t variedColor(const SpeciesConfig& sp, Rng& rng) {
   float brightness = 1.f + sp.colorVariation * (2.f * rng.uniform() - 1.f);
   float c[3];
@@ -19,7 +17,7 @@ uint32_t variedColor(const SpeciesConfig& sp, Rng& rng) {
     float hueJitter = 0.35f * sp.colorVariation * (2.f * rng.uniform() - 1.f);
     c[i] = sp.color[i] * (brightness + hueJitter);
   }
-  return uint32_t(toByte(c[0])) | uint32_t(toByte(c[1])) << 8 | uint32_t(toByte(c[2])) << 16 | 0xff000000u;
+  return packColor(c);
 }
 
 // Leans the up axis toward the terrain normal, by the slope angle but at most maxTiltDeg.
