@@ -7,16 +7,7 @@
 namespace eco {
 
 float SuitabilityRasters::at(int s, float x, float z) const {
-  const Grid& g = species[size_t(s)];
-  float fx = std::clamp(x / cellSize, 0.f, float(g.width - 1));
-  float fz = std::clamp(z / cellSize, 0.f, float(g.height - 1));
-  int x0 = std::min(int(fx), g.width - 2), z0 = std::min(int(fz), g.height - 2);
-  float tx = fx - float(x0), tz = fz - float(z0);
-  const float* r0 = &g.values[size_t(z0) * size_t(g.width) + size_t(x0)];
-  const float* r1 = r0 + g.width;
-  float a = r0[0] + (r0[1] - r0[0]) * tx;
-  float b = r1[0] + (r1[1] - r1[0]) * tx;
-  return a + (b - a) * tz;
+  return sampleBilinear(species[size_t(s)], cellSize, x, z);
 }
 
 namespace {

@@ -3,6 +3,7 @@
 // Requires Vulkan 1.3 (dynamic rendering, synchronization2), bufferDeviceAddress,
 // multiDrawIndirect, drawIndirectFirstInstance and VK_KHR_push_descriptor.
 #include <atomic>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -104,9 +105,9 @@ void destroyPipeline(Context& ctx, Pipeline& pipeline);
 // Descriptor writes for vkCmdPushDescriptorSetKHR.
 struct DescriptorWrites {
   std::vector<VkWriteDescriptorSet> writes;
-  std::vector<VkDescriptorBufferInfo> buffers;
-  std::vector<VkDescriptorImageInfo> images;
-  DescriptorWrites() { buffers.reserve(16); images.reserve(16); }
+  // Deques: the writes point into them, and push_back must not move earlier elements.
+  std::deque<VkDescriptorBufferInfo> buffers;
+  std::deque<VkDescriptorImageInfo> images;
   void buffer(uint32_t binding, VkDescriptorType type, const Buffer& b, VkDeviceSize size = VK_WHOLE_SIZE);
   void image(uint32_t binding, VkDescriptorType type, VkSampler sampler, VkImageView view, VkImageLayout layout);
   void push(VkCommandBuffer cmd, const Pipeline& pipeline);

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "render/camera.h"
+#include "terrain/terrain.h"
 
 namespace eco::render {
 
@@ -51,16 +52,6 @@ gpu::GpuInstance packInstance(const PlacedInstance& inst, const SpeciesShape& sh
 }
 
 namespace {
-
-float sampleBilinear(const Grid& g, float cell, float x, float z) {
-  float fx = std::clamp(x / cell, 0.0f, float(g.width - 1));
-  float fz = std::clamp(z / cell, 0.0f, float(g.height - 1));
-  int x0 = std::min(int(fx), g.width - 2), z0 = std::min(int(fz), g.height - 2);
-  float tx = fx - float(x0), tz = fz - float(z0);
-  float a = g.at(x0, z0) * (1 - tx) + g.at(x0 + 1, z0) * tx;
-  float b = g.at(x0, z0 + 1) * (1 - tx) + g.at(x0 + 1, z0 + 1) * tx;
-  return a * (1 - tz) + b * tz;
-}
 
 uint32_t rgba(int r, int g, int b) { return uint32_t(r) | uint32_t(g) << 8 | uint32_t(b) << 16 | 0xffu << 24; }
 
