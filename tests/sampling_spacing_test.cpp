@@ -80,6 +80,10 @@ TEST(SamplingSpacing, MultiClassWithinAndAcrossClassesAndTiles) {
     for (const Sample& s : flatten(tiles)) ++perClass[s.cls];
     for (size_t count : perClass) EXPECT_GT(count, 100u);
   }
+  // A field with a tight bound: tiles at low x get coarser grids than their neighbours.
+  const test::GradientX gradient(190.f);
+  const SamplerParams p = threeClasses(14);
+  expectSpaced(p, &gradient, scatterAll(p, &gradient, 2));
   SamplerParams uniform = threeClasses(13);
   expectSpaced(uniform, nullptr, scatterAll(uniform, nullptr, 2));
   uniform.variableRadius = false;

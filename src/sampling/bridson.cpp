@@ -175,6 +175,17 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
   }
 }
 
+// The smallest radius any sample of the class can have in the tile and its margin: with
+// variable radius, sparse tiles get coarser cells (fewer cells to scan, smaller discs in
+// pixels). Every stored sample has r >= this, so a cell still holds at most one.
+float gridRadius(const SamplerSetup& setup, int cls, const TileBounds& b) {
+  const SampleClass& klass = setup.params->classes[size_t(cls)];
+  if (!(setup.params->variableRadius && setup.density)) return klass.radius;
+  const float m = setup.margin[size_t(cls)];
+  const float bound = setup.density->maxDensity(cls, b.x0 - m, b.z0 - m, b.x1 + m, b.z1 + m);
+  return bound >= 1.f || !(bound > 0.f) ? klass.radius : sampleRadius(klass, bound);
+}
+
 }  // namespace
 
 SamplerSetup makeSetup(const SamplerParams& params, const DensityField* density) {
@@ -218,7 +229,7 @@ void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std
   for (size_t c = 0; c < n; ++c) {
     if (!variable || setup.density->maxDensity(int(c), b.x0, b.z0, b.x1, b.z1) > 0.f) present[c] |= 2;
     if (present[c])
-      scratch.grids[c].reset(p.classes[c].radius, b.x0, b.z0, b.x1, b.z1, setup.margin[c], variable);
+      scratch.grids[c].reset(gridRadius(setup, int(c), b), b.x0, b.z0, b.x1, b.z1, setup.margin[c], variable);
     else
       scratch.grids[c].clear();
   }

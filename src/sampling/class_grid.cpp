@@ -46,13 +46,12 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
   nx = int((x1 - x0) * invCell) + 1 + 2 * marginCells;
   nz = int((z1 - z0) * invCell) + 1 + 2 * marginCells;
   const size_t cells = size_t(nx) * size_t(nz);
-  if (px.size() < cells) {
-    px.resize(cells);
-    pz.resize(cells, 0.f);
+  if (pos.size() < cells) {
+    pos.resize(cells);
     pr.resize(cells, 0.f);
     alive.resize(cells, 0);
   }
-  std::fill_n(px.begin(), cells, kEmptyCell);
+  std::fill_n(pos.begin(), cells, Point{kEmptyCell, 0.f});
   aliveCount = 0;
   bx = nx / kBlockCells + 1;
   bz = nz / kBlockCells + 1;
@@ -71,7 +70,10 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
   tileJ1 = cellZ(z1);
   invPixel = invCell * float(kCoverSub);
   baseRadius = radius;
-  if (radius * 0.9999f * invPixel != spanR) buildSpans(radius * 0.9999f * invPixel);
+  // A base-radius disc is 3 sqrt(2) pixels wide whatever the radius, up to float rounding;
+  // one table for a hair less serves every radius (a smaller disc only marks fewer pixels).
+  assert(radius * invPixel >= kSpanDiscR);
+  if (spanR != kSpanDiscR) buildSpans(kSpanDiscR);
   // A border of pixels marked covered, wider than any candidate's distance from its parent
   // (2 x margin), so candidates need no bounds test before their coverage load.
   const int pad = int(2.f * margin * invPixel) + 2;
@@ -196,9 +198,8 @@ int ClassGrid::insert(float x, float z, float r, bool isAlive) {
   const int i = cellX(x), j = cellZ(z);
   assert(i >= 0 && j >= 0 && i < nx && j < nz);
   const int c = j * nx + i;
-  assert(px[size_t(c)] == kEmptyCell);
-  px[size_t(c)] = x;
-  pz[size_t(c)] = z;
+  assert(pos[size_t(c)].x == kEmptyCell);
+  pos[size_t(c)] = {x, z};
   pr[size_t(c)] = r;
   alive[size_t(c)] = isAlive;
   aliveCount += isAlive;

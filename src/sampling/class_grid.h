@@ -9,17 +9,25 @@
 
 namespace eco::sampling {
 
+struct Point {
+  float x, z;
+};
+
 inline constexpr float kEmptyCell = 1e18f;  // x of an empty cell: far from everything, d^2 finite
 inline constexpr int kBlockCells = 8;       // side of the coarse alive-count blocks, in cells
 inline constexpr int kCoverSub = 3;         // coverage pixels per cell side
 inline constexpr int kSpanSub = 16;         // sub-pixel positions per axis of the span table
 inline constexpr int kSpanRowsMax = 9;       // rows of a base-radius disc: R = 3 sqrt(2) pixels
+inline constexpr float kSpanDiscR = 4.2422f;  // 3 sqrt(2) (1 - 1e-4): the span table's disc, pixels
 
 struct ClassGrid {
   float cell = 0, invCell = 0;
   float originX = 0, originZ = 0;
   int nx = 0, nz = 0;
-  std::vector<float> px, pz, pr;  // sample position and radius per cell; px == kEmptyCell: empty
+  // Sample position per cell, x and z interleaved (a 4-cell row of a neighbourhood test is one
+  // cache line, not two); x == kEmptyCell: empty. pr: radius per cell.
+  std::vector<Point> pos;
+  std::vector<float> pr;
   std::vector<uint8_t> alive;     // 0: removed by survival roulette (blocks its own class only)
   int aliveCount = 0;
   // Alive samples per kBlockCells^2 block: other classes skip empty neighbourhoods.

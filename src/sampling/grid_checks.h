@@ -13,32 +13,33 @@ namespace eco::sampling {
 // rounding, so every accepted pair is at least d apart in exact arithmetic.
 inline constexpr float kSpacingMargin = 1.f + 1.f / 1048576.f;
 
-struct Point {
-  float x, z;
-};
+using f4 = float __attribute__((vector_size(16)));
+using i4 = int32_t __attribute__((vector_size(16)));
+
+// Squared distances from q to the 4 cells starting at `cells` (positions interleaved).
+inline f4 distance2x4(const Point* cells, f4 q) {
+  f4 a, b;
+  std::memcpy(&a, cells, sizeof a);
+  std::memcpy(&b, cells + 2, sizeof b);
+  a -= q;
+  b -= q;
+  a *= a;
+  b *= b;
+  return __builtin_shuffle(a, b, i4{0, 2, 4, 6}) + __builtin_shuffle(a, b, i4{1, 3, 5, 7});
+}
 
 // Single-radius class: any sample closer than sqrt(r2) (r2 ~ radius^2)? Cells are just under
 // radius / sqrt(2), so a sample 2 cells away along an axis is out of reach on the side of the
 // cell the candidate is not in: the 4 x 4 cells around the candidate's quadrant cover the
 // reach. Each row is one 4-wide vector compare.
 inline bool blockedNear(const ClassGrid& g, float qx, float qz, float r2) {
-  using f4 = float __attribute__((vector_size(16)));
-  using i4 = int32_t __attribute__((vector_size(16)));
   const float gx = (qx - g.originX) * g.invCell, gz = (qz - g.originZ) * g.invCell;
   const int i = int(gx), j = int(gz);
   const int i0 = i - 2 + int(gx - float(i) >= 0.5f), j0 = j - 2 + int(gz - float(j) >= 0.5f);
-  const size_t first = size_t(j0) * size_t(g.nx) + size_t(i0);
-  const float* xs = g.px.data() + first;
-  const float* zs = g.pz.data() + first;
-  const f4 vx = {qx, qx, qx, qx}, vz = {qz, qz, qz, qz}, vr2 = {r2, r2, r2, r2};
+  const Point* cells = g.pos.data() + size_t(j0) * size_t(g.nx) + size_t(i0);
+  const f4 q = {qx, qz, qx, qz}, vr2 = {r2, r2, r2, r2};
   i4 hit = {0, 0, 0, 0};
-  for (int row = 0; row < 4; ++row, xs += g.nx, zs += g.nx) {
-    f4 x, z;
-    std::memcpy(&x, xs, sizeof x);
-    std::memcpy(&z, zs, sizeof z);
-    const f4 dx = x - vx, dz = z - vz;
-    hit |= (dx * dx + dz * dz) < vr2;
-  }
+  for (int row = 0; row < 4; ++row, cells += g.nx) hit |= distance2x4(cells, q) < vr2;
   return (hit[0] | hit[1] | hit[2] | hit[3]) != 0;
 }
 
@@ -51,7 +52,7 @@ inline bool anyWithin(const ClassGrid& g, float qx, float qz, float reach, Test 
     const size_t row = size_t(j) * size_t(g.nx);
     for (int i = ci - n; i <= ci + n; ++i) {
       const size_t c = row + size_t(i);
-      const float dx = g.px[c] - qx, dz = g.pz[c] - qz;
+      const float dx = g.pos[c].x - qx, dz = g.pos[c].z - qz;
       if (test(c, dx * dx + dz * dz)) return true;
     }
   }
@@ -59,35 +60,36 @@ inline bool anyWithin(const ClassGrid& g, float qx, float qz, float reach, Test 
 }
 
 // Variable radius: a stored sample p with |p - q| < max(r_p, r_q). Samples with r_p > r_q
-// that reach q lie within the recorded reach of the block holding q's cell. Rows nearest
-// first, 4 cells per compare; the last group of a row may read up to 3 cells past the reach
-// (inside the grid's spare cells), which is harmless: any sample found that close is a real
-// conflict.
+// that reach q lie within the recorded reach of the block holding q's cell, so only cells
+// meeting the square of that reach around q are read (padded by a hundredth of a cell for
+// the rounding of cell indices and the spacing margin). Rows nearest first, 4 cells per
+// compare; the last group of a row may read up to 3 cells past the square (inside the grid's
+// spare cells), which is harmless: any sample found that close is a real conflict.
 inline bool blockedByOwn(const ClassGrid& g, float qx, float qz, float rq) {
-  using f4 = float __attribute__((vector_size(16)));
-  using i4 = int32_t __attribute__((vector_size(16)));
-  const int ci = g.cellX(qx), cj = g.cellZ(qz);
-  const float reach = std::max(rq, g.reachAt(ci, cj));
-  const int n = int(reach * g.invCell) + 1;
+  const float gx = (qx - g.originX) * g.invCell, gz = (qz - g.originZ) * g.invCell;
+  const int ci = int(gx), cj = int(gz);
+  const float reach = std::max(rq, g.reachAt(ci, cj)) * g.invCell + 0.01f;
+  const int i0 = int(gx - reach), i1 = int(gx + reach);
+  const int j0 = int(gz - reach), j1 = int(gz + reach);
   const float rq2 = rq * rq * kSpacingMargin;
-  const f4 vx = {qx, qx, qx, qx}, vz = {qz, qz, qz, qz}, vrq2 = {rq2, rq2, rq2, rq2};
+  const f4 q = {qx, qz, qx, qz}, vrq2 = {rq2, rq2, rq2, rq2};
   const f4 vm = {kSpacingMargin, kSpacingMargin, kSpacingMargin, kSpacingMargin};
-  for (int step = 0; step <= 2 * n; ++step) {
-    const int j = cj + ((step & 1) ? -(step + 1) / 2 : step / 2);
-    const size_t first = size_t(j) * size_t(g.nx) + size_t(ci - n);
-    const float *xs = g.px.data() + first, *zs = g.pz.data() + first, *rs = g.pr.data() + first;
+  auto rowHit = [&](int j) {
+    const size_t first = size_t(j) * size_t(g.nx) + size_t(i0);
+    const Point* cells = g.pos.data() + first;
+    const float* rs = g.pr.data() + first;
     i4 hit = {0, 0, 0, 0};
-    for (int i = 0; i <= 2 * n; i += 4) {
-      f4 x, z, r;
-      std::memcpy(&x, xs + i, sizeof x);
-      std::memcpy(&z, zs + i, sizeof z);
+    for (int i = 0; i <= i1 - i0; i += 4) {
+      f4 r;
       std::memcpy(&r, rs + i, sizeof r);
-      const f4 dx = x - vx, dz = z - vz;
       const f4 r2 = r * r * vm;
-      hit |= (dx * dx + dz * dz) < (r2 > vrq2 ? r2 : vrq2);
+      hit |= distance2x4(cells + i, q) < (r2 > vrq2 ? r2 : vrq2);
     }
-    if ((hit[0] | hit[1] | hit[2] | hit[3]) != 0) return true;
-  }
+    return (hit[0] | hit[1] | hit[2] | hit[3]) != 0;
+  };
+  if (rowHit(cj)) return true;
+  for (int d = 1; cj - d >= j0 || cj + d <= j1; ++d)
+    if ((cj - d >= j0 && rowHit(cj - d)) || (cj + d <= j1 && rowHit(cj + d))) return true;
   return false;
 }
 
