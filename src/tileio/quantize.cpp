@@ -74,6 +74,7 @@ static const Vec3* decodedCodes() {
 }
 
 uint16_t encodeOctahedral(Vec3 up) {
+  if (up.x == 0 && up.y == 1 && up.z == 0) return 0;  // every untilted instance; what the search finds
   Vec3 n = normalize(up);
   float l1 = std::abs(n.x) + std::abs(n.y) + std::abs(n.z);
   float u = n.x / l1, v = n.z / l1;
