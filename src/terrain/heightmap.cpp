@@ -92,7 +92,7 @@ Vec2 Heightmap::gradientAt(float x, float z) const {
 
 HeightGradient Heightmap::heightGradientAt(float x, float z) const {
   const Footprint f = footprint(metres, cellSize, x, z);
-  return {bilinear(metres, f), gradient(metres, cellSize, f)};
+  return {gradient(metres, cellSize, f), bilinear(metres, f)};
 }
 
 Heightmap makeHeightmap(const Image& image, const HeightMapping& mapping) {

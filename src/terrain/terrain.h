@@ -44,8 +44,8 @@ struct HeightMapping {
 };
 
 struct HeightGradient {
+  Vec2 gradient;  // first: returned in one register, not spliced through the stack
   float height = 0;
-  Vec2 gradient;
 };
 
 struct Heightmap {
