@@ -29,40 +29,36 @@ Vec3 tiltedUp(const SpeciesConfig& sp, const SurfaceSample& s) {
   return {s.normal.x * k, std::cos(angle), s.normal.z * k};
 }
 
-// Surface normal and slope as surfaceAt computes them (same expressions, so the same bits),
-// without the aspect and sun terms the instances do not use.
-struct Slope {
-  Vec3 normal;
-  float slopeDeg;
-};
-
-Slope slopeAt(const Heightmap& terrain, float x, float z) {
-  const Vec2 g = terrain.gradientAt(x, z);
-  const float invLength = 1.f / std::sqrt(g.x * g.x + g.z * g.z + 1.f);
-  return {{-g.x * invLength, invLength, -g.z * invLength},
-          std::atan(std::sqrt(g.x * g.x + g.z * g.z)) * float(180.0 / std::numbers::pi)};
+// The elevation weight's sign as smoothstep computes it. From max(min, opt_low) up to opt_high
+// both smoothsteps are exactly 1 and 0 (also for degenerate or overflowing edges), so only the
+// band's flanks need them.
+bool insideBand(const ElevationBand& band, float height) {
+  if (height >= band.min && height >= band.optLow && height < band.optHigh) return true;
+  return !(smoothstep(band.min, band.optLow, height) * (1.f - smoothstep(band.optHigh, band.max, height)) <= 0.f);
 }
 
-void appendInstance(const World& world, uint16_t id, const Sample& sample, std::vector<Instance>& out) {
+void appendInstance(const World& world, uint16_t id, uint64_t speciesSeed, const Sample& sample,
+                    std::vector<Instance>& out) {
   const SpeciesConfig& sp = world.config.species[id];
-  const float height = world.terrain.heightAt(sample.x, sample.z);
-  const ElevationBand& band = sp.elevation;
-  const float elevationWeight =
-      smoothstep(band.min, band.optLow, height) * (1.f - smoothstep(band.optHigh, band.max, height));
-  if (elevationWeight <= 0.f) return;
-  const Slope slope = slopeAt(world.terrain, sample.x, sample.z);
-  if (slope.slopeDeg >= sp.maxSlopeDeg) return;
+  const HeightGradient hg = world.terrain.heightGradientAt(sample.x, sample.z);
+  if (!insideBand(sp.elevation, hg.height)) return;
+  // Normal and slope with surfaceAt's expressions, so the same bits.
+  const Vec2 g = hg.gradient;
+  const float g2 = g.x * g.x + g.z * g.z;
+  const float slopeDeg = std::atan(std::sqrt(g2)) * float(180.0 / std::numbers::pi);
+  if (slopeDeg >= sp.maxSlopeDeg) return;
+  const float invLength = 1.f / std::sqrt(g2 + 1.f);
+  const Vec3 normal{-g.x * invLength, invLength, -g.z * invLength};
 
   uint64_t key = uint64_t(std::bit_cast<uint32_t>(sample.x)) | uint64_t(std::bit_cast<uint32_t>(sample.z)) << 32;
-  Rng rng(hashCombine(hashCombine(world.config.seed, 0x696e7374u + id), key));
-  Instance inst;
-  inst.position = {sample.x, height, sample.z};
+  Rng rng(hashCombine(speciesSeed, key));
+  Instance& inst = out.emplace_back();
+  inst.position = {sample.x, hg.height, sample.z};
   inst.species = id;
   inst.yaw = rng.uniform() * 2.f * std::numbers::pi_v<float>;
   inst.scale = sp.scaleMin + (sp.scaleMax - sp.scaleMin) * rng.uniform();
-  inst.up = tiltedUp(sp, {slope.normal, slope.slopeDeg, 0.f, 0.f});
+  inst.up = tiltedUp(sp, {normal, slopeDeg, 0.f, 0.f});
   inst.color = variedColor(sp, rng);
-  out.push_back(inst);
 }
 
 }  // namespace
@@ -72,6 +68,8 @@ void appendInstance(const World& world, uint16_t id, const Sample& sample, std::
 std::vector<Instance> makeInstances(const World& world, const SpeciesOrder& order, const TileSamples& tile) {
   std::vector<Instance> out;
   out.reserve(tile.samples.size());
+  std::vector<uint64_t> seeds(world.config.species.size());
+  for (size_t id = 0; id < seeds.size(); ++id) seeds[id] = hashCombine(world.config.seed, 0x696e7374u + id);
   const size_t classes = order.speciesOfClass.size();
   constexpr size_t kNone = ~size_t(0);
   std::vector<size_t> begin(classes, kNone), end(classes, 0);
@@ -85,7 +83,10 @@ std::vector<Instance> makeInstances(const World& world, const SpeciesOrder& orde
     end[c] = i + 1;
   }
   if (!grouped) {
-    for (const Sample& sample : tile.samples) appendInstance(world, order.speciesOfClass[sample.cls], sample, out);
+    for (const Sample& sample : tile.samples) {
+      const uint16_t id = order.speciesOfClass[sample.cls];
+      appendInstance(world, id, seeds[id], sample, out);
+    }
     std::stable_sort(out.begin(), out.end(),
                      [](const Instance& a, const Instance& b) { return a.species < b.species; });
     return out;
@@ -96,7 +97,7 @@ std::vector<Instance> makeInstances(const World& world, const SpeciesOrder& orde
             [&](uint32_t a, uint32_t b) { return order.speciesOfClass[a] < order.speciesOfClass[b]; });
   for (uint32_t c : bySpecies)
     for (size_t i = begin[c]; i < end[c]; ++i)  // absent classes: begin = kNone > end = 0
-      appendInstance(world, order.speciesOfClass[c], tile.samples[i], out);
+      appendInstance(world, order.speciesOfClass[c], seeds[order.speciesOfClass[c]], tile.samples[i], out);
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <string>
 
 #include "core/error.h"
@@ -14,7 +15,7 @@ struct Lerp {
   float t = 0;
 };
 
-Lerp lerpCoordinate(float world, float cellSize, int size) {
+inline Lerp lerpCoordinate(float world, float cellSize, int size) {
   float f = std::clamp(world / cellSize, 0.f, float(size - 1));
   if (std::isnan(f)) f = 0;  // pin a NaN position to the origin instead of indexing garbage
   int i0 = std::min(int(f), std::max(size - 2, 0));
@@ -32,27 +33,66 @@ float pixelDerivative(const Grid& g, int i, int j, bool alongX, float cellSize) 
   return (b - a) / (float(hi - lo) * cellSize);
 }
 
+// Both axes' interpolation coordinates, shared by the height and the gradient.
+struct Footprint {
+  Lerp u, v;
+};
+
+Footprint footprint(const Grid& g, float cellSize, float x, float z) {
+  return {lerpCoordinate(x, cellSize, g.width), lerpCoordinate(z, cellSize, g.height)};
+}
+
+float bilinear(const Grid& g, Footprint f) {
+  const Lerp u = f.u, v = f.v;
+  const float* row0 = &g.values[size_t(v.i0) * size_t(g.width)];
+  const float* row1 = &g.values[size_t(v.i1) * size_t(g.width)];
+  float top = row0[u.i0] + (row0[u.i1] - row0[u.i0]) * u.t;
+  float bottom = row1[u.i0] + (row1[u.i1] - row1[u.i0]) * u.t;
+  return top + (bottom - top) * v.t;
+}
+
+Vec2 mix(Vec2 p, Vec2 q, float t) { return {p.x + (q.x - p.x) * t, p.z + (q.z - p.z) * t}; }
+
+Vec2 borderGradient(const Grid& g, float cellSize, Footprint f) {
+  Vec2 corner[2][2];
+  for (int b = 0; b < 2; ++b)
+    for (int a = 0; a < 2; ++a) {
+      int i = a ? f.u.i1 : f.u.i0, j = b ? f.v.i1 : f.v.i0;
+      corner[b][a] = {pixelDerivative(g, i, j, true, cellSize), pixelDerivative(g, i, j, false, cellSize)};
+    }
+  return mix(mix(corner[0][0], corner[0][1], f.u.t), mix(corner[1][0], corner[1][1], f.u.t), f.v.t);
+}
+
+inline Vec2 gradient(const Grid& g, float cellSize, Footprint f) {
+  const Lerp u = f.u, v = f.v;
+  if (u.i0 < 1 || u.i1 + 1 >= g.width || v.i0 < 1 || v.i1 + 1 >= g.height) return borderGradient(g, cellSize, f);
+  // Inside, every corner's differences are central: pixelDerivative's expressions with
+  // hi - lo = 2, written out. p points at corner (i0, j0), w steps one row.
+  const ptrdiff_t w = g.width;
+  const float* p = &g.values[size_t(v.i0) * size_t(w) + size_t(u.i0)];
+  const float step = 2.f * cellSize;
+  const Vec2 c00{(p[1] - p[-1]) / step, (p[w] - p[-w]) / step};
+  const Vec2 c01{(p[2] - p[0]) / step, (p[w + 1] - p[1 - w]) / step};
+  const Vec2 c10{(p[w + 1] - p[w - 1]) / step, (p[2 * w] - p[0]) / step};
+  const Vec2 c11{(p[w + 2] - p[w]) / step, (p[2 * w + 1] - p[1]) / step};
+  return mix(mix(c00, c01, u.t), mix(c10, c11, u.t), v.t);
+}
+
 }  // namespace
 
 float sampleBilinear(const Grid& grid, float cellSize, float x, float z) {
-  Lerp u = lerpCoordinate(x, cellSize, grid.width), v = lerpCoordinate(z, cellSize, grid.height);
-  float top = grid.at(u.i0, v.i0) + (grid.at(u.i1, v.i0) - grid.at(u.i0, v.i0)) * u.t;
-  float bottom = grid.at(u.i0, v.i1) + (grid.at(u.i1, v.i1) - grid.at(u.i0, v.i1)) * u.t;
-  return top + (bottom - top) * v.t;
+  return bilinear(grid, footprint(grid, cellSize, x, z));
 }
 
 float Heightmap::heightAt(float x, float z) const { return sampleBilinear(metres, cellSize, x, z); }
 
 Vec2 Heightmap::gradientAt(float x, float z) const {
-  Lerp u = lerpCoordinate(x, cellSize, metres.width), v = lerpCoordinate(z, cellSize, metres.height);
-  Vec2 corner[2][2];
-  for (int b = 0; b < 2; ++b)
-    for (int a = 0; a < 2; ++a) {
-      int i = a ? u.i1 : u.i0, j = b ? v.i1 : v.i0;
-      corner[b][a] = {pixelDerivative(metres, i, j, true, cellSize), pixelDerivative(metres, i, j, false, cellSize)};
-    }
-  auto mix = [](Vec2 p, Vec2 q, float t) { return Vec2{p.x + (q.x - p.x) * t, p.z + (q.z - p.z) * t}; };
-  return mix(mix(corner[0][0], corner[0][1], u.t), mix(corner[1][0], corner[1][1], u.t), v.t);
+  return gradient(metres, cellSize, footprint(metres, cellSize, x, z));
+}
+
+HeightGradient Heightmap::heightGradientAt(float x, float z) const {
+  const Footprint f = footprint(metres, cellSize, x, z);
+  return {gradient(metres, cellSize, f), bilinear(metres, f)};
 }
 
 Heightmap makeHeightmap(const Image& image, const HeightMapping& mapping) {

@@ -43,6 +43,11 @@ struct HeightMapping {
   float heightOffset = 0.f;
 };
 
+struct HeightGradient {
+  Vec2 gradient;  // first: returned in one register, not spliced through the stack
+  float height = 0;
+};
+
 struct Heightmap {
   Grid metres;  // heights in metres
   float cellSize = 1.f;
@@ -54,6 +59,8 @@ struct Heightmap {
   // Central-difference gradient dH/dx, dH/dz in world units (one-sided at the border),
   // bilinearly interpolated between pixels.
   Vec2 gradientAt(float x, float z) const;
+  // Both of the above (the same bits), sharing one bilinear footprint.
+  HeightGradient heightGradientAt(float x, float z) const;
 };
 
 // Bilinear sample of a grid whose pixel (i, j) sits at world (i * cellSize, j * cellSize),

@@ -3,14 +3,21 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <vector>
 
 namespace eco {
+
+// std::lround for 0 <= x < 2^32 without the library call: x - trunc(x) is exact there.
+static uint32_t roundNonNegative(double x) {
+  uint32_t i = uint32_t(x);
+  return i + (x - double(i) >= 0.5);
+}
 
 uint16_t quantizeUnorm16(double value, double lo, double hi) {
   if (!(hi > lo)) return 0;  // zero-size range (or NaN): everything decodes to lo
   double t = (value - lo) / (hi - lo);
   t = std::clamp(std::isnan(t) ? 0.0 : t, 0.0, 1.0);
-  return uint16_t(std::lround(t * 65535.0));
+  return uint16_t(roundNonNegative(t * 65535.0));
 }
 
 float dequantizeUnorm16(uint16_t q, float lo, float hi) {
@@ -22,12 +29,19 @@ uint16_t quantizeYaw(double radians) {
   double turns = radians / twoPi;
   turns -= std::floor(turns);
   if (std::isnan(turns)) turns = 0;
-  return uint16_t(uint32_t(std::lround(turns * 65536.0)) & 0xffff);  // 65536 wraps to 0
+  return uint16_t(roundNonNegative(turns * 65536.0) & 0xffff);  // 65536 wraps to 0
 }
 
 float dequantizeYaw(uint16_t q) { return float(double(q) / 65536.0 * 2 * std::numbers::pi); }
 
-static int8_t snorm8(float v) { return int8_t(std::clamp(std::lround(v * 127.f), -127l, 127l)); }
+// clamp(lround(v * 127), -127, 127), NaN giving -127 as x86's lround does; rounding half away
+// from zero by hand (a - trunc(a) is exact) saves the library call.
+static int8_t snorm8(float v) {
+  float x = v * 127.f, a = std::abs(x);
+  if (!(a <= 127.f)) return x > 0 ? 127 : -127;
+  int r = int(a) + (a - float(int(a)) >= 0.5f);
+  return int8_t(x < 0 ? -r : r);
+}
 
 static uint16_t packOct(int u, int v) { return uint16_t(uint8_t(int8_t(u)) | (uint8_t(int8_t(v)) << 8)); }
 
@@ -49,7 +63,18 @@ Vec3 decodeOctahedral(uint16_t packed) {
   return normalize({u, y, v});
 }
 
+// decodeOctahedral of every code, for encodeOctahedral's candidates.
+static const Vec3* decodedCodes() {
+  static const std::vector<Vec3> table = [] {
+    std::vector<Vec3> t(65536);
+    for (size_t c = 0; c < t.size(); ++c) t[c] = decodeOctahedral(uint16_t(c));
+    return t;
+  }();
+  return table.data();
+}
+
 uint16_t encodeOctahedral(Vec3 up) {
+  if (up.x == 0 && up.y == 1 && up.z == 0) return 0;  // every untilted instance; what the search finds
   Vec3 n = normalize(up);
   float l1 = std::abs(n.x) + std::abs(n.y) + std::abs(n.z);
   float u = n.x / l1, v = n.z / l1;
@@ -59,29 +84,26 @@ uint16_t encodeOctahedral(Vec3 up) {
     u = fu;
     v = fv;
   }
-  // Rounding each coordinate is not always the closest direction; try the 2x2 neighbourhood.
-  // The rounded code is one of the four (round is floor or floor + 1, clamped alike), so its
-  // dot is taken from there; a neighbour replaces it only when strictly closer.
+  // Rounding each coordinate is not always the closest direction; try the 2x2 neighbourhood
+  // (which holds the rounded code too). A neighbour replaces the rounded code only when
+  // strictly closer.
   int u0 = std::clamp(int(std::floor(u * 127.f)), -127, 127);
   int v0 = std::clamp(int(std::floor(v * 127.f)), -127, 127);
-  const uint16_t rounded = packOct(snorm8(u), snorm8(v));
-  uint16_t codes[4];
-  float dots[4];
-  int roundedAt = -1;
+  const Vec3* decoded = decodedCodes();
+  auto dot = [&](uint16_t code) {
+    const Vec3& c = decoded[code];
+    return c.x * n.x + c.y * n.y + c.z * n.z;
+  };
+  uint16_t best = packOct(snorm8(u), snorm8(v));
+  float bestDot = dot(best);
   for (int k = 0; k < 4; ++k) {
-    codes[k] = packOct(std::min(u0 + (k >> 1), 127), std::min(v0 + (k & 1), 127));
-    Vec3 c = decodeOctahedral(codes[k]);
-    dots[k] = c.x * n.x + c.y * n.y + c.z * n.z;
-    if (codes[k] == rounded) roundedAt = k;
-  }
-  Vec3 d = roundedAt < 0 ? decodeOctahedral(rounded) : Vec3{};
-  float bestDot = roundedAt < 0 ? d.x * n.x + d.y * n.y + d.z * n.z : dots[roundedAt];
-  uint16_t best = rounded;
-  for (int k = 0; k < 4; ++k)
-    if (dots[k] > bestDot) {
-      bestDot = dots[k];
-      best = codes[k];
+    const uint16_t code = packOct(std::min(u0 + (k >> 1), 127), std::min(v0 + (k & 1), 127));
+    const float d = dot(code);
+    if (d > bestDot) {
+      bestDot = d;
+      best = code;
     }
+  }
   return best;
 }
 

@@ -35,23 +35,29 @@ std::vector<uint8_t> encodeTile(const TileData& tile) {
   if (!(tile.tileSize > 0)) throw std::invalid_argument("encodeTile: tileSize must be > 0");
   for (size_t i = 0; i < tile.species.size(); ++i)
     if (tile.species[i].id != i) throw std::invalid_argument("encodeTile: species table not indexed by id");
-  for (const Instance& inst : tile.instances)
-    if (inst.species >= tile.species.size()) throw std::invalid_argument("encodeTile: species id out of range");
-
-  std::vector<uint32_t> order(tile.instances.size());
-  std::iota(order.begin(), order.end(), 0u);
-  auto bySpecies = [&](uint32_t a, uint32_t b) { return tile.instances[a].species < tile.instances[b].species; };
-  if (!std::is_sorted(order.begin(), order.end(), bySpecies))  // makeInstances already sorts
-    std::stable_sort(order.begin(), order.end(), bySpecies);
+  const std::vector<Instance>& instances = tile.instances;
+  bool sorted = true;
+  for (size_t i = 0; i < instances.size(); ++i) {
+    if (instances[i].species >= tile.species.size())
+      throw std::invalid_argument("encodeTile: species id out of range");
+    sorted &= i == 0 || instances[i - 1].species <= instances[i].species;
+  }
+  std::vector<uint32_t> order;  // only for unsorted input; makeInstances already sorts
+  if (!sorted) {
+    order.resize(instances.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return instances[a].species < instances[b].species; });
+  }
 
   Vec3 lo, hi;
   tileRectangle(tile, lo, hi);
 
   std::vector<fb::PackedInstance> packed;
   std::vector<fb::SpeciesRange> ranges;
-  packed.reserve(order.size());
-  for (uint32_t index : order) {
-    const Instance& inst = tile.instances[index];
+  packed.reserve(instances.size());
+  for (size_t i = 0; i < instances.size(); ++i) {
+    const Instance& inst = instances[sorted ? i : order[i]];
     const SpeciesRecord& sp = tile.species[inst.species];
     if (ranges.empty() || ranges.back().species() != inst.species)
       ranges.emplace_back(inst.species, uint32_t(packed.size()), 0u);
