@@ -50,7 +50,7 @@ MaskWeights speciesWeights(const SpeciesConfig& species, const Environment& env)
 // Suitability of every species sampled at the heightmap's pixels, for fast bilinear lookup
 // during sampling. Same resolution and extent as the heightmap.
 struct SuitabilityRasters {
-  float cellSize = 1;
+  float cellSize = 1, invCellSize = 1;
   std::vector<Grid> species;  // indexed by species id
   // Per species, level l holds the max of 2^l x 2^l pixels of species[s] (level 0 not stored).
   std::vector<std::vector<Grid>> maxLevels;

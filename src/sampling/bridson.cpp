@@ -64,7 +64,7 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
   }
   auto blockedByOthers = [&](float qx, float qz) {
     for (const OtherClass& o : s.others)
-      if (o.grid->aliveNear(qx, qz, o.distance) && blockedByAliveWithin(*o.grid, qx, qz, o.distance, o.distance2))
+      if (o.grid->aliveNear(qx, qz, o.distance) && blockedWithin(*o.grid, qx, qz, o.distance, o.distance2))
         return true;
     return false;
   };
@@ -235,12 +235,18 @@ void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std
   }
   scratch.alive.resize(n);
   for (std::vector<Point>& a : scratch.alive) a.clear();
+  // Removed (spacer) samples only space their own class: kept while it is placed, then erased.
+  std::vector<std::pair<uint16_t, int>>& spacers = scratch.fixedSpacers;
+  spacers.clear();
   for (const std::vector<FixedSample>* list : fixed)
-    for (const FixedSample& f : *list)
-      if (inMargin(f)) {
-        scratch.grids[f.cls].insert(f.x, f.z, f.r, f.alive);
-        if (f.alive) scratch.alive[f.cls].push_back({f.x, f.z});
-      }
+    for (const FixedSample& f : *list) {
+      if (!inMargin(f) || (!f.alive && !(present[f.cls] & 2))) continue;
+      const int cell = scratch.grids[f.cls].insert(f.x, f.z, f.r, f.alive);
+      if (f.alive)
+        scratch.alive[f.cls].push_back({f.x, f.z});
+      else
+        spacers.push_back({f.cls, cell});
+    }
 
   out.samples.clear();
   out.border.clear();
@@ -251,6 +257,8 @@ void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std
       placeClass<true>(setup, b, int(c), tileSeed, scratch);
     else
       placeClass<false>(setup, b, int(c), tileSeed, scratch);
+    for (const auto& [cls, cell] : spacers)
+      if (cls == c) scratch.grids[c].erase(cell);
     const float m = setup.margin[c];
     for (const PlacedSample& q : scratch.placed) {
       if (q.alive) {

@@ -49,7 +49,6 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
   if (pos.size() < cells) {
     pos.resize(cells);
     pr.resize(cells, 0.f);
-    alive.resize(cells, 0);
   }
   std::fill_n(pos.begin(), cells, Point{kEmptyCell, 0.f});
   aliveCount = 0;
@@ -201,7 +200,6 @@ int ClassGrid::insert(float x, float z, float r, bool isAlive) {
   assert(pos[size_t(c)].x == kEmptyCell);
   pos[size_t(c)] = {x, z};
   pr[size_t(c)] = r;
-  alive[size_t(c)] = isAlive;
   aliveCount += isAlive;
   blockAlive[size_t(j / kBlockCells) * size_t(bx) + size_t(i / kBlockCells)] += isAlive;
   if (variable) {
@@ -219,9 +217,9 @@ int ClassGrid::insert(float x, float z, float r, bool isAlive) {
 }
 
 void ClassGrid::kill(int c) {
-  aliveCount -= alive[size_t(c)];
-  blockAlive[size_t(c / nx / kBlockCells) * size_t(bx) + size_t(c % nx / kBlockCells)] -= alive[size_t(c)];
-  alive[size_t(c)] = 0;
+  --aliveCount;
+  --blockAlive[size_t(c / nx / kBlockCells) * size_t(bx) + size_t(c % nx / kBlockCells)];
+  erase(c);
 }
 
 }  // namespace eco::sampling

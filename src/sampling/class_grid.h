@@ -28,7 +28,6 @@ struct ClassGrid {
   // cache line, not two); x == kEmptyCell: empty. pr: radius per cell.
   std::vector<Point> pos;
   std::vector<float> pr;
-  std::vector<uint8_t> alive;     // 0: removed by survival roulette (blocks its own class only)
   int aliveCount = 0;
   // Alive samples per kBlockCells^2 block: other classes skip empty neighbourhoods.
   int bx = 0, bz = 0;
@@ -79,7 +78,10 @@ struct ClassGrid {
 
   // Returns the cell index.
   int insert(float x, float z, float r, bool isAlive);
+  // Removes an alive sample of the tile (survival roulette). Only once its class is placed:
+  // from then on the grid holds alive samples only, what other classes test against.
   void kill(int cellIndex);
+  void erase(int cellIndex) { pos[size_t(cellIndex)].x = kEmptyCell; }
   void markCovered(float x, float z, float r);
   void buildSpans(float R);
 };

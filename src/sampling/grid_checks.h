@@ -43,38 +43,30 @@ inline bool blockedNear(const ClassGrid& g, float qx, float qz, float r2) {
   return (hit[0] | hit[1] | hit[2] | hit[3]) != 0;
 }
 
-// Calls test(cell, d2) over the cells within `reach` of q until it returns true.
-template <typename Test>
-inline bool anyWithin(const ClassGrid& g, float qx, float qz, float reach, Test test) {
-  const int ci = g.cellX(qx), cj = g.cellZ(qz);
-  const int n = int(reach * g.invCell) + 1;
-  for (int j = cj - n; j <= cj + n; ++j) {
-    const size_t row = size_t(j) * size_t(g.nx);
-    for (int i = ci - n; i <= ci + n; ++i) {
-      const size_t c = row + size_t(i);
-      const float dx = g.pos[c].x - qx, dz = g.pos[c].z - qz;
-      if (test(c, dx * dx + dz * dz)) return true;
-    }
-  }
+// Cells meeting the square of half-side `reach` (metres) around q, padded by a hundredth of a
+// cell for the rounding of cell indices and the spacing margin. Rows are visited nearest
+// first: rowHit(j, i0, i1) tests cells i0 .. i1 of row j (and may read up to 3 cells past i1,
+// inside the grid's spare cells: a sample found that close is a real conflict).
+template <typename RowHit>
+inline bool anyRowWithin(const ClassGrid& g, float qx, float qz, float reach, RowHit rowHit) {
+  const float gx = (qx - g.originX) * g.invCell, gz = (qz - g.originZ) * g.invCell;
+  const float cells = reach * g.invCell + 0.01f;
+  const int i0 = int(gx - cells), i1 = int(gx + cells), j0 = int(gz - cells), j1 = int(gz + cells);
+  const int cj = int(gz);
+  if (rowHit(cj, i0, i1)) return true;
+  for (int d = 1; cj - d >= j0 || cj + d <= j1; ++d)
+    if ((cj - d >= j0 && rowHit(cj - d, i0, i1)) || (cj + d <= j1 && rowHit(cj + d, i0, i1))) return true;
   return false;
 }
 
 // Variable radius: a stored sample p with |p - q| < max(r_p, r_q). Samples with r_p > r_q
-// that reach q lie within the recorded reach of the block holding q's cell, so only cells
-// meeting the square of that reach around q are read (padded by a hundredth of a cell for
-// the rounding of cell indices and the spacing margin). Rows nearest first, 4 cells per
-// compare; the last group of a row may read up to 3 cells past the square (inside the grid's
-// spare cells), which is harmless: any sample found that close is a real conflict.
+// that reach q lie within the recorded reach of the block holding q's cell.
 inline bool blockedByOwn(const ClassGrid& g, float qx, float qz, float rq) {
-  const float gx = (qx - g.originX) * g.invCell, gz = (qz - g.originZ) * g.invCell;
-  const int ci = int(gx), cj = int(gz);
-  const float reach = std::max(rq, g.reachAt(ci, cj)) * g.invCell + 0.01f;
-  const int i0 = int(gx - reach), i1 = int(gx + reach);
-  const int j0 = int(gz - reach), j1 = int(gz + reach);
+  const float reach = std::max(rq, g.reachAt(g.cellX(qx), g.cellZ(qz)));
   const float rq2 = rq * rq * kSpacingMargin;
   const f4 q = {qx, qz, qx, qz}, vrq2 = {rq2, rq2, rq2, rq2};
   const f4 vm = {kSpacingMargin, kSpacingMargin, kSpacingMargin, kSpacingMargin};
-  auto rowHit = [&](int j) {
+  return anyRowWithin(g, qx, qz, reach, [&](int j, int i0, int i1) {
     const size_t first = size_t(j) * size_t(g.nx) + size_t(i0);
     const Point* cells = g.pos.data() + first;
     const float* rs = g.pr.data() + first;
@@ -86,15 +78,19 @@ inline bool blockedByOwn(const ClassGrid& g, float qx, float qz, float rq) {
       hit |= distance2x4(cells + i, q) < (r2 > vrq2 ? r2 : vrq2);
     }
     return (hit[0] | hit[1] | hit[2] | hit[3]) != 0;
-  };
-  if (rowHit(cj)) return true;
-  for (int d = 1; cj - d >= j0 || cj + d <= j1; ++d)
-    if ((cj - d >= j0 && rowHit(cj - d)) || (cj + d <= j1 && rowHit(cj + d))) return true;
-  return false;
+  });
 }
 
-inline bool blockedByAliveWithin(const ClassGrid& g, float qx, float qz, float dist, float dist2) {
-  return anyWithin(g, qx, qz, dist, [&](size_t c, float d2) { return d2 < dist2 && g.alive[c]; });
+// Another class's sample closer than `dist` (dist2 ~ dist^2)? Only alive samples are in the
+// grid once their class is placed (ClassGrid::kill, generateTile).
+inline bool blockedWithin(const ClassGrid& g, float qx, float qz, float dist, float dist2) {
+  const f4 q = {qx, qz, qx, qz}, vd2 = {dist2, dist2, dist2, dist2};
+  return anyRowWithin(g, qx, qz, dist, [&](int j, int i0, int i1) {
+    const Point* cells = g.pos.data() + size_t(j) * size_t(g.nx) + size_t(i0);
+    i4 hit = {0, 0, 0, 0};
+    for (int i = 0; i <= i1 - i0; i += 4) hit |= distance2x4(cells + i, q) < vd2;
+    return (hit[0] | hit[1] | hit[2] | hit[3]) != 0;
+  });
 }
 
 }  // namespace eco::sampling
