@@ -104,31 +104,52 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
   const uint64_t* const cover = grid.covered.data();
   const size_t coverWords = size_t(grid.coverWords);
   const float invPixel = grid.invPixel;
+  // Single-radius classes: offsets pre-scaled to 16.16 fixed-point pixels, so a candidate's
+  // pixel is two integer adds and shifts (no float multiply or conversion).
+  const int32_t* pixelOffsets = nullptr;
+  if constexpr (!kVariable) pixelOffsets = grid.pixelOffsets(radius * invPixel);
+  // Returns true when candidate i of the table, around `from`, was placed.
+  auto tryCandidate = [&](const ActiveSample& from, float fx, float fz, float fr, int32_t px, int32_t pz, uint32_t i) {
+    unsigned ix, iz;
+    if constexpr (kVariable) {
+      ix = unsigned(int(fx + fr * offsets.at[i].x));
+      iz = unsigned(int(fz + fr * offsets.at[i].z));
+    } else {
+      ix = uint32_t(px + pixelOffsets[2 * i]) >> 16;
+      iz = uint32_t(pz + pixelOffsets[2 * i + 1]) >> 16;
+    }
+    if ((cover[iz * coverWords + (ix >> 6)] >> (ix & 63u)) & 1u) return false;
+    const float qx = from.x + from.r * offsets.at[i].x, qz = from.z + from.r * offsets.at[i].z;
+    if (!((qx >= b.x0) & (qx < b.x1) & (qz >= b.z0) & (qz < b.z1))) return false;
+    return placeIfClear(qx, qz);
+  };
   auto grow = [&] {
     while (!active.empty()) {
       const size_t a = size_t((uint64_t(uint32_t(rng.next())) * active.size()) >> 32);
       const ActiveSample from = active[a];
       const float fx = (from.x - grid.coverX) * invPixel, fz = (from.z - grid.coverZ) * invPixel;
       const float fr = from.r * invPixel;
+      const int32_t px = int32_t(double(fx) * 65536.0), pz = int32_t(double(fz) * 65536.0);
       bool grew = false;
-      for (int t = 0; t < k && !grew; t += kAnnulusPerDraw) {
+      int t = 0;
+      // Whole draws unrolled, with the same number of copies per draw: every branch sits at
+      // its own address, so no loop exit is mispredicted.
+      for (; t + kAnnulusPerDraw <= k && !grew; t += kAnnulusPerDraw) {
         uint64_t bits = rng.next();
-        const int m = std::min(kAnnulusPerDraw, k - t);
-        // Unrolled, with the same number of copies per draw: every branch sits at its own
-        // address, so the loop's exit is never mispredicted.
 #pragma GCC unroll 8
-        for (int c = 0; c < kAnnulusPerDraw; ++c, bits >>= kAnnulusBits) {
-          if (c >= m) break;
-          const uint32_t i = uint32_t(bits) & (kAnnulusSize - 1);
-          const unsigned ix = unsigned(int(fx + fr * offsets.at[i].x)), iz = unsigned(int(fz + fr * offsets.at[i].z));
-          if ((cover[iz * coverWords + (ix >> 6)] >> (ix & 63u)) & 1u) continue;
-          const float qx = from.x + from.r * offsets.at[i].x, qz = from.z + from.r * offsets.at[i].z;
-          if (!((qx >= b.x0) & (qx < b.x1) & (qz >= b.z0) & (qz < b.z1))) continue;
-          if (placeIfClear(qx, qz)) {
+        for (int c = 0; c < kAnnulusPerDraw; ++c, bits >>= kAnnulusBits)
+          if (tryCandidate(from, fx, fz, fr, px, pz, uint32_t(bits) & (kAnnulusSize - 1))) {
             grew = true;
             break;
           }
-        }
+      }
+      if (t < k && !grew) {
+        uint64_t bits = rng.next();
+        for (int c = 0; c < k - t; ++c, bits >>= kAnnulusBits)
+          if (tryCandidate(from, fx, fz, fr, px, pz, uint32_t(bits) & (kAnnulusSize - 1))) {
+            grew = true;
+            break;
+          }
       }
       if (!grew) {
         active[a] = active.back();

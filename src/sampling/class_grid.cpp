@@ -1,5 +1,7 @@
 #include "sampling/class_grid.h"
 
+#include "sampling/directions.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -214,6 +216,19 @@ int ClassGrid::insert(float x, float z, float r, bool isAlive) {
   }
   markCovered(x, z, r);
   return c;
+}
+
+const int32_t* ClassGrid::pixelOffsets(float fr) {
+  if (fr != fixedOffsetsFr) {
+    const AnnulusTable& table = annulusTable();
+    fixedOffsets.resize(2 * size_t(kAnnulusSize));
+    for (int i = 0; i < kAnnulusSize; ++i) {
+      fixedOffsets[2 * size_t(i)] = int32_t(std::floor(double(fr) * double(table.at[i].x) * 65536.0));
+      fixedOffsets[2 * size_t(i) + 1] = int32_t(std::floor(double(fr) * double(table.at[i].z) * 65536.0));
+    }
+    fixedOffsetsFr = fr;
+  }
+  return fixedOffsets.data();
 }
 
 void ClassGrid::kill(int c) {

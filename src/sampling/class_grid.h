@@ -83,6 +83,11 @@ struct ClassGrid {
   void kill(int cellIndex);
   void erase(int cellIndex) { pos[size_t(cellIndex)].x = kEmptyCell; }
   void markCovered(float x, float z, float r);
+  // The annulus table scaled by fr pixels, 16.16 fixed point, (x, z) interleaved; rebuilt
+  // only when fr changes.
+  const int32_t* pixelOffsets(float fr);
+  std::vector<int32_t> fixedOffsets;
+  float fixedOffsetsFr = -1;
   void buildSpans(float R);
 };
 
