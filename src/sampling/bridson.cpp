@@ -104,19 +104,21 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
   const uint64_t* const cover = grid.covered.data();
   const size_t coverWords = size_t(grid.coverWords);
   const float invPixel = grid.invPixel;
-  // Single-radius classes: offsets pre-scaled to 16.16 fixed-point pixels, so a candidate's
-  // pixel is two integer adds and shifts (no float multiply or conversion).
-  const int32_t* pixelOffsets = nullptr;
+  // Single-radius classes: offsets pre-scaled to 16.16 fixed-point pixels, z and x packed in
+  // one int64 (ClassGrid::pixelOffsets), so a candidate's pixel is one load, one add and two
+  // shifts (no float multiply or conversion).
+  const int64_t* pixelOffsets = nullptr;
   if constexpr (!kVariable) pixelOffsets = grid.pixelOffsets(radius * invPixel);
   // Returns true when candidate i of the table, around `from`, was placed.
-  auto tryCandidate = [&](const ActiveSample& from, float fx, float fz, float fr, int32_t px, int32_t pz, uint32_t i) {
+  auto tryCandidate = [&](const ActiveSample& from, float fx, float fz, float fr, int64_t p, uint32_t i) {
     unsigned ix, iz;
     if constexpr (kVariable) {
       ix = unsigned(int(fx + fr * offsets.at[i].x));
       iz = unsigned(int(fz + fr * offsets.at[i].z));
     } else {
-      ix = uint32_t(px + pixelOffsets[2 * i]) >> 16;
-      iz = uint32_t(pz + pixelOffsets[2 * i + 1]) >> 16;
+      const uint64_t sum = uint64_t(p + pixelOffsets[i]);
+      ix = uint32_t(sum) >> 16;
+      iz = unsigned(sum >> 48);
     }
     if ((cover[iz * coverWords + (ix >> 6)] >> (ix & 63u)) & 1u) return false;
     const float qx = from.x + from.r * offsets.at[i].x, qz = from.z + from.r * offsets.at[i].z;
@@ -129,7 +131,8 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
       const ActiveSample from = active[a];
       const float fx = (from.x - grid.coverX) * invPixel, fz = (from.z - grid.coverZ) * invPixel;
       const float fr = from.r * invPixel;
-      const int32_t px = int32_t(double(fx) * 65536.0), pz = int32_t(double(fz) * 65536.0);
+      // Both >= 0 (the parent is inside the raster's border): the packed sum cannot borrow.
+      const int64_t p = int64_t(double(fz) * 65536.0) * (int64_t(1) << 32) + int64_t(double(fx) * 65536.0);
       bool grew = false;
       int t = 0;
       // Whole draws unrolled, with the same number of copies per draw: every branch sits at
@@ -138,7 +141,7 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
         uint64_t bits = rng.next();
 #pragma GCC unroll 8
         for (int c = 0; c < kAnnulusPerDraw; ++c, bits >>= kAnnulusBits)
-          if (tryCandidate(from, fx, fz, fr, px, pz, uint32_t(bits) & (kAnnulusSize - 1))) {
+          if (tryCandidate(from, fx, fz, fr, p, uint32_t(bits) & (kAnnulusSize - 1))) {
             grew = true;
             break;
           }
@@ -146,7 +149,7 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
       if (t < k && !grew) {
         uint64_t bits = rng.next();
         for (int c = 0; c < k - t; ++c, bits >>= kAnnulusBits)
-          if (tryCandidate(from, fx, fz, fr, px, pz, uint32_t(bits) & (kAnnulusSize - 1))) {
+          if (tryCandidate(from, fx, fz, fr, p, uint32_t(bits) & (kAnnulusSize - 1))) {
             grew = true;
             break;
           }

@@ -218,13 +218,14 @@ int ClassGrid::insert(float x, float z, float r, bool isAlive) {
   return c;
 }
 
-const int32_t* ClassGrid::pixelOffsets(float fr) {
+const int64_t* ClassGrid::pixelOffsets(float fr) {
   if (fr != fixedOffsetsFr) {
     const AnnulusTable& table = annulusTable();
-    fixedOffsets.resize(2 * size_t(kAnnulusSize));
+    fixedOffsets.resize(size_t(kAnnulusSize));
     for (int i = 0; i < kAnnulusSize; ++i) {
-      fixedOffsets[2 * size_t(i)] = int32_t(std::floor(double(fr) * double(table.at[i].x) * 65536.0));
-      fixedOffsets[2 * size_t(i) + 1] = int32_t(std::floor(double(fr) * double(table.at[i].z) * 65536.0));
+      const auto x = int64_t(std::floor(double(fr) * double(table.at[i].x) * 65536.0));
+      const auto z = int64_t(std::floor(double(fr) * double(table.at[i].z) * 65536.0));
+      fixedOffsets[size_t(i)] = z * (int64_t(1) << 32) + x;
     }
     fixedOffsetsFr = fr;
   }

@@ -83,10 +83,11 @@ struct ClassGrid {
   void kill(int cellIndex);
   void erase(int cellIndex) { pos[size_t(cellIndex)].x = kEmptyCell; }
   void markCovered(float x, float z, float r);
-  // The annulus table scaled by fr pixels, 16.16 fixed point, (x, z) interleaved; rebuilt
-  // only when fr changes.
-  const int32_t* pixelOffsets(float fr);
-  std::vector<int32_t> fixedOffsets;
+  // The annulus table scaled by fr pixels in 16.16 fixed point, packed as z * 2^32 + x (x may
+  // be negative: it borrows from z, which adding to a parent at (px, pz) >= 0 gives back);
+  // rebuilt only when fr changes.
+  const int64_t* pixelOffsets(float fr);
+  std::vector<int64_t> fixedOffsets;
   float fixedOffsetsFr = -1;
   void buildSpans(float R);
 };
