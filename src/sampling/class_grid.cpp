@@ -1,7 +1,5 @@
 #include "sampling/class_grid.h"
 
-#include "sampling/directions.h"
-
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -9,6 +7,8 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+
+#include "sampling/directions.h"
 
 namespace eco::sampling {
 
