@@ -93,3 +93,21 @@ TEST(FileIo, UnwritableDestinationKeepsPreviousFile) {
   EXPECT_THROW(writeString(dir.file("out/manifest.json/x"), "new"), InputError);
   EXPECT_FALSE(hasTempLeftovers(dir.path));
 }
+
+TEST(FileIo, PlainWriteReplacesAndNamesThePathOnFailure) {
+  test::TempDir dir;
+  const std::string path = dir.file("tile.ecot");
+  writeFilePlain(path, "first", 5);
+  writeFilePlain(path, "new", 3);
+  EXPECT_EQ(test::readBytes(path), "new");
+  syncFileSystemOf(dir.path.string());
+
+  const std::string missing = dir.file("no/such/folder/tile.ecot");
+  try {
+    writeFilePlain(missing, "x", 1);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(syncFileSystemOf(dir.file("no/such/folder")), InputError);
+}

@@ -1,17 +1,11 @@
 #include "bake/bake.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <mutex>
 
 #include "bake/output_dir.h"
-#include "core/error.h"
 #include "core/hash.h"
 #include "tileio/manifest.h"
 
@@ -41,31 +35,6 @@ TileData makeTile(const World& world, const SpeciesOrder& order, const std::vect
   tile.species = species;
   tile.instances = makeInstances(world, order, samples);
   return tile;
-}
-
-// Tiles go straight into the private staging folder: a failed or killed bake discards it
-// whole, so a temporary name and an fsync per tile (about 1 ms each) buy nothing there.
-// syncStaging makes them all durable at once before the folder is swapped in.
-void writeTile(const std::string& path, const std::vector<uint8_t>& bytes) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  bool ok = fd >= 0;
-  for (size_t done = 0; ok && done < bytes.size();) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    done += ok ? size_t(n) : 0;
-  }
-  std::string why = ok ? std::string() : std::strerror(errno);
-  if (fd >= 0 && ::close(fd) != 0 && ok) ok = false, why = std::strerror(errno);
-  if (!ok) throw InputError(path + ": cannot write: " + why);
-}
-
-void syncStaging(const std::string& staging) {
-  int fd = ::open(staging.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  bool ok = fd >= 0 && ::syncfs(fd) == 0;
-  std::string why = ok ? std::string() : std::strerror(errno);
-  if (fd >= 0) ::close(fd);
-  if (!ok) throw InputError(staging + ": cannot flush to disk: " + why);
 }
 
 std::string hashOf(const std::string& path) { return path.empty() ? std::string() : hex64(fnv1a64File(path)); }
@@ -138,7 +107,9 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
       entry.fnv1a64 = fnv1a64(bytes);
       entry.speciesCounts.assign(manifest.species.size(), 0);
       for (const Instance& inst : tile.instances) ++entry.speciesCounts[inst.species];
-      writeTile(out.staging + "/" + entry.file, bytes);
+      // Straight into the private staging folder: a failed or killed bake discards it whole,
+      // so a temporary name and an fsync per tile (about 1 ms each) would buy nothing.
+      writeFilePlain(out.staging + "/" + entry.file, bytes.data(), bytes.size());
     }
     std::lock_guard lock(mutex);
     if (entry.instances) manifest.tiles.push_back(std::move(entry));
@@ -149,7 +120,7 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
   writeTerrainRaw(out.staging, world.terrain.metres);
   computeTotals(manifest);
   writeManifest(out.staging, manifest);
-  syncStaging(out.staging);
+  syncFileSystemOf(out.staging);  // every tile durable before the swap
   out.commit();
 
   BakeSummary s;

@@ -52,6 +52,23 @@ void writeFileAtomic(const std::string& path, const void* data, size_t size) {
   syncFolder(target.parent_path());
 }
 
+void writeFilePlain(const std::string& path, const void* data, size_t size) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw InputError(path + ": cannot write: " + errnoText());
+  bool ok = writeAll(fd, static_cast<const uint8_t*>(data), size);
+  std::string why = ok ? std::string() : errnoText();
+  if (::close(fd) != 0 && ok) ok = false, why = errnoText();
+  if (!ok) throw InputError(path + ": cannot write: " + why);
+}
+
+void syncFileSystemOf(const std::string& folder) {
+  int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  bool ok = fd >= 0 && ::syncfs(fd) == 0;
+  std::string why = ok ? std::string() : errnoText();
+  if (fd >= 0) ::close(fd);
+  if (!ok) throw InputError(folder + ": cannot flush to disk: " + why);
+}
+
 std::vector<uint8_t> readFileBytes(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a folder, not a file");

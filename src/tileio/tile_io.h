@@ -64,6 +64,11 @@ TileData readTileFile(const std::string& path);
 // Writes bytes to path atomically: write path.tmp.<pid>, fsync, rename; creates parent
 // folders. On failure throws InputError naming the path and leaves any previous file intact.
 void writeFileAtomic(const std::string& path, const void* data, size_t size);
+// Writes bytes to path in place, no fsync: for files in a private staging folder that is
+// swapped in whole once syncFileSystemOf has made everything in it durable.
+void writeFilePlain(const std::string& path, const void* data, size_t size);
+// syncfs(2) on the file system holding `folder`; InputError naming it on failure.
+void syncFileSystemOf(const std::string& folder);
 // Whole file; InputError naming the path when it cannot be read.
 std::vector<uint8_t> readFileBytes(const std::string& path);
 
