@@ -6,21 +6,10 @@
 
 namespace eco {
 
-// Bilinear like terrain's sampleBilinear, but the sampler's hottest lookup: a multiply by the
-// inverse cell size instead of two divisions, no NaN guard (the sampler's positions are
-// finite). maxIn finds pixels the same way, so its bound holds exactly.
+// The sampler's hottest lookup: a multiply by the inverse cell size instead of two divisions.
+// maxIn finds pixels the same way, so its bound holds exactly.
 float SuitabilityRasters::at(int s, float x, float z) const {
-  const Grid& g = species[size_t(s)];
-  if (g.width < 2 || g.height < 2) return sampleBilinear(g, cellSize, x, z);
-  const float fx = std::clamp(x * invCellSize, 0.f, float(g.width - 1));
-  const float fz = std::clamp(z * invCellSize, 0.f, float(g.height - 1));
-  const int i = std::min(int(fx), g.width - 2), j = std::min(int(fz), g.height - 2);
-  const float tx = fx - float(i), tz = fz - float(j);
-  const float* row0 = g.values.data() + size_t(j) * size_t(g.width) + size_t(i);
-  const float* row1 = row0 + g.width;
-  const float top = row0[0] + (row0[1] - row0[0]) * tx;
-  const float bottom = row1[0] + (row1[1] - row1[0]) * tx;
-  return top + (bottom - top) * tz;
+  return sampleBilinearScaled(species[size_t(s)], invCellSize, x, z);
 }
 
 namespace {

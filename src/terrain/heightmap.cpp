@@ -15,12 +15,15 @@ struct Lerp {
   float t = 0;
 };
 
-inline Lerp lerpCoordinate(float world, float cellSize, int size) {
-  float f = std::clamp(world / cellSize, 0.f, float(size - 1));
+// `pixel`: the position in pixel units.
+inline Lerp lerpPixel(float pixel, int size) {
+  float f = std::clamp(pixel, 0.f, float(size - 1));
   if (std::isnan(f)) f = 0;  // pin a NaN position to the origin instead of indexing garbage
   int i0 = std::min(int(f), std::max(size - 2, 0));
   return {i0, std::min(i0 + 1, size - 1), f - float(i0)};
 }
+
+inline Lerp lerpCoordinate(float world, float cellSize, int size) { return lerpPixel(world / cellSize, size); }
 
 // Per-pixel derivative along one axis: central difference, one-sided at the border.
 float pixelDerivative(const Grid& g, int i, int j, bool alongX, float cellSize) {
@@ -82,6 +85,10 @@ inline Vec2 gradient(const Grid& g, float cellSize, Footprint f) {
 
 float sampleBilinear(const Grid& grid, float cellSize, float x, float z) {
   return bilinear(grid, footprint(grid, cellSize, x, z));
+}
+
+float sampleBilinearScaled(const Grid& grid, float invCellSize, float x, float z) {
+  return bilinear(grid, {lerpPixel(x * invCellSize, grid.width), lerpPixel(z * invCellSize, grid.height)});
 }
 
 float Heightmap::heightAt(float x, float z) const { return sampleBilinear(metres, cellSize, x, z); }
