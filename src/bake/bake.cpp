@@ -15,15 +15,19 @@ namespace {
 
 class SuitabilityDensity final : public DensityField {
  public:
-  SuitabilityDensity(const SuitabilityRasters& rasters, const SpeciesOrder& order) : rasters_(rasters), order_(order) {}
-  float density(int cls, float x, float z) const override { return rasters_.at(order_.speciesOfClass[size_t(cls)], x, z); }
+  SuitabilityDensity(const SuitabilityRasters& rasters, const SpeciesOrder& order) : rasters_(rasters), order_(order) {
+    for (uint16_t s : order.speciesOfClass) views_.push_back(rasters.view(s));
+  }
+  float density(int cls, float x, float z) const override { return bilinearScaled(views_[size_t(cls)], x, z); }
   float maxDensity(int cls, float x0, float z0, float x1, float z1) const override {
     return rasters_.maxIn(order_.speciesOfClass[size_t(cls)], x0, z0, x1, z1);
   }
+  const RasterView* raster(int cls) const override { return &views_[size_t(cls)]; }
 
  private:
   const SuitabilityRasters& rasters_;
   const SpeciesOrder& order_;
+  std::vector<RasterView> views_;  // per class
 };
 
 TileData makeTile(const World& world, const SpeciesOrder& order, const std::vector<SpeciesRecord>& species,

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "bake/bake.h"
@@ -20,13 +21,58 @@ uint32_t variedColor(const SpeciesConfig& sp, Rng& rng) {
   return packColor(c);
 }
 
-// Leans the up axis toward the terrain normal, by the slope angle but at most maxTiltDeg.
-Vec3 tiltedUp(const SpeciesConfig& sp, const SurfaceSample& s) {
-  float horizontal = std::sqrt(s.normal.x * s.normal.x + s.normal.z * s.normal.z);
+// Squared gradient lengths (tan^2 of the slope) bounding an angle: below `lo` the slope is
+// surely under the angle, above `hi` surely over it, as atan in degrees computes it (0.01
+// degrees of margin, far beyond float error); in between, or for angles near 90 degrees,
+// callers compute the slope. Saves the atan for nearly every instance.
+struct SlopeBound {
+  float lo = -1.f, hi = std::numeric_limits<float>::infinity();
+};
+
+SlopeBound slopeBound(float degrees) {
+  constexpr double kMargin = 0.01, kRad = std::numbers::pi / 180.0;
+  if (!(degrees > kMargin && degrees + kMargin < 89.0)) return {};
+  const double lo = std::tan((degrees - kMargin) * kRad), hi = std::tan((degrees + kMargin) * kRad);
+  return {float(lo * lo), float(hi * hi)};
+}
+
+float slopeDegrees(float g2) { return std::atan(std::sqrt(g2)) * float(180.0 / std::numbers::pi); }
+
+// What each instance of a species needs beyond its config, computed once per tile.
+struct SpeciesConstants {
+  uint64_t seed = 0;
+  SlopeBound maxSlope, maxTilt;
+  float sinMaxTilt = 0, cosMaxTilt = 1;
+};
+
+SpeciesConstants speciesConstants(const BiomeConfig& config, size_t id) {
+  const SpeciesConfig& sp = config.species[id];
+  SpeciesConstants c;
+  c.seed = hashCombine(config.seed, 0x696e7374u + id);
+  c.maxSlope = slopeBound(sp.maxSlopeDeg);
+  c.maxTilt = slopeBound(sp.maxTiltDeg);
+  const float angle = sp.maxTiltDeg * (std::numbers::pi_v<float> / 180.f);
+  c.sinMaxTilt = std::sin(angle);
+  c.cosMaxTilt = std::cos(angle);
+  return c;
+}
+
+// Leans the up axis toward the terrain normal, by the slope angle but at most maxTiltDeg: the
+// normal itself where the slope is under the limit, else the normal's azimuth at the limit.
+Vec3 tiltedUp(const SpeciesConfig& sp, const SpeciesConstants& c, Vec3 normal, float g2) {
+  const float horizontal = std::sqrt(normal.x * normal.x + normal.z * normal.z);
   if (sp.maxTiltDeg <= 0.f || horizontal < 1e-6f) return {0, 1, 0};
-  float angle = std::min(s.slopeDeg, sp.maxTiltDeg) * (std::numbers::pi_v<float> / 180.f);
-  float k = std::sin(angle) / horizontal;
-  return {s.normal.x * k, std::cos(angle), s.normal.z * k};
+  if (g2 < c.maxTilt.lo) return normal;
+  float sine = c.sinMaxTilt, cosine = c.cosMaxTilt;
+  if (!(g2 > c.maxTilt.hi)) {
+    const float slope = slopeDegrees(g2);
+    if (slope < sp.maxTiltDeg) return normal;
+    const float angle = std::min(slope, sp.maxTiltDeg) * (std::numbers::pi_v<float> / 180.f);
+    sine = std::sin(angle);
+    cosine = std::cos(angle);
+  }
+  const float k = sine / horizontal;
+  return {normal.x * k, cosine, normal.z * k};
 }
 
 // The elevation weight's sign as smoothstep computes it. From max(min, opt_low) up to opt_high
@@ -37,7 +83,7 @@ bool insideBand(const ElevationBand& band, float height) {
   return !(smoothstep(band.min, band.optLow, height) * (1.f - smoothstep(band.optHigh, band.max, height)) <= 0.f);
 }
 
-void appendInstance(const World& world, uint16_t id, uint64_t speciesSeed, const Sample& sample,
+void appendInstance(const World& world, uint16_t id, const SpeciesConstants& c, const Sample& sample,
                     std::vector<Instance>& out) {
   const SpeciesConfig& sp = world.config.species[id];
   const HeightGradient hg = world.terrain.heightGradientAt(sample.x, sample.z);
@@ -45,19 +91,18 @@ void appendInstance(const World& world, uint16_t id, uint64_t speciesSeed, const
   // Normal and slope with surfaceAt's expressions, so the same bits.
   const Vec2 g = hg.gradient;
   const float g2 = g.x * g.x + g.z * g.z;
-  const float slopeDeg = std::atan(std::sqrt(g2)) * float(180.0 / std::numbers::pi);
-  if (slopeDeg >= sp.maxSlopeDeg) return;
+  if (!(g2 < c.maxSlope.lo) && (g2 > c.maxSlope.hi || slopeDegrees(g2) >= sp.maxSlopeDeg)) return;
   const float invLength = 1.f / std::sqrt(g2 + 1.f);
   const Vec3 normal{-g.x * invLength, invLength, -g.z * invLength};
 
   uint64_t key = uint64_t(std::bit_cast<uint32_t>(sample.x)) | uint64_t(std::bit_cast<uint32_t>(sample.z)) << 32;
-  Rng rng(hashCombine(speciesSeed, key));
+  Rng rng(hashCombine(c.seed, key));
   Instance& inst = out.emplace_back();
   inst.position = {sample.x, hg.height, sample.z};
   inst.species = id;
   inst.yaw = rng.uniform() * 2.f * std::numbers::pi_v<float>;
   inst.scale = sp.scaleMin + (sp.scaleMax - sp.scaleMin) * rng.uniform();
-  inst.up = tiltedUp(sp, {normal, slopeDeg, 0.f, 0.f});
+  inst.up = tiltedUp(sp, c, normal, g2);
   inst.color = variedColor(sp, rng);
 }
 
@@ -68,8 +113,8 @@ void appendInstance(const World& world, uint16_t id, uint64_t speciesSeed, const
 std::vector<Instance> makeInstances(const World& world, const SpeciesOrder& order, const TileSamples& tile) {
   std::vector<Instance> out;
   out.reserve(tile.samples.size());
-  std::vector<uint64_t> seeds(world.config.species.size());
-  for (size_t id = 0; id < seeds.size(); ++id) seeds[id] = hashCombine(world.config.seed, 0x696e7374u + id);
+  std::vector<SpeciesConstants> constants(world.config.species.size());
+  for (size_t id = 0; id < constants.size(); ++id) constants[id] = speciesConstants(world.config, id);
   const size_t classes = order.speciesOfClass.size();
   constexpr size_t kNone = ~size_t(0);
   std::vector<size_t> begin(classes, kNone), end(classes, 0);
@@ -85,7 +130,7 @@ std::vector<Instance> makeInstances(const World& world, const SpeciesOrder& orde
   if (!grouped) {
     for (const Sample& sample : tile.samples) {
       const uint16_t id = order.speciesOfClass[sample.cls];
-      appendInstance(world, id, seeds[id], sample, out);
+      appendInstance(world, id, constants[id], sample, out);
     }
     std::stable_sort(out.begin(), out.end(),
                      [](const Instance& a, const Instance& b) { return a.species < b.species; });
@@ -97,7 +142,7 @@ std::vector<Instance> makeInstances(const World& world, const SpeciesOrder& orde
             [&](uint32_t a, uint32_t b) { return order.speciesOfClass[a] < order.speciesOfClass[b]; });
   for (uint32_t c : bySpecies)
     for (size_t i = begin[c]; i < end[c]; ++i)  // absent classes: begin = kNone > end = 0
-      appendInstance(world, order.speciesOfClass[c], seeds[order.speciesOfClass[c]], tile.samples[i], out);
+      appendInstance(world, order.speciesOfClass[c], constants[order.speciesOfClass[c]], tile.samples[i], out);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "config/biome_config.h"
+#include "core/bilinear.h"
 #include "core/types.h"
 #include "terrain/terrain.h"
 
@@ -54,7 +55,13 @@ struct SuitabilityRasters {
   std::vector<Grid> species;  // indexed by species id
   // Per species, level l holds the max of 2^l x 2^l pixels of species[s] (level 0 not stored).
   std::vector<std::vector<Grid>> maxLevels;
-  float at(int species, float x, float z) const;
+  // A multiply by the inverse cell size instead of two divisions; maxIn finds pixels the same
+  // way, so its bound holds exactly.
+  float at(int species, float x, float z) const { return bilinearScaled(view(species), x, z); }
+  RasterView view(int s) const {
+    const Grid& g = species[size_t(s)];
+    return {g.values.data(), g.width, g.height, invCellSize};
+  }
   // Upper bound of at() over the rectangle [x0, x1] x [z0, z1].
   float maxIn(int species, float x0, float z0, float x1, float z1) const;
 };

@@ -6,12 +6,6 @@
 
 namespace eco {
 
-// The sampler's hottest lookup: a multiply by the inverse cell size instead of two divisions.
-// maxIn finds pixels the same way, so its bound holds exactly.
-float SuitabilityRasters::at(int s, float x, float z) const {
-  return sampleBilinearScaled(species[size_t(s)], invCellSize, x, z);
-}
-
 namespace {
 
 Grid halveMax(const Grid& g) {

@@ -79,10 +79,11 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
     placed.push_back({qx, qz, r, density, cell, true});
   };
   // After the caller's in-tile and coverage tests.
+  const RasterView* densityRaster = kVariable ? field->raster(cls) : nullptr;
   auto placeIfClear = [&](float qx, float qz) {
     if constexpr (kVariable) {
       // Density first: it is one cheap lookup and rejects whole empty regions.
-      const float density = field->density(cls, qx, qz);
+      const float density = densityRaster ? bilinearScaled(*densityRaster, qx, qz) : field->density(cls, qx, qz);
       if (!(density > 0.f)) return false;
       const float r = sampleRadius(klass, density);
       if (blockedByOwn(grid, qx, qz, r) || blockedByOthers(qx, qz)) return false;

@@ -71,7 +71,7 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
   tileJ1 = cellZ(z1);
   invPixel = invCell * float(kCoverSub);
   baseRadius = radius;
-  // A base-radius disc is 3 sqrt(2) pixels wide whatever the radius, up to float rounding;
+  // A base-radius disc is 4 sqrt(2) pixels in radius whatever the radius, up to float rounding;
   // one table for a hair less serves every radius (a smaller disc only marks fewer pixels).
   assert(radius * invPixel >= kSpanDiscR);
   if (spanR != kSpanDiscR) buildSpans(kSpanDiscR);

@@ -15,10 +15,10 @@ struct Point {
 
 inline constexpr float kEmptyCell = 1e18f;  // x of an empty cell: far from everything, d^2 finite
 inline constexpr int kBlockCells = 8;       // side of the coarse alive-count blocks, in cells
-inline constexpr int kCoverSub = 3;         // coverage pixels per cell side
+inline constexpr int kCoverSub = 4;         // coverage pixels per cell side
 inline constexpr int kSpanSub = 16;         // sub-pixel positions per axis of the span table
-inline constexpr int kSpanRowsMax = 9;       // rows of a base-radius disc: R = 3 sqrt(2) pixels
-inline constexpr float kSpanDiscR = 4.2422f;  // 3 sqrt(2) (1 - 1e-4): the span table's disc, pixels
+inline constexpr int kSpanRowsMax = 11;      // rows of a base-radius disc: R = 4 sqrt(2) pixels
+inline constexpr float kSpanDiscR = 5.6563f;  // 4 sqrt(2) (1 - 1e-4): the span table's disc, pixels
 
 struct ClassGrid {
   float cell = 0, invCell = 0;

@@ -28,11 +28,6 @@ std::string num(double v) {
 int tilesX(const SamplerParams& p) { return tileCount(p.worldX, p.tileSize); }
 int tilesZ(const SamplerParams& p) { return tileCount(p.worldZ, p.tileSize); }
 
-float sampleRadius(const SampleClass& c, float density) {
-  if (!(density > 0.f)) return c.maxRadius;
-  return std::clamp(c.radius / std::sqrt(density), c.radius, c.maxRadius);
-}
-
 float pairDistance(const SamplerParams& p, int c, int d) {
   const size_t n = p.classes.size();
   if (p.classDistance.empty() || c == d) return 0.f;

@@ -3,9 +3,13 @@
 // Deterministic for a given seed whatever the thread count; seam-free across tiles; any tile
 // range can be generated alone and equals the same tiles of a full run.
 // Algorithm and measured figures: bench/RESULTS-sampling.md.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <vector>
+
+#include "core/bilinear.h"
 
 namespace eco {
 
@@ -40,6 +44,9 @@ class DensityField {
   // An upper bound of density(cls, .) over [x0, x1] x [z0, z1]; lets the sampler skip
   // rectangles where it is <= 0. Must be pure, like density().
   virtual float maxDensity(int /*cls*/, float /*x0*/, float /*z0*/, float /*x1*/, float /*z1*/) const { return 1.f; }
+  // Optional: a raster whose bilinearScaled() equals density(cls, .) bit for bit, read by the
+  // sampler inline instead of through the virtual call (the bake's hottest lookup).
+  virtual const RasterView* raster(int /*cls*/) const { return nullptr; }
 };
 
 struct Sample {
@@ -64,7 +71,10 @@ int tilesZ(const SamplerParams& p);
 // maxRadius). Where density < (radius / maxRadius)^2 the radius is clamped, so samples are
 // additionally kept with probability density / (radius / maxRadius)^2 and the count still
 // follows density. Two samples p, q of one class always satisfy |p - q| >= max(r_p, r_q).
-float sampleRadius(const SampleClass& c, float density);
+inline float sampleRadius(const SampleClass& c, float density) {
+  if (!(density > 0.f)) return c.maxRadius;
+  return std::clamp(c.radius / std::sqrt(density), c.radius, c.maxRadius);
+}
 
 // Exclusion distance between two different classes (the symmetric rule above).
 float pairDistance(const SamplerParams& p, int c, int d);

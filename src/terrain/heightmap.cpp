@@ -3,25 +3,12 @@
 #include <cstddef>
 #include <string>
 
+#include "core/bilinear.h"
 #include "core/error.h"
 #include "terrain/terrain.h"
 
 namespace eco {
 namespace {
-
-// Continuous pixel coordinate clamped to the grid, split into a cell index and a fraction.
-struct Lerp {
-  int i0 = 0, i1 = 0;
-  float t = 0;
-};
-
-// `pixel`: the position in pixel units.
-inline Lerp lerpPixel(float pixel, int size) {
-  float f = std::clamp(pixel, 0.f, float(size - 1));
-  if (std::isnan(f)) f = 0;  // pin a NaN position to the origin instead of indexing garbage
-  int i0 = std::min(int(f), std::max(size - 2, 0));
-  return {i0, std::min(i0 + 1, size - 1), f - float(i0)};
-}
 
 inline Lerp lerpCoordinate(float world, float cellSize, int size) { return lerpPixel(world / cellSize, size); }
 
@@ -45,14 +32,7 @@ Footprint footprint(const Grid& g, float cellSize, float x, float z) {
   return {lerpCoordinate(x, cellSize, g.width), lerpCoordinate(z, cellSize, g.height)};
 }
 
-float bilinear(const Grid& g, Footprint f) {
-  const Lerp u = f.u, v = f.v;
-  const float* row0 = &g.values[size_t(v.i0) * size_t(g.width)];
-  const float* row1 = &g.values[size_t(v.i1) * size_t(g.width)];
-  float top = row0[u.i0] + (row0[u.i1] - row0[u.i0]) * u.t;
-  float bottom = row1[u.i0] + (row1[u.i1] - row1[u.i0]) * u.t;
-  return top + (bottom - top) * v.t;
-}
+float bilinear(const Grid& g, Footprint f) { return eco::bilinear(g.values.data(), g.width, f.u, f.v); }
 
 Vec2 mix(Vec2 p, Vec2 q, float t) { return {p.x + (q.x - p.x) * t, p.z + (q.z - p.z) * t}; }
 
@@ -88,7 +68,7 @@ float sampleBilinear(const Grid& grid, float cellSize, float x, float z) {
 }
 
 float sampleBilinearScaled(const Grid& grid, float invCellSize, float x, float z) {
-  return bilinear(grid, {lerpPixel(x * invCellSize, grid.width), lerpPixel(z * invCellSize, grid.height)});
+  return bilinearScaled({grid.values.data(), grid.width, grid.height, invCellSize}, x, z);
 }
 
 float Heightmap::heightAt(float x, float z) const { return sampleBilinear(metres, cellSize, x, z); }
