@@ -69,6 +69,38 @@ TEST(Bake, RidgeWorldRespectsElevationBandsAndMaxSlope) {
   for (size_t c : counts) EXPECT_GT(c, 0u);
 }
 
+// Up axes from the terrain alone: vertical without tilt, the normal under the tilt limit, else
+// the limit angle in the normal's azimuth.
+TEST(Bake, RidgeWorldTiltsUpAxesTowardTheNormalUpToTheLimit) {
+  TempDir dir;
+  eco::World world = eco::loadWorld(eco::test::writeRidgeWorld(dir));
+  auto tiles = eco::bakeInMemory(world, 2);
+  size_t underLimit = 0, atLimit = 0, untilted = 0;
+  for (const eco::TileData& tile : tiles)
+    for (const eco::Instance& in : tile.instances) {
+      const eco::SpeciesConfig& sp = world.config.species[in.species];
+      const eco::SurfaceSample s = eco::surfaceAt(world.terrain, in.position.x, in.position.z, {0, 1});
+      const eco::Vec3 up = in.up;
+      ASSERT_NEAR(up.x * up.x + up.y * up.y + up.z * up.z, 1.f, 1e-5f);
+      if (sp.maxTiltDeg <= 0.f) {
+        ASSERT_EQ(up.y, 1.f) << sp.name;
+        ++untilted;
+        continue;
+      }
+      const float expected = std::min(s.slopeDeg, sp.maxTiltDeg) * 3.14159265f / 180.f;
+      const float h = std::hypot(s.normal.x, s.normal.z), uh = std::hypot(up.x, up.z);
+      ASSERT_NEAR(uh, std::sin(expected), 1e-4f) << sp.name << " slope " << s.slopeDeg;
+      ASSERT_GT(up.y, 0.f);
+      if (h > 1e-3f && uh > 1e-3f) {
+        ASSERT_GT((up.x * s.normal.x + up.z * s.normal.z) / (h * uh), 0.9999f);
+      }
+      ++(s.slopeDeg < sp.maxTiltDeg ? underLimit : atLimit);
+    }
+  EXPECT_GT(underLimit, 100u);
+  EXPECT_GT(atLimit, 100u);
+  EXPECT_GT(untilted, 1000u);
+}
+
 TEST(Bake, SampleWorldRespectsElevationBandsAndMaxSlope) {
   std::string config = eco::test::sourceDir() + "/configs/temperate_mountain.json";
   if (!fs::exists(eco::test::sourceDir() + "/samples/world/heightmap.png")) GTEST_SKIP() << "no sample world";
