@@ -69,6 +69,22 @@ TEST(Bake, RidgeWorldRespectsElevationBandsAndMaxSlope) {
   for (size_t c : counts) EXPECT_GT(c, 0u);
 }
 
+TEST(Bake, PackColorRoundsLikeLround) {
+  auto reference = [](float v) { return uint32_t(std::lround(std::clamp(v, 0.f, 1.f) * 255.f)); };
+  std::vector<float> values = {-1.f, -0.f, 0.f, 1.f, 2.f, 1e30f, -1e30f};
+  for (int k = 0; k <= 255; ++k)  // every rounding edge and its float neighbours
+    for (float edge : {(float(k) - 0.5f) / 255.f, float(k) / 255.f})
+      for (float v = std::nextafter(edge, -1.f), end = std::nextafter(std::nextafter(edge, 2.f), 2.f); v <= end;
+           v = std::nextafter(v, 2.f))
+        values.push_back(v);
+  for (float v : values) {
+    const float rgb[3] = {v, 0.5f, 1.f};
+    ASSERT_EQ(eco::packColor(rgb), reference(v) | 128u << 8 | 255u << 16 | 0xff000000u) << v;
+  }
+  const float nan[3] = {std::nanf(""), 0.f, 0.f};
+  EXPECT_EQ(eco::packColor(nan), 0xff000000u);
+}
+
 // Up axes from the terrain alone: vertical without tilt, the normal under the tilt limit, else
 // the limit angle in the normal's azimuth.
 TEST(Bake, RidgeWorldTiltsUpAxesTowardTheNormalUpToTheLimit) {

@@ -45,7 +45,12 @@ SamplerParams samplerParams(const World& world, const SpeciesOrder& order) {
 }
 
 uint32_t packColor(const float rgb[3]) {
-  auto byte = [](float v) { return uint32_t(std::lround(std::clamp(v, 0.f, 1.f) * 255.f)); };
+  // lround(clamp(v, 0, 1) * 255) without the library call (x - trunc(x) is exact); NaN gives 0.
+  auto byte = [](float v) {
+    const float x = v > 0.f ? std::min(v, 1.f) * 255.f : 0.f;
+    const auto i = uint32_t(x);
+    return i + uint32_t(x - float(i) >= 0.5f);
+  };
   return byte(rgb[0]) | byte(rgb[1]) << 8 | byte(rgb[2]) << 16 | 0xff000000u;
 }
 
