@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <mutex>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -74,7 +75,6 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
   // A base-radius disc is 4 sqrt(2) pixels in radius whatever the radius, up to float rounding;
   // one table for a hair less serves every radius (a smaller disc only marks fewer pixels).
   assert(radius * invPixel >= kSpanDiscR);
-  if (spanR != kSpanDiscR) buildSpans(kSpanDiscR);
   // A border of pixels marked covered, wider than any candidate's distance from its parent
   // (2 x margin), so candidates need no bounds test before their coverage load.
   const int pad = int(2.f * margin * invPixel) + 2;
@@ -113,56 +113,87 @@ bool ClassGrid::aliveNear(float x, float z, float dist) const {
   return false;
 }
 
-void ClassGrid::buildSpans(float R) {
-  spanR = R;
-  spanHalf = int(R);  // a pixel row farther than R from the centre's pixel row is never inside
-  const int rows = 2 * spanHalf + 1;
-  assert(rows <= kSpanRowsMax);
-  spanMask.assign(size_t(kSpanSub * kSpanSub * rows), 0);
-  const double R2 = double(R) * double(R);
+namespace {
+
+DiscSpans buildDiscSpans(double R, int sub) {
+  DiscSpans t;
+  t.sub = sub;
+  t.half = int(R);  // a pixel row farther than R from the centre's pixel row is never inside
+  const int rows = 2 * t.half + 1;
+  t.mask.assign(size_t(sub * sub * rows), 0);
   // Farthest distance along one axis between pixel [d, d + 1] and centres in [c0, c1].
   auto far = [](int d, double c0, double c1) { return std::max(std::abs(d - c1), std::abs(d + 1 - c0)); };
-  for (int qz = 0; qz < kSpanSub; ++qz)
-    for (int qx = 0; qx < kSpanSub; ++qx)
-      for (int t = 0; t < rows; ++t) {
-        const double dz = far(t - spanHalf, double(qz) / kSpanSub, double(qz + 1) / kSpanSub);
+  for (int qz = 0; qz < sub; ++qz)
+    for (int qx = 0; qx < sub; ++qx)
+      for (int row = 0; row < rows; ++row) {
+        const double dz = far(row - t.half, double(qz) / sub, double(qz + 1) / sub);
         uint64_t mask = 0;
-        for (int di = -spanHalf; di <= spanHalf; ++di) {
-          const double dx = far(di, double(qx) / kSpanSub, double(qx + 1) / kSpanSub);
-          if (dx * dx + dz * dz <= R2) mask |= uint64_t(1) << (di + spanHalf);
+        for (int di = -t.half; di <= t.half; ++di) {
+          const double dx = far(di, double(qx) / sub, double(qx + 1) / sub);
+          if (dx * dx + dz * dz <= R * R) mask |= uint64_t(1) << (di + t.half);
         }
-        spanMask[size_t((qz * kSpanSub + qx) * rows + t)] = mask;
+        t.mask[size_t((qz * sub + qx) * rows + row)] = mask;
       }
+  return t;
+}
+
+constexpr int kSpanSteps = 8;  // radii of the other tables: multiples of 1/8 pixel
+constexpr int kSpanTables = int(kMaxSpanDiscR) * kSpanSteps;
+
+}  // namespace
+
+const DiscSpans& baseDiscSpans() {
+  static const DiscSpans table = buildDiscSpans(kSpanDiscR, 16);
+  return table;
+}
+
+const DiscSpans& discSpansBelow(float R) {
+  static std::once_flag built[kSpanTables];
+  static DiscSpans tables[kSpanTables];
+  const int q = std::clamp(int(R * float(kSpanSteps)), 0, kSpanTables - 1);
+  std::call_once(built[q], [q] { tables[q] = buildDiscSpans(double(q) / kSpanSteps, kSpanSteps); });
+  return tables[q];
+}
+
+bool ClassGrid::markFromSpans(const DiscSpans& spans, float x, float z) {
+  const float X = (x - coverX) * invPixel, Z = (z - coverZ) * invPixel;
+  const float lim = float(spans.half + 1);
+  if (!(X >= lim && Z >= lim && X < float(coverNx) - lim && Z < float(coverNz) - lim)) return false;
+  const int ci = int(X), cj = int(Z);
+  const int q = int((Z - float(cj)) * float(spans.sub)) * spans.sub + int((X - float(ci)) * float(spans.sub));
+  const int rows = 2 * spans.half + 1;
+  const uint64_t* mask = spans.mask.data() + size_t(q * rows);
+  const int start = ci - spans.half;  // >= 0: X >= lim
+  const unsigned s = unsigned(start) & 63u;
+  uint64_t* row = covered.data() + size_t(cj - spans.half) * size_t(coverWords) + size_t(start >> 6);
+  auto orRow = [&](int t) {
+    row[0] |= mask[t] << s;
+    row[1] |= (mask[t] >> 1) >> (63u - s);  // bits past the word; 0 when none (a spare word ends the raster)
+    row += coverWords;
+  };
+  if (&spans == &baseDiscSpans()) {
+    // Every disc of a uniform class: a fixed row count, unrolled, so no loop exit mispredicts.
+#pragma GCC unroll 16
+    for (int t = 0; t < 2 * int(kSpanDiscR) + 1; ++t) orRow(t);
+  } else {
+    for (int t = 0; t < rows; ++t) orRow(t);
+  }
+  return true;
 }
 
 void ClassGrid::markCovered(float x, float z, float r) {
-  if (r == baseRadius) {
-    const float X = (x - coverX) * invPixel, Z = (z - coverZ) * invPixel;
-    const float lim = float(spanHalf + 1);
-    if (X >= lim && Z >= lim && X < float(coverNx) - lim && Z < float(coverNz) - lim) {
-      const int ci = int(X), cj = int(Z);
-      const int q = int((Z - float(cj)) * kSpanSub) * kSpanSub + int((X - float(ci)) * kSpanSub);
-      const int rows = 2 * spanHalf + 1;
-      const uint64_t* mask = spanMask.data() + size_t(q * rows);
-      const int start = ci - spanHalf;  // >= 0: X >= lim
-      const unsigned s = unsigned(start) & 63u;
-      uint64_t* row = covered.data() + size_t(cj - spanHalf) * size_t(coverWords) + size_t(start >> 6);
-#pragma GCC unroll 16
-      for (int t = 0; t < kSpanRowsMax; ++t, row += coverWords) {  // unrolled: no exit mispredicted
-        if (t >= rows) break;
-        row[0] |= mask[t] << s;
-        row[1] |= (mask[t] >> 1) >> (63u - s);  // bits past the word; 0 when none
-      }
-      return;
-    }
-  }
+  // In pixel units, with the relative safety margin the generic path below explains; the
+  // tables' radii are at most R.
+  const float R = r * 0.9999f * invPixel;
+  if (r == baseRadius ? markFromSpans(baseDiscSpans(), x, z)
+                      : R < kMaxSpanDiscR && markFromSpans(discSpansBelow(R), x, z))
+    return;
   // In pixel units. Pixels entirely inside the disc, with a relative safety margin far above
   // float rounding (a pixel marked by rounding error would only reject candidates, never
   // accept a close pair). Rows in groups of 4 lanes; ceil/floor by truncation of values
   // clamped to >= 0 (truncation is floor there).
   using f4 = float __attribute__((vector_size(16)));
   using i4 = int32_t __attribute__((vector_size(16)));
-  const float R = r * 0.9999f * invPixel;
   const float X = (x - coverX) * invPixel, Z = (z - coverZ) * invPixel;
   const int j0 = ceilAtLeast0(Z - R), j1 = std::min(coverNz, floorAtMost(Z + R));
   const f4 zero = {0, 0, 0, 0}, one = {1, 1, 1, 1}, lanes = {0, 1, 2, 3};

@@ -16,9 +16,22 @@ struct Point {
 inline constexpr float kEmptyCell = 1e18f;  // x of an empty cell: far from everything, d^2 finite
 inline constexpr int kBlockCells = 8;       // side of the coarse alive-count blocks, in cells
 inline constexpr int kCoverSub = 4;         // coverage pixels per cell side
-inline constexpr int kSpanSub = 16;         // sub-pixel positions per axis of the span table
-inline constexpr int kSpanRowsMax = 11;      // rows of a base-radius disc: R = 4 sqrt(2) pixels
-inline constexpr float kSpanDiscR = 5.6563f;  // 4 sqrt(2) (1 - 1e-4): the span table's disc, pixels
+inline constexpr float kSpanDiscR = 5.6563f;  // 4 sqrt(2) (1 - 1e-4): a base-radius disc, pixels
+
+// Coverage discs from per-row pixel spans precomputed for `sub` x `sub` sub-pixel positions of
+// the centre, each row holding only pixels inside the disc for every centre in that sub-pixel
+// square. A row's span is a bit mask relative to pixel column (centre's pixel - half): one
+// shift and two word ORs per row, no branch. Immutable once built, shared by every thread.
+struct DiscSpans {
+  int sub = 0, half = 0;  // rows -half .. half around the centre's pixel
+  std::vector<uint64_t> mask;
+};
+// The base-radius disc (radius kSpanDiscR), 16 x 16 sub-pixel positions.
+const DiscSpans& baseDiscSpans();
+// Other discs of radius R < kMaxSpanDiscR pixels: the table of radius floor(R * 8) / 8, 8 x 8
+// sub-pixel positions (a disc at most 0.3 pixels smaller, in exchange for no sqrt per row).
+inline constexpr float kMaxSpanDiscR = 31.f;
+const DiscSpans& discSpansBelow(float R);
 
 struct ClassGrid {
   float cell = 0, invCell = 0;
@@ -49,14 +62,7 @@ struct ClassGrid {
   float invPixel = 0;
   std::vector<uint64_t> covered;
   int tileI0 = 0, tileJ0 = 0, tileI1 = 0, tileJ1 = 0;  // cells holding the tile, inclusive
-  // Discs of the class's base radius (every disc of a uniform class) are marked from a table
-  // of per-row pixel spans, one per kSpanSub x kSpanSub sub-pixel position of the centre,
-  // each covering only pixels inside the disc for every centre in that sub-pixel square.
-  float baseRadius = 0, spanR = -1;
-  // Each row's span is a bit mask relative to pixel column (centre's pixel - spanHalf): one
-  // shift and two word ORs per row, no branches (the raster has a spare word at its end).
-  int spanHalf = 0;  // rows -spanHalf .. spanHalf around the centre's pixel
-  std::vector<uint64_t> spanMask;
+  float baseRadius = 0;  // its discs are marked from baseDiscSpans()
 
   // Covers [x0 - margin, x1 + margin) x [z0 - margin, z1 + margin) with spare cells around, so
   // scans of up to `margin` around any point of the tile stay inside. Reuses storage.
@@ -89,7 +95,8 @@ struct ClassGrid {
   const int64_t* pixelOffsets(float fr);
   std::vector<int64_t> fixedOffsets;
   float fixedOffsetsFr = -1;
-  void buildSpans(float R);
+  // False when the disc's rows reach the raster's edge (the generic path clips them).
+  bool markFromSpans(const DiscSpans& spans, float x, float z);
 };
 
 }  // namespace eco::sampling
