@@ -43,6 +43,14 @@ static int8_t snorm8(float v) {
   return int8_t(x < 0 ? -r : r);
 }
 
+// std::floor for |x| < 2^31 without the library call (x86-64 before SSE4.1 has no rounding
+// instruction): truncation, one lower for negative non-integers. NaN gives INT_MIN, as
+// int(std::floor(NaN)) does on x86.
+static int floorToInt(float x) {
+  const int t = int(x);
+  return t - int(float(t) > x);
+}
+
 static uint16_t packOct(int u, int v) { return uint16_t(uint8_t(int8_t(u)) | (uint8_t(int8_t(v)) << 8)); }
 
 static Vec3 normalize(Vec3 v) {
@@ -87,8 +95,8 @@ uint16_t encodeOctahedral(Vec3 up) {
   // Rounding each coordinate is not always the closest direction; try the 2x2 neighbourhood
   // (which holds the rounded code too). A neighbour replaces the rounded code only when
   // strictly closer.
-  int u0 = std::clamp(int(std::floor(u * 127.f)), -127, 127);
-  int v0 = std::clamp(int(std::floor(v * 127.f)), -127, 127);
+  int u0 = std::clamp(floorToInt(u * 127.f), -127, 127);
+  int v0 = std::clamp(floorToInt(v * 127.f), -127, 127);
   const Vec3* decoded = decodedCodes();
   auto dot = [&](uint16_t code) {
     const Vec3& c = decoded[code];
