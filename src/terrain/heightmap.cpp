@@ -67,10 +67,6 @@ float sampleBilinear(const Grid& grid, float cellSize, float x, float z) {
   return bilinear(grid, footprint(grid, cellSize, x, z));
 }
 
-float sampleBilinearScaled(const Grid& grid, float invCellSize, float x, float z) {
-  return bilinearScaled({grid.values.data(), grid.width, grid.height, invCellSize}, x, z);
-}
-
 float Heightmap::heightAt(float x, float z) const { return sampleBilinear(metres, cellSize, x, z); }
 
 Vec2 Heightmap::gradientAt(float x, float z) const {

@@ -66,9 +66,6 @@ struct Heightmap {
 // Bilinear sample of a grid whose pixel (i, j) sits at world (i * cellSize, j * cellSize),
 // clamped to the border.
 float sampleBilinear(const Grid& grid, float cellSize, float x, float z);
-// The same with the position scaled by the inverse cell size: a multiply instead of a
-// division, for hot lookups (the last bit can differ from sampleBilinear's).
-float sampleBilinearScaled(const Grid& grid, float invCellSize, float x, float z);
 
 // Throws InputError unless mapping.cellSize is positive and finite.
 Heightmap makeHeightmap(const Image& image, const HeightMapping& mapping);
