@@ -45,6 +45,27 @@ struct Waves : DensityField {
   }
 };
 
+// Waves sampled on a raster (2 m pixels) and read back bilinearly; exposeRaster picks
+// whether the sampler reads it inline (DensityField::raster) or through density().
+struct RasterWaves : DensityField {
+  std::vector<std::vector<float>> pixels;  // per class
+  std::vector<RasterView> views;
+  bool exposeRaster = true;
+  RasterWaves(int classes, float worldX, float worldZ) {
+    const float cell = 2.f;
+    const int w = int(worldX / cell) + 2, h = int(worldZ / cell) + 2;
+    const Waves waves;
+    for (int c = 0; c < classes; ++c) {
+      std::vector<float>& v = pixels.emplace_back(size_t(w) * size_t(h));
+      for (int j = 0; j < h; ++j)
+        for (int i = 0; i < w; ++i) v[size_t(j) * size_t(w) + size_t(i)] = waves.density(c, float(i) * cell, float(j) * cell);
+    }
+    for (const std::vector<float>& v : pixels) views.push_back({v.data(), w, h, 1.f / cell});
+  }
+  float density(int cls, float x, float z) const override { return bilinearScaled(views[size_t(cls)], x, z); }
+  const RasterView* raster(int cls) const override { return exposeRaster ? &views[size_t(cls)] : nullptr; }
+};
+
 inline std::vector<Sample> flatten(const std::vector<TileSamples>& tiles) {
   std::vector<Sample> all;
   for (const TileSamples& t : tiles) all.insert(all.end(), t.samples.begin(), t.samples.end());

@@ -53,6 +53,19 @@ TEST(SamplingSpacing, VariableRadiusOnGradientAndWaves) {
   }
 }
 
+// The bake's path: density read inline from a raster. Same samples as through the virtual
+// call, and spaced.
+TEST(SamplingSpacing, VariableRadiusFromARasterReadInline) {
+  SamplerParams p = test::uniformParams(230.f, 170.f, 24.f, 0.8f, 17);
+  p.classes = {{0.8f, 4.f}, {1.5f, 4.5f}};
+  p.classDistance = {0.f, 1.f, 1.f, 0.f};
+  test::RasterWaves field(2, p.worldX, p.worldZ);
+  const std::vector<TileSamples> inlineRead = scatterAll(p, &field, 2);
+  expectSpaced(p, &field, inlineRead);
+  field.exposeRaster = false;
+  EXPECT_TRUE(test::sameBytes(flatten(inlineRead), flatten(scatterAll(p, &field, 2))));
+}
+
 TEST(SamplingSpacing, RouletteModeKeepsUniformSpacing) {
   SamplerParams p = test::uniformParams(200.f, 130.f, 25.f, 1.f, 5);
   p.variableRadius = false;
