@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Two ecobake builds on one config, runs interleaved (A, B, A, B, ...) so the shared VM's
+# drift hits both alike. Prints each run, then per build the median seconds and instances/s
+# and the ratio of medians (B's seconds / A's seconds).
+# Usage: bench/bake_compare.sh BUILD_A BUILD_B [REPEATS] [THREADS] [CONFIG]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+a=$1
+b=$2
+repeats=${3:-5}
+threads=${4:-2}
+config=${5:-$root/configs/temperate_mountain.json}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+declare -A secs rates
+for ((i = 0; i < repeats; i++)); do
+  for build in "$a" "$b"; do
+    line=$("$build/apps/ecobake/ecobake" bake "$config" -o "$out/bake" -j "$threads" | grep "instances in")
+    s=$(sed -E 's/.*, ([0-9.]+) s, .*/\1/' <<<"$line")
+    r=$(sed -E 's/.* ([0-9.]+) M instances\/s.*/\1/' <<<"$line")
+    echo "$build: $s s, $r M instances/s"
+    secs[$build]+="$s "
+    rates[$build]+="$r "
+  done
+done
+for build in "$a" "$b"; do
+  echo "MEDIAN $build: $(tr ' ' '\n' <<<"${secs[$build]}" | grep . | median) s," \
+    "$(tr ' ' '\n' <<<"${rates[$build]}" | grep . | median) M instances/s"
+done
+sa=$(tr ' ' '\n' <<<"${secs[$a]}" | grep . | median)
+sb=$(tr ' ' '\n' <<<"${secs[$b]}" | grep . | median)
+echo "RATIO seconds B / A: $(awk -v a="$sa" -v b="$sb" 'BEGIN {printf "%.3f", b / a}')"
