@@ -90,6 +90,8 @@ TEST(Bake, PackColorRoundsLikeLround) {
 TEST(Bake, RidgeWorldTiltsUpAxesTowardTheNormalUpToTheLimit) {
   TempDir dir;
   eco::World world = eco::loadWorld(eco::test::writeRidgeWorld(dir));
+  ASSERT_EQ(world.config.species[3].name, "moss");
+  world.config.species[3].maxTiltDeg = 90.f;  // follows the normal everywhere
   auto tiles = eco::bakeInMemory(world, 2);
   size_t underLimit = 0, atLimit = 0, untilted = 0;
   for (const eco::TileData& tile : tiles)

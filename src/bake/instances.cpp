@@ -58,21 +58,15 @@ SpeciesConstants speciesConstants(const BiomeConfig& config, size_t id) {
 }
 
 // Leans the up axis toward the terrain normal, by the slope angle but at most maxTiltDeg: the
-// normal itself where the slope is under the limit, else the normal's azimuth at the limit.
+// normal itself where the slope is under the limit (always, for a limit of 90 degrees), else
+// the normal's azimuth at the limit.
 Vec3 tiltedUp(const SpeciesConfig& sp, const SpeciesConstants& c, Vec3 normal, float g2) {
   const float horizontal = std::sqrt(normal.x * normal.x + normal.z * normal.z);
   if (sp.maxTiltDeg <= 0.f || horizontal < 1e-6f) return {0, 1, 0};
-  if (g2 < c.maxTilt.lo) return normal;
-  float sine = c.sinMaxTilt, cosine = c.cosMaxTilt;
-  if (!(g2 > c.maxTilt.hi)) {
-    const float slope = slopeDegrees(g2);
-    if (slope < sp.maxTiltDeg) return normal;
-    const float angle = std::min(slope, sp.maxTiltDeg) * (std::numbers::pi_v<float> / 180.f);
-    sine = std::sin(angle);
-    cosine = std::cos(angle);
-  }
-  const float k = sine / horizontal;
-  return {normal.x * k, cosine, normal.z * k};
+  if (sp.maxTiltDeg >= 90.f || g2 < c.maxTilt.lo || (!(g2 > c.maxTilt.hi) && slopeDegrees(g2) < sp.maxTiltDeg))
+    return normal;
+  const float k = c.sinMaxTilt / horizontal;
+  return {normal.x * k, c.cosMaxTilt, normal.z * k};
 }
 
 // The elevation weight's sign as smoothstep computes it. From max(min, opt_low) up to opt_high
