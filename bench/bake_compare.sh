@@ -26,10 +26,9 @@ for ((i = 0; i < repeats; i++)); do
     rates[$build]+="$r "
   done
 done
+declare -A medianSecs
 for build in "$a" "$b"; do
-  echo "MEDIAN $build: $(tr ' ' '\n' <<<"${secs[$build]}" | grep . | median) s," \
-    "$(tr ' ' '\n' <<<"${rates[$build]}" | grep . | median) M instances/s"
+  medianSecs[$build]=$(tr ' ' '\n' <<<"${secs[$build]}" | grep . | median)
+  echo "MEDIAN $build: ${medianSecs[$build]} s, $(tr ' ' '\n' <<<"${rates[$build]}" | grep . | median) M instances/s"
 done
-sa=$(tr ' ' '\n' <<<"${secs[$a]}" | grep . | median)
-sb=$(tr ' ' '\n' <<<"${secs[$b]}" | grep . | median)
-echo "RATIO seconds B / A: $(awk -v a="$sa" -v b="$sb" 'BEGIN {printf "%.3f", b / a}')"
+echo "RATIO seconds B / A: $(awk -v a="${medianSecs[$a]}" -v b="${medianSecs[$b]}" 'BEGIN {printf "%.3f", b / a}')"

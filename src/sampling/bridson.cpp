@@ -78,8 +78,8 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
     active.push_back({qx, qz, r});
     placed.push_back({qx, qz, r, density, cell, true});
   };
-  // After the caller's in-tile and coverage tests.
   const RasterView* densityRaster = kVariable ? field->raster(cls) : nullptr;
+  // After the caller's in-tile and coverage tests.
   auto placeIfClear = [&](float qx, float qz) {
     if constexpr (kVariable) {
       // Density first: it is one cheap lookup and rejects whole empty regions.

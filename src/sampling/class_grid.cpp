@@ -155,6 +155,7 @@ const DiscSpans& discSpansBelow(float R) {
   return tables[q];
 }
 
+template <int kFixedRows>
 bool ClassGrid::markFromSpans(const DiscSpans& spans, float x, float z) {
   const float X = (x - coverX) * invPixel, Z = (z - coverZ) * invPixel;
   const float lim = float(spans.half + 1);
@@ -171,10 +172,9 @@ bool ClassGrid::markFromSpans(const DiscSpans& spans, float x, float z) {
     row[1] |= (mask[t] >> 1) >> (63u - s);  // bits past the word; 0 when none (a spare word ends the raster)
     row += coverWords;
   };
-  if (&spans == &baseDiscSpans()) {
-    // Every disc of a uniform class: a fixed row count, unrolled, so no loop exit mispredicts.
+  if constexpr (kFixedRows > 0) {
 #pragma GCC unroll 16
-    for (int t = 0; t < 2 * int(kSpanDiscR) + 1; ++t) orRow(t);
+    for (int t = 0; t < kFixedRows; ++t) orRow(t);
   } else {
     for (int t = 0; t < rows; ++t) orRow(t);
   }
@@ -182,16 +182,16 @@ bool ClassGrid::markFromSpans(const DiscSpans& spans, float x, float z) {
 }
 
 void ClassGrid::markCovered(float x, float z, float r) {
-  // In pixel units, with the relative safety margin the generic path below explains; the
-  // tables' radii are at most R.
-  const float R = r * 0.9999f * invPixel;
-  if (r == baseRadius ? markFromSpans(baseDiscSpans(), x, z)
-                      : R < kMaxSpanDiscR && markFromSpans(discSpansBelow(R), x, z))
-    return;
   // In pixel units. Pixels entirely inside the disc, with a relative safety margin far above
   // float rounding (a pixel marked by rounding error would only reject candidates, never
-  // accept a close pair). Rows in groups of 4 lanes; ceil/floor by truncation of values
-  // clamped to >= 0 (truncation is floor there).
+  // accept a close pair); the tables' radii are at most R. Base-radius discs (every disc of a
+  // uniform class) have a fixed row count, unrolled, so no loop exit mispredicts.
+  const float R = r * 0.9999f * invPixel;
+  if (r == baseRadius ? markFromSpans<2 * int(kSpanDiscR) + 1>(baseDiscSpans(), x, z)
+                      : R < kMaxSpanDiscR && markFromSpans(discSpansBelow(R), x, z))
+    return;
+  // Rows in groups of 4 lanes; ceil/floor by truncation of values clamped to >= 0 (truncation
+  // is floor there).
   using f4 = float __attribute__((vector_size(16)));
   using i4 = int32_t __attribute__((vector_size(16)));
   const float X = (x - coverX) * invPixel, Z = (z - coverZ) * invPixel;

@@ -96,6 +96,8 @@ struct ClassGrid {
   std::vector<int64_t> fixedOffsets;
   float fixedOffsetsFr = -1;
   // False when the disc's rows reach the raster's edge (the generic path clips them).
+  // kFixedRows > 0: the table's row count, known at compile time.
+  template <int kFixedRows = 0>
   bool markFromSpans(const DiscSpans& spans, float x, float z);
 };
 
