@@ -35,6 +35,102 @@ struct GrowthRng {
   }
 };
 
+// The classes already placed that exclude `cls` (s.others), and their exclusion discs marked
+// in the class's coverage raster, so candidates there cost one load.
+void collectOthers(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s) {
+  const size_t n = setup.params->classes.size();
+  ClassGrid& grid = s.grids[size_t(cls)];
+  s.others.clear();
+  for (size_t d = 0; d < n; ++d) {
+    const float dist = setup.pair[size_t(cls) * n + d];
+    if (d != size_t(cls) && dist > 0.f && s.grids[d].aliveCount > 0)
+      s.others.push_back({&s.grids[d], dist, dist * dist * kSpacingMargin});
+  }
+  for (size_t d = 0; d < n; ++d) {
+    const float dist = setup.pair[size_t(cls) * n + d];
+    if (d == size_t(cls) || !(dist > 0.f)) continue;
+    for (const Point& q : s.alive[d])
+      if (q.x > b.x0 - dist && q.x < b.x1 + dist && q.z > b.z0 - dist && q.z < b.z1 + dist)
+        grid.markCovered(q.x, q.z, dist);
+  }
+}
+
+inline bool blockedByOtherClasses(const std::vector<OtherClass>& others, float qx, float qz) {
+  for (const OtherClass& o : others)
+    if (o.grid->aliveNear(qx, qz, o.distance) && blockedWithin(*o.grid, qx, qz, o.distance, o.distance2)) return true;
+  return false;
+}
+
+// Places class `cls` in the tile from its arranged pool (sampling/pool.h); leaves its samples
+// in scratch.placed. A pool point is a sample where its delta reaches the local spacing, the
+// density keeps it (survival where the radius is clamped, or everywhere in roulette mode),
+// and the exact tests pass: those against the own class only matter where the spacing
+// varies faster than the pool's ordering (and for float rounding), so they rarely fail.
+template <bool kVariable>
+void placeClassFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s) {
+  const SamplerParams& p = *setup.params;
+  const SampleClass& klass = p.classes[size_t(cls)];
+  const DensityField* field = setup.density;
+  ClassGrid& grid = s.grids[size_t(cls)];
+  const ArrangedPool& pool = setup.pools[size_t(cls)];
+  const float radius = klass.radius, radius2 = radius * radius * kSpacingMargin;
+  collectOthers(setup, b, cls, s);
+  std::vector<PlacedSample>& placed = s.placed;
+  placed.clear();
+  const RasterView* densityRaster = kVariable ? field->raster(cls) : nullptr;
+  const float clampedDensity = (radius / klass.maxRadius) * (radius / klass.maxRadius);
+
+  const double period = double(kPoolPeriod) * double(radius), bucket = period / kPoolBuckets;
+  const int kx0 = int(std::floor(b.x0 / period)), kx1 = int(std::floor(b.x1 / period));
+  const int kz0 = int(std::floor(b.z0 / period)), kz1 = int(std::floor(b.z1 / period));
+  auto bucketRange = [&](double lo, double hi, double copy, int& i0, int& i1) {
+    i0 = std::max(0, int(std::floor((lo - copy) / bucket)));
+    i1 = std::min(kPoolBuckets - 1, int(std::floor((hi - copy) / bucket)));
+  };
+  for (int kz = kz0; kz <= kz1; ++kz)
+    for (int kx = kx0; kx <= kx1; ++kx) {
+      const double cx = double(kx) * period, cz = double(kz) * period;
+      int bi0, bi1, bj0, bj1;
+      bucketRange(b.x0, b.x1, cx, bi0, bi1);
+      bucketRange(b.z0, b.z1, cz, bj0, bj1);
+      for (int bj = bj0; bj <= bj1; ++bj)
+        for (int bi = bi0; bi <= bi1; ++bi) {
+          float minRadius = radius;
+          if (field) {
+            const float x0 = std::max(b.x0, float(cx + bi * bucket)), x1 = std::min(b.x1, float(cx + (bi + 1) * bucket));
+            const float z0 = std::max(b.z0, float(cz + bj * bucket)), z1 = std::min(b.z1, float(cz + (bj + 1) * bucket));
+            const float bound = field->maxDensity(cls, x0, z0, x1, z1);
+            if (!(bound > 0.f)) continue;
+            if (kVariable) minRadius = sampleRadius(klass, bound);
+          }
+          const size_t first = pool.start[size_t(bj * kPoolBuckets + bi)], last = pool.start[size_t(bj * kPoolBuckets + bi) + 1];
+          for (size_t k = first; k < last; ++k) {
+            const PoolPoint& q = pool.points[k];
+            const float spacing = q.delta * radius;
+            if (spacing < minRadius) break;
+            const float x = float(cx + double(q.x) * radius), z = float(cz + double(q.z) * radius);
+            if (!((x >= b.x0) & (x < b.x1) & (z >= b.z0) & (z < b.z1))) continue;
+            float r = radius, density = 1.f;
+            if constexpr (kVariable) {
+              density = densityRaster ? bilinearScaled(*densityRaster, x, z) : field->density(cls, x, z);
+              if (!(density > 0.f)) continue;
+              r = sampleRadius(klass, density);
+              if (spacing < r) continue;
+              if (density < clampedDensity && !(survivalDraw(p.seed, cls, x, z) < density / clampedDensity)) continue;
+            } else if (field) {
+              density = field->density(cls, x, z);
+              if (density < 1.f && !(survivalDraw(p.seed, cls, x, z) < density)) continue;
+            }
+            if (grid.isCovered(x, z)) continue;
+            if (kVariable ? blockedByOwn(grid, x, z, r) : blockedNear(grid, x, z, radius2)) continue;
+            if (blockedByOtherClasses(s.others, x, z)) continue;
+            const int cell = grid.insert(x, z, r, true, /*markDisc=*/false);
+            placed.push_back({x, z, r, density, cell, true});
+          }
+        }
+    }
+}
+
 // Places class `cls` in the tile; leaves its samples in scratch.placed.
 // kVariable: radius from the density field (variableRadius with a density field).
 template <bool kVariable>
@@ -45,29 +141,9 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
   ClassGrid& grid = s.grids[size_t(cls)];
   const float radius = klass.radius;
   const float radius2 = radius * radius * kSpacingMargin;
-  const size_t n = p.classes.size();
 
-  s.others.clear();
-  for (size_t d = 0; d < n; ++d) {
-    const float dist = setup.pair[size_t(cls) * n + d];
-    if (d != size_t(cls) && dist > 0.f && s.grids[d].aliveCount > 0)
-      s.others.push_back({&s.grids[d], dist, dist * dist * kSpacingMargin});
-  }
-  // Pixels of the tile entirely within the exclusion distance of another class are covered
-  // too, so candidates there cost one load.
-  for (size_t d = 0; d < n; ++d) {
-    const float dist = setup.pair[size_t(cls) * n + d];
-    if (d == size_t(cls) || !(dist > 0.f)) continue;
-    for (const Point& q : s.alive[d])
-      if (q.x > b.x0 - dist && q.x < b.x1 + dist && q.z > b.z0 - dist && q.z < b.z1 + dist)
-        grid.markCovered(q.x, q.z, dist);
-  }
-  auto blockedByOthers = [&](float qx, float qz) {
-    for (const OtherClass& o : s.others)
-      if (o.grid->aliveNear(qx, qz, o.distance) && blockedWithin(*o.grid, qx, qz, o.distance, o.distance2))
-        return true;
-    return false;
-  };
+  collectOthers(setup, b, cls, s);
+  auto blockedByOthers = [&](float qx, float qz) { return blockedByOtherClasses(s.others, qx, qz); };
 
   std::vector<PlacedSample>& placed = s.placed;
   std::vector<ActiveSample>& active = s.active;
@@ -232,6 +308,13 @@ SamplerSetup makeSetup(const SamplerParams& params, const DensityField* density)
     }
     s.margin[size_t(c)] = m;
   }
+  s.pools.resize(size_t(n));
+  for (int c = 0; c < n; ++c) {
+    const SampleClass& k = params.classes[size_t(c)];
+    const float ratio = params.variableRadius ? k.maxRadius / k.radius : 1.f;
+    if (params.method == SamplerMethod::Pool && ratio <= kPoolMaxRatio)
+      s.pools[size_t(c)] = arrangePool(basePool(), hashCombine(params.seed ^ 0x706f6f6c5f636c73ull, uint64_t(c)));
+  }
   return s;
 }
 
@@ -278,7 +361,12 @@ void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std
   const uint64_t tileSeed = hashCombine(hashCombine(p.seed, uint64_t(tx)), uint64_t(tz));
   for (size_t c = 0; c < n; ++c) {
     if (!(present[c] & 2)) continue;
-    if (variable)
+    if (!setup.pools[c].points.empty()) {
+      if (variable)
+        placeClassFromPool<true>(setup, b, int(c), scratch);
+      else
+        placeClassFromPool<false>(setup, b, int(c), scratch);
+    } else if (variable)
       placeClass<true>(setup, b, int(c), tileSeed, scratch);
     else
       placeClass<false>(setup, b, int(c), tileSeed, scratch);

@@ -8,6 +8,7 @@
 #include "sampling/class_grid.h"
 #include "sampling/grid_checks.h"
 #include "sampling/poisson.h"
+#include "sampling/pool.h"
 
 namespace eco::sampling {
 
@@ -25,6 +26,7 @@ struct SamplerSetup {
   int tilesX = 0, tilesZ = 0;
   std::vector<float> margin;  // per class: its largest radius and pair distance
   std::vector<float> pair;    // n x n pairDistance
+  std::vector<ArrangedPool> pools;  // per class; empty: placed by Bridson growth
 };
 
 // Validates params (throws InputError).

@@ -226,7 +226,7 @@ void ClassGrid::markCovered(float x, float z, float r) {
   }
 }
 
-int ClassGrid::insert(float x, float z, float r, bool isAlive) {
+int ClassGrid::insert(float x, float z, float r, bool isAlive, bool markDisc) {
   const int i = cellX(x), j = cellZ(z);
   assert(i >= 0 && j >= 0 && i < nx && j < nz);
   const int c = j * nx + i;
@@ -245,7 +245,7 @@ int ClassGrid::insert(float x, float z, float r, bool isAlive) {
       for (int ii = i0 >> 1; ii <= i1 >> 1; ++ii) row[ii] = std::max(row[ii], r);
     }
   }
-  markCovered(x, z, r);
+  if (markDisc) markCovered(x, z, r);
   return c;
 }
 

@@ -82,8 +82,8 @@ struct ClassGrid {
   // True when some alive sample may lie within `dist` of (x, z) (block granularity).
   bool aliveNear(float x, float z, float dist) const;
 
-  // Returns the cell index.
-  int insert(float x, float z, float r, bool isAlive);
+  // Returns the cell index. markDisc: also mark the sample's disc in the coverage raster.
+  int insert(float x, float z, float r, bool isAlive, bool markDisc = true);
   // Removes an alive sample of the tile (survival roulette). Only once its class is placed:
   // from then on the grid holds alive samples only, what other classes test against.
   void kill(int cellIndex);

@@ -18,10 +18,18 @@ struct SampleClass {
   float maxRadius = 4.f;  // bound on radius / sqrt(density) (variableRadius only)
 };
 
+enum class SamplerMethod {
+  // Lookups into a precomputed hierarchical Poisson-disk pool (sampling/pool.h), several times
+  // faster; falls back to Bridson for classes with maxRadius > 16 radius.
+  Pool,
+  Bridson,  // Bridson growth per tile (k candidates per active sample)
+};
+
 struct SamplerParams {
   float worldX = 0, worldZ = 0;  // world extent, metres; tiles cover [0, worldX) x [0, worldZ)
   float tileSize = 128.f;        // must be >= interactionDistance() (checked)
   uint64_t seed = 1;
+  SamplerMethod method = SamplerMethod::Pool;
   int candidates = 30;           // Bridson k
   // true: spacing r(p) = sampleRadius(class, density(p)), with survival roulette where the
   //       radius is clamped at maxRadius (see sampleRadius).
