@@ -76,7 +76,7 @@ TEST(Manifest, RoundTrip) {
   ASSERT_EQ(r.tiles.size(), 3u);  // sorted by (z, x)
   EXPECT_EQ(r.tiles[0].file, "tiles/0_0.ecot");
   EXPECT_EQ(r.tiles[1].file, "tiles/1_0.ecot");
-  EXPECT_EQ(r.tiles[1].fnv1a64, 0x0123456789abcdefull);
+  EXPECT_EQ(r.tiles[1].checksum, 0x0123456789abcdefull);
   EXPECT_EQ(r.tiles[1].speciesCounts, (std::vector<uint64_t>{5, 2}));
   EXPECT_EQ(r.tiles[2].z, 2);
   EXPECT_EQ(r.hashes.heightmap, "00000000000000bb");
@@ -86,11 +86,11 @@ TEST(Manifest, RoundTrip) {
 
   nlohmann::json j = readJson(dir);  // the documented field names and forms
   EXPECT_EQ(j["format"], "ecobake-manifest");
-  EXPECT_EQ(j["format_version"], 1);
+  EXPECT_EQ(j["format_version"], 2);
   EXPECT_EQ(j["species"][0]["kind"], "tree");
   EXPECT_EQ(j["species"][1]["kind"], "ground_cover");
   EXPECT_EQ(j["species"][0]["base_color"], nlohmann::json({0x22, 0x66, 0x33, 0xff}));
-  EXPECT_EQ(j["tiles"][1]["fnv1a64"], "0123456789abcdef");
+  EXPECT_EQ(j["tiles"][1]["xxh3_64"], "0123456789abcdef");
   EXPECT_EQ(j["terrain"]["file"], "terrain.r32f");
 }
 
@@ -109,10 +109,10 @@ TEST(Manifest, RejectsWrongFormatVersionAndMissingFields) {
     EXPECT_NE(error.find(expected), std::string::npos) << error;
   };
   rejects([](auto& j) { j["format"] = "something-else"; }, "not an ecobake manifest");
-  rejects([](auto& j) { j["format_version"] = 2; }, "format_version 2");
+  rejects([](auto& j) { j["format_version"] = 1; }, "format_version 1");  // FNV-1a checksums
   rejects([](auto& j) { j.erase("tiling"); }, "tiling");
-  rejects([](auto& j) { j["tiles"][0].erase("fnv1a64"); }, "tiles[0]: missing field \"fnv1a64\"");
-  rejects([](auto& j) { j["tiles"][1]["fnv1a64"] = "xyz"; }, "tiles[1].fnv1a64");
+  rejects([](auto& j) { j["tiles"][0].erase("xxh3_64"); }, "tiles[0]: missing field \"xxh3_64\"");
+  rejects([](auto& j) { j["tiles"][1]["xxh3_64"] = "xyz"; }, "tiles[1].xxh3_64");
   rejects([](auto& j) { j["tiles"][0]["instances"] = -1; }, "tiles[0].instances");
   rejects([](auto& j) { j["species"][0]["kind"] = "cactus"; }, "unknown kind");
   rejects([](auto& j) { j["species"][0]["base_color"] = {1, 2, 3}; }, "base_color");
@@ -154,11 +154,11 @@ TEST(Manifest, TileVerifiedAgainstSizeAndChecksum) {
   tile.instances.resize(5);
   std::vector<uint8_t> bytes = encodeTile(tile);
   writeFileAtomic(dir.file("tiles/0_0.ecot"), bytes.data(), bytes.size());
-  TileEntry entry{0, 0, "tiles/0_0.ecot", 5, bytes.size(), fnv1a64(bytes), {5}};
+  TileEntry entry{0, 0, "tiles/0_0.ecot", 5, bytes.size(), checksum64(bytes), {5}};
   EXPECT_EQ(readTileVerified(dir.path.string(), entry).instances.size(), 5u);
 
   TileEntry wrongHash = entry;
-  wrongHash.fnv1a64 ^= 1;
+  wrongHash.checksum ^= 1;
   try {
     readTileVerified(dir.path.string(), wrongHash);
     FAIL();

@@ -41,7 +41,7 @@ TileData makeTile(const World& world, const SpeciesOrder& order, const std::vect
   return tile;
 }
 
-std::string hashOf(const std::string& path) { return path.empty() ? std::string() : hex64(fnv1a64File(path)); }
+std::string hashOf(const std::string& path) { return path.empty() ? std::string() : hex64(checksum64File(path)); }
 
 Manifest baseManifest(const World& world, const SamplerParams& params, std::vector<SpeciesRecord> species) {
   Manifest m;
@@ -108,7 +108,7 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
       entry.file = "tiles/" + std::to_string(tile.tileX) + "_" + std::to_string(tile.tileZ) + ".ecot";
       entry.instances = tile.instances.size();
       entry.bytes = bytes.size();
-      entry.fnv1a64 = fnv1a64(bytes);
+      entry.checksum = checksum64(bytes);
       entry.speciesCounts.assign(manifest.species.size(), 0);
       for (const Instance& inst : tile.instances) ++entry.speciesCounts[inst.species];
       // Straight into the private staging folder: a failed or killed bake discards it whole,

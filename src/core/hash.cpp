@@ -6,27 +6,24 @@
 
 #include "core/error.h"
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 namespace eco {
 
-uint64_t fnv1a64(std::span<const uint8_t> bytes, uint64_t h) {
-  for (uint8_t b : bytes) {
-    h ^= b;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
+uint64_t checksum64(std::span<const uint8_t> bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
 
-uint64_t fnv1a64File(const std::string& path) {
+uint64_t checksum64File(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open for reading");
-  uint64_t h = 0xcbf29ce484222325ull;
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
   std::vector<char> buf(1 << 16);
   while (in) {
     in.read(buf.data(), std::streamsize(buf.size()));
-    auto n = size_t(in.gcount());
-    h = fnv1a64({reinterpret_cast<const uint8_t*>(buf.data()), n}, h);
+    XXH3_64bits_update(&state, buf.data(), size_t(in.gcount()));
   }
-  return h;
+  return XXH3_64bits_digest(&state);
 }
 
 std::string hex64(uint64_t v) {

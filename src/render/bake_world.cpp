@@ -109,7 +109,7 @@ void writeSyntheticBake(const std::string& dir, const SyntheticOptions& options)
     e.file = "tiles/" + std::to_string(wt.x) + "_" + std::to_string(wt.z) + ".ecot";
     e.instances = tile.instances.size();
     e.bytes = bytes.size();
-    e.fnv1a64 = fnv1a64(bytes);
+    e.checksum = checksum64(bytes);
     writeFileAtomic(dir + "/" + e.file, bytes.data(), bytes.size());
     m.tiles.push_back(e);
   }

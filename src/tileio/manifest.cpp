@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 static_assert(std::endian::native == std::endian::little, "terrain.r32f is written in host byte order");
 
 constexpr const char* kManifestFormat = "ecobake-manifest";
-constexpr int kManifestVersion = 1;
+constexpr int kManifestVersion = 2;  // 2: tile checksums and hashes are XXH3-64 ("xxh3_64")
 constexpr const char* kKindNames[] = {"tree", "shrub", "grass", "ground_cover"};
 
 static std::string manifestPath(const std::string& dir) { return (fs::path(dir) / "manifest.json").string(); }
@@ -77,7 +77,7 @@ void writeManifest(const std::string& dir, const Manifest& m) {
                           {"file", t.file},
                           {"instances", t.instances},
                           {"bytes", t.bytes},
-                          {"fnv1a64", hex64(t.fnv1a64)},
+                          {"xxh3_64", hex64(t.checksum)},
                           {"species_counts", t.speciesCounts}});
   j["hashes"] = {{"config", m.hashes.config}, {"heightmap", m.hashes.heightmap}, {"river", m.hashes.river}};
   j["totals"] = {{"instances", m.totals.instances},
@@ -187,10 +187,10 @@ TileEntry readTile(const JsonReader& r, const ordered_json& j, const std::string
   t.file = r.relativePath(j, where, "file");
   t.instances = r.count(j, where, "instances");
   t.bytes = r.count(j, where, "bytes");
-  std::string hash = r.str(j, where, "fnv1a64");
+  std::string hash = r.str(j, where, "xxh3_64");
   if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos)
-    r.fail(where + ".fnv1a64", "expected 16 lowercase hex digits");
-  t.fnv1a64 = std::stoull(hash, nullptr, 16);
+    r.fail(where + ".xxh3_64", "expected 16 lowercase hex digits");
+  t.checksum = std::stoull(hash, nullptr, 16);
   t.speciesCounts = r.counts(j, where, "species_counts");
   return t;
 }
@@ -284,9 +284,9 @@ TileData readTileVerified(const std::string& dir, const TileEntry& entry) {
   std::vector<uint8_t> bytes = readFileBytes(path);
   if (bytes.size() != entry.bytes)
     throw InputError(path + ": " + std::to_string(bytes.size()) + " bytes, manifest says " + std::to_string(entry.bytes));
-  if (fnv1a64(bytes) != entry.fnv1a64)
-    throw InputError(path + ": checksum mismatch (fnv1a64 " + hex64(fnv1a64(bytes)) + ", manifest says " +
-                     hex64(entry.fnv1a64) + ")");
+  if (const uint64_t actual = checksum64(bytes); actual != entry.checksum)
+    throw InputError(path + ": checksum mismatch (xxh3_64 " + hex64(actual) + ", manifest says " +
+                     hex64(entry.checksum) + ")");
   return decodeTile(bytes.data(), bytes.size(), path);
 }
 

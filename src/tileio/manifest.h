@@ -16,7 +16,7 @@ struct TileEntry {
   std::string file;  // relative to the bake folder, e.g. "tiles/3_7.ecot"
   uint64_t instances = 0;
   uint64_t bytes = 0;
-  uint64_t fnv1a64 = 0;  // of the whole file; "16 hex digits" in JSON
+  uint64_t checksum = 0;  // checksum64 (XXH3-64) of the whole file; "xxh3_64": 16 hex digits in JSON
   std::vector<uint64_t> speciesCounts;  // indexed by species id
 };
 
@@ -61,7 +61,7 @@ std::vector<float> readTerrainRaw(const std::string& dir, const Manifest& manife
 // Writes dir/terrain.r32f atomically (little-endian float32, row-major).
 void writeTerrainRaw(const std::string& dir, const Grid& heights);
 
-// Reads dir/<entry.file>, checks its size and fnv1a64 against the entry, and decodes.
+// Reads dir/<entry.file>, checks its size and checksum against the entry, and decodes.
 TileData readTileVerified(const std::string& dir, const TileEntry& entry);
 
 }  // namespace eco
