@@ -36,8 +36,9 @@ struct GrowthRng {
 };
 
 // The classes already placed that exclude `cls` (s.others), and their exclusion discs marked
-// in the class's coverage raster, so candidates there cost one load.
-void collectOthers(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s) {
+// in the class's coverage raster, so candidates there cost one load. withNear: also mark the
+// pixels the discs meet in grid.near.
+void collectOthers(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s, bool withNear = false) {
   const size_t n = setup.params->classes.size();
   ClassGrid& grid = s.grids[size_t(cls)];
   s.others.clear();
@@ -46,12 +47,15 @@ void collectOthers(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     if (d != size_t(cls) && dist > 0.f && s.grids[d].aliveCount > 0)
       s.others.push_back({&s.grids[d], dist, dist * dist * kSpacingMargin});
   }
+  if (withNear) grid.resetNear();
   for (size_t d = 0; d < n; ++d) {
     const float dist = setup.pair[size_t(cls) * n + d];
     if (d == size_t(cls) || !(dist > 0.f)) continue;
     for (const Point& q : s.alive[d])
-      if (q.x > b.x0 - dist && q.x < b.x1 + dist && q.z > b.z0 - dist && q.z < b.z1 + dist)
+      if (q.x > b.x0 - dist && q.x < b.x1 + dist && q.z > b.z0 - dist && q.z < b.z1 + dist) {
         grid.markCovered(q.x, q.z, dist);
+        if (withNear) grid.markNear(q.x, q.z, dist);
+      }
   }
 }
 
@@ -74,7 +78,7 @@ void placeClassFromPool(const SamplerSetup& setup, const TileBounds& b, int cls,
   ClassGrid& grid = s.grids[size_t(cls)];
   const ArrangedPool& pool = setup.pools[size_t(cls)];
   const float radius = klass.radius, radius2 = radius * radius * kSpacingMargin;
-  collectOthers(setup, b, cls, s);
+  collectOthers(setup, b, cls, s, /*withNear=*/true);
   std::vector<PlacedSample>& placed = s.placed;
   placed.clear();
   const RasterView* densityRaster = kVariable ? field->raster(cls) : nullptr;
@@ -123,7 +127,7 @@ void placeClassFromPool(const SamplerSetup& setup, const TileBounds& b, int cls,
             }
             if (grid.isCovered(x, z)) continue;
             if (kVariable ? blockedByOwn(grid, x, z, r) : blockedNear(grid, x, z, radius2)) continue;
-            if (blockedByOtherClasses(s.others, x, z)) continue;
+            if (grid.isNear(x, z) && blockedByOtherClasses(s.others, x, z)) continue;
             const int cell = grid.insert(x, z, r, true, /*markDisc=*/false);
             placed.push_back({x, z, r, density, cell, true});
           }

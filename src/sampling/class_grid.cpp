@@ -181,6 +181,34 @@ bool ClassGrid::markFromSpans(const DiscSpans& spans, float x, float z) {
   return true;
 }
 
+void ClassGrid::resetNear() {
+  const size_t words = size_t(coverWords) * size_t(coverNz);
+  if (near.size() != words) {
+    near.assign(words, 0);
+  } else if (nearRow0 <= nearRow1) {  // only the rows marked since the last reset
+    std::fill(near.begin() + ptrdiff_t(size_t(nearRow0) * size_t(coverWords)),
+              near.begin() + ptrdiff_t(size_t(nearRow1 + 1) * size_t(coverWords)), uint64_t(0));
+  }
+  nearRow0 = coverNz;
+  nearRow1 = -1;
+}
+
+void ClassGrid::markNear(float x, float z, float r) {
+  // In pixel units, the radius grown by far more than float rounding (a pixel marked in excess
+  // only costs an exact test). Coordinates are clamped to >= 0, where truncation is floor.
+  const float X = (x - coverX) * invPixel, Z = (z - coverZ) * invPixel, R = r * invPixel * 1.0001f + 0.01f;
+  const int j0 = int(std::max(0.f, Z - R)), j1 = std::min(coverNz - 1, int(std::max(0.f, Z + R)));
+  nearRow0 = std::min(nearRow0, j0);
+  nearRow1 = std::max(nearRow1, j1);
+  for (int j = j0; j <= j1; ++j) {
+    // The disc's widest extent within the row: at the row's z nearest the centre.
+    const float dz = std::max({0.f, float(j) - Z, Z - float(j + 1)});
+    const float w = std::sqrt(std::max(0.f, R * R - dz * dz));
+    const int i0 = int(std::max(0.f, X - w)), i1 = std::min(coverNx - 1, int(std::max(0.f, X + w)));
+    if (i0 <= i1) fillBits(near.data() + size_t(j) * size_t(coverWords), i0, i1 + 1);
+  }
+}
+
 void ClassGrid::markCovered(float x, float z, float r) {
   // In pixel units. Pixels entirely inside the disc, with a relative safety margin far above
   // float rounding (a pixel marked by rounding error would only reject candidates, never

@@ -57,6 +57,11 @@ struct ClassGrid {
   // holds every candidate. A candidate on such a pixel is rejected with one load; it is a
   // conservative prefilter, the exact tests follow. Bits, not bytes: the raster of a
   // small-radius class stays in cache.
+  // Pool classes also keep `near`, same layout: 1 where a pixel meets another class's
+  // exclusion disc (conservatively outward). Candidates elsewhere skip the other classes'
+  // exact tests.
+  std::vector<uint64_t> near;
+  int nearRow0 = 0, nearRow1 = -1;  // rows marked since resetNear
   float coverX = 0, coverZ = 0;
   int coverNx = 0, coverNz = 0, coverWords = 0;  // coverWords: 64-bit words per pixel row
   float invPixel = 0;
@@ -89,6 +94,14 @@ struct ClassGrid {
   void kill(int cellIndex);
   void erase(int cellIndex) { pos[size_t(cellIndex)].x = kEmptyCell; }
   void markCovered(float x, float z, float r);
+  // Clears `near` (sized like `covered`); then markNear sets every pixel meeting the disc.
+  void resetNear();
+  void markNear(float x, float z, float r);
+  bool isNear(float x, float z) const {
+    const unsigned i = unsigned(int((x - coverX) * invPixel));
+    const uint64_t word = near[size_t(int((z - coverZ) * invPixel)) * size_t(coverWords) + (i >> 6)];
+    return (word >> (i & 63u)) & 1u;
+  }
   // The annulus table scaled by fr pixels in 16.16 fixed point, packed as z * 2^32 + x (x may
   // be negative: it borrows from z, which adding to a parent at (px, pz) >= 0 gives back);
   // rebuilt only when fr changes.
