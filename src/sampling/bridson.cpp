@@ -35,9 +35,9 @@ struct GrowthRng {
   }
 };
 
-// The classes already placed that exclude `cls` (s.others), and their exclusion discs marked
-// in the class's coverage raster, so candidates there cost one load. withNear: also mark the
-// pixels the discs meet in grid.near.
+// The classes already placed that exclude `cls` (s.others). Bridson: their exclusion discs
+// marked in the class's coverage raster, so candidates there cost one load. Pool (withNear):
+// the pixels the discs meet marked in grid.near instead.
 void collectOthers(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s, bool withNear = false) {
   const size_t n = setup.params->classes.size();
   ClassGrid& grid = s.grids[size_t(cls)];
@@ -53,8 +53,10 @@ void collectOthers(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     if (d == size_t(cls) || !(dist > 0.f)) continue;
     for (const Point& q : s.alive[d])
       if (q.x > b.x0 - dist && q.x < b.x1 + dist && q.z > b.z0 - dist && q.z < b.z1 + dist) {
-        grid.markCovered(q.x, q.z, dist);
-        if (withNear) grid.markNear(q.x, q.z, dist);
+        if (withNear)
+          grid.markNear(q.x, q.z, dist);
+        else
+          grid.markCovered(q.x, q.z, dist);
       }
   }
 }
@@ -125,7 +127,6 @@ void placeClassFromPool(const SamplerSetup& setup, const TileBounds& b, int cls,
               density = field->density(cls, x, z);
               if (density < 1.f && !(survivalDraw(p.seed, cls, x, z) < density)) continue;
             }
-            if (grid.isCovered(x, z)) continue;
             if (kVariable ? blockedByOwn(grid, x, z, r) : blockedNear(grid, x, z, radius2)) continue;
             if (grid.isNear(x, z) && blockedByOtherClasses(s.others, x, z)) continue;
             const int cell = grid.insert(x, z, r, true, /*markDisc=*/false);
@@ -341,7 +342,8 @@ void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std
   for (size_t c = 0; c < n; ++c) {
     if (!variable || setup.density->maxDensity(int(c), b.x0, b.z0, b.x1, b.z1) > 0.f) present[c] |= 2;
     if (present[c])
-      scratch.grids[c].reset(gridRadius(setup, int(c), b), b.x0, b.z0, b.x1, b.z1, setup.margin[c], variable);
+      scratch.grids[c].reset(gridRadius(setup, int(c), b), b.x0, b.z0, b.x1, b.z1, setup.margin[c], variable,
+                             /*coverage=*/setup.pools[c].points.empty());
     else
       scratch.grids[c].clear();
   }
@@ -353,7 +355,9 @@ void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std
   for (const std::vector<FixedSample>* list : fixed)
     for (const FixedSample& f : *list) {
       if (!inMargin(f) || (!f.alive && !(present[f.cls] & 2))) continue;
-      const int cell = scratch.grids[f.cls].insert(f.x, f.z, f.r, f.alive);
+      // Pool classes test candidates exactly; only Bridson candidates use the coverage raster.
+      const bool markDisc = setup.pools[f.cls].points.empty();
+      const int cell = scratch.grids[f.cls].insert(f.x, f.z, f.r, f.alive, markDisc);
       if (f.alive)
         scratch.alive[f.cls].push_back({f.x, f.z});
       else

@@ -40,7 +40,8 @@ void fillBits(uint64_t* row, int i0, int i1) {
 
 }  // namespace
 
-void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, float margin, bool isVariable) {
+void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, float margin, bool isVariable,
+                      bool coverage) {
   cell = radius * (0.9999f / std::sqrt(2.f));
   invCell = 1.f / cell;
   const int marginCells = int(margin * invCell) + 3;
@@ -84,6 +85,7 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
   coverNx = tileNx + 2 * pad;
   coverNz = tileNz + 2 * pad;
   coverWords = (coverNx + 63) / 64;
+  if (!coverage) return;
   const size_t words = size_t(coverWords) * size_t(coverNz);
   if (covered.size() < words + 1) covered.resize(words + 1);  // + a spare word for span ORs
   std::fill_n(covered.begin(), size_t(pad) * size_t(coverWords), ~uint64_t(0));

@@ -71,7 +71,9 @@ struct ClassGrid {
 
   // Covers [x0 - margin, x1 + margin) x [z0 - margin, z1 + margin) with spare cells around, so
   // scans of up to `margin` around any point of the tile stay inside. Reuses storage.
-  void reset(float radius, float x0, float z0, float x1, float z1, float margin, bool isVariable);
+  // coverage: fill the coverage raster (Bridson classes); otherwise only its geometry is set,
+  // for `near`, and markCovered / isCovered must not be used.
+  void reset(float radius, float x0, float z0, float x1, float z1, float margin, bool isVariable, bool coverage);
   // An empty grid that holds nothing (a class absent from the tile and its margin).
   void clear();
 

@@ -19,7 +19,7 @@ inline constexpr float kPoolMaxRatio = 16.f;
 inline constexpr float kPoolStep = 0.95f;
 inline constexpr int kPoolCandidates = 100;  // per active point and step: fuller than k = 30
 inline constexpr uint64_t kPoolSeed = 0x506f6f6c50697473ull;
-inline constexpr int kPoolBuckets = 32;  // buckets per side of the arranged pool
+inline constexpr int kPoolBuckets = 16;  // buckets per side of the arranged pool
 
 struct PoolPoint {
   float x, z;   // in [0, kPoolPeriod)
