@@ -95,24 +95,20 @@ uint16_t encodeOctahedral(Vec3 up) {
   // Rounding each coordinate is not always the closest direction; try the 2x2 neighbourhood
   // (which holds the rounded code too). A neighbour replaces the rounded code only when
   // strictly closer.
-  int u0 = std::clamp(floorToInt(u * 127.f), -127, 127);
-  int v0 = std::clamp(floorToInt(v * 127.f), -127, 127);
+  const int u0 = std::clamp(floorToInt(u * 127.f), -127, 127), v0 = std::clamp(floorToInt(v * 127.f), -127, 127);
+  const int u1 = std::min(u0 + 1, 127), v1 = std::min(v0 + 1, 127);
   const Vec3* decoded = decodedCodes();
-  auto dot = [&](uint16_t code) {
-    const Vec3& c = decoded[code];
-    return c.x * n.x + c.y * n.y + c.z * n.z;
-  };
-  uint16_t best = packOct(snorm8(u), snorm8(v));
-  float bestDot = dot(best);
+  const uint16_t codes[4] = {packOct(u0, v0), packOct(u0, v1), packOct(u1, v0), packOct(u1, v1)};
+  float dots[4];
   for (int k = 0; k < 4; ++k) {
-    const uint16_t code = packOct(std::min(u0 + (k >> 1), 127), std::min(v0 + (k & 1), 127));
-    const float d = dot(code);
-    if (d > bestDot) {
-      bestDot = d;
-      best = code;
-    }
+    const Vec3& c = decoded[codes[k]];
+    dots[k] = c.x * n.x + c.y * n.y + c.z * n.z;
   }
-  return best;
+  // The rounded code is one of the four (lround is floor or floor + 1).
+  int best = (snorm8(u) == u0 ? 0 : 2) + (snorm8(v) == v0 ? 0 : 1);
+  for (int k = 0; k < 4; ++k)
+    if (dots[k] > dots[best]) best = k;
+  return codes[best];
 }
 
 }  // namespace eco
