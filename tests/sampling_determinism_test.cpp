@@ -135,7 +135,9 @@ TEST(SamplingDeterminism, RegeneratedTilesEqualTheFullRun) {
       EXPECT_EQ(alone[0].tz, t[1]);
       EXPECT_TRUE(sameBytes(alone[0].samples, at(t[0], t[1]).samples)) << "tile " << t[0] << ", " << t[1];
       // The last column and row are 1 m wide: their 1 m^2 corner may rightly hold nothing.
-      if (t[0] != nx - 1 || t[1] != nz - 1) EXPECT_FALSE(alone[0].samples.empty()) << "tile " << t[0] << ", " << t[1];
+      if (t[0] != nx - 1 || t[1] != nz - 1) {
+        EXPECT_FALSE(alone[0].samples.empty()) << "tile " << t[0] << ", " << t[1];
+      }
     }
     const TileRange block{3, 2, 7, 5};
     const auto blockTiles = scatterRange(p, &waves, block, 1);

@@ -53,6 +53,22 @@ TEST(SamplingSpacing, VariableRadiusOnGradientAndWaves) {
   }
 }
 
+// Spacing that jumps: where a coarse pool point of the sparse side neighbours fine points of the
+// dense side, the pool's own ordering does not space them; the exact tests must.
+TEST(SamplingSpacing, VariableRadiusAcrossDensityCliffs) {
+  struct Checker : DensityField {
+    float density(int, float x, float z) const override {
+      return (int(x / 7.f) + int(z / 7.f)) % 2 ? 1.f : 0.1f;
+    }
+  } cliffs;
+  for (uint64_t seed : {5ull, 6ull, 7ull}) {
+    SamplerParams p = test::uniformParams(150.f, 130.f, 24.f, 0.6f, seed);
+    p.classes = {{0.6f, 2.4f}, {0.5f, 3.f}};
+    p.classDistance = {0.f, 0.3f, 0.3f, 0.f};
+    expectSpaced(p, &cliffs, scatterAll(p, &cliffs, 2));
+  }
+}
+
 // The bake's path: density read inline from a raster. Same samples as through the virtual
 // call, and spaced.
 TEST(SamplingSpacing, VariableRadiusFromARasterReadInline) {
