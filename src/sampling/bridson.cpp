@@ -70,10 +70,8 @@ inline bool blockedByOtherClasses(const std::vector<OtherClass>& others, float q
 // Places class `cls` in the tile from its arranged pool (sampling/pool.h); leaves its samples
 // in scratch.placed. A pool point is a sample where its delta reaches the local spacing, the
 // density keeps it (survival where the radius is clamped, or everywhere in roulette mode),
-// and the exact tests pass. Points are taken step by step, so everything this tile stored
-// before a point is at least its sigma away: where sigma covers both the point's spacing and
-// the largest stored spacing around it, and no neighbouring tile's sample can reach it, the
-// own-class test cannot fail and is skipped (most points).
+// and the exact tests pass: those against the own class only matter where the spacing
+// varies faster than the pool's ordering (and for float rounding), so they rarely fail.
 template <bool kVariable>
 void placeClassFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s) {
   const SamplerParams& p = *setup.params;
@@ -87,17 +85,7 @@ void placeClassFromPool(const SamplerSetup& setup, const TileBounds& b, int cls,
   placed.clear();
   const RasterView* densityRaster = kVariable ? field->raster(cls) : nullptr;
   const float clampedDensity = (radius / klass.maxRadius) * (radius / klass.maxRadius);
-  // Samples of neighbouring tiles lie outside the tile; within `reach` of its edges they may
-  // conflict in either order, so the own-class test always runs there.
-  const float reach = kVariable ? klass.maxRadius : radius;
-  const float ix0 = b.x0 + reach, ix1 = b.x1 - reach, iz0 = b.z0 + reach, iz1 = b.z1 - reach;
-  // Float rounding of positions (a few ulps of the largest coordinate) and of the spacing test.
-  const float maxCoord = std::max({std::abs(b.x0), std::abs(b.x1), std::abs(b.z0), std::abs(b.z1), 1.f});
-  const float slack = 8.f * (std::nextafter(maxCoord, 2.f * maxCoord) - maxCoord) + 1e-5f * klass.maxRadius;
 
-  // The buckets of every pool copy meeting the tile, with the smallest spacing they can need.
-  std::vector<PoolBucket>& buckets = s.poolBuckets;
-  buckets.clear();
   const double period = double(kPoolPeriod) * double(radius), bucket = period / kPoolBuckets;
   const int kx0 = int(std::floor(b.x0 / period)), kx1 = int(std::floor(b.x1 / period));
   const int kz0 = int(std::floor(b.z0 / period)), kz1 = int(std::floor(b.z1 / period));
@@ -121,43 +109,31 @@ void placeClassFromPool(const SamplerSetup& setup, const TileBounds& b, int cls,
             if (!(bound > 0.f)) continue;
             if (kVariable) minRadius = sampleRadius(klass, bound);
           }
-          buckets.push_back({cx, cz, bj * kPoolBuckets + bi, minRadius});
+          const size_t first = pool.start[size_t(bj * kPoolBuckets + bi)], last = pool.start[size_t(bj * kPoolBuckets + bi) + 1];
+          for (size_t k = first; k < last; ++k) {
+            const PoolPoint& q = pool.points[k];
+            const float spacing = q.delta * radius;
+            if (spacing < minRadius) break;
+            const float x = float(cx + double(q.x) * radius), z = float(cz + double(q.z) * radius);
+            if (!((x >= b.x0) & (x < b.x1) & (z >= b.z0) & (z < b.z1))) continue;
+            float r = radius, density = 1.f;
+            if constexpr (kVariable) {
+              density = densityRaster ? bilinearScaled(*densityRaster, x, z) : field->density(cls, x, z);
+              if (!(density > 0.f)) continue;
+              r = sampleRadius(klass, density);
+              if (spacing < r) continue;
+              if (density < clampedDensity && !(survivalDraw(p.seed, cls, x, z) < density / clampedDensity)) continue;
+            } else if (field) {
+              density = field->density(cls, x, z);
+              if (density < 1.f && !(survivalDraw(p.seed, cls, x, z) < density)) continue;
+            }
+            if (kVariable ? blockedByOwn(grid, x, z, r) : blockedNear(grid, x, z, radius2)) continue;
+            if (grid.isNear(x, z) && blockedByOtherClasses(s.others, x, z)) continue;
+            const int cell = grid.insert(x, z, r, true, /*markDisc=*/false);
+            placed.push_back({x, z, r, density, cell, true});
+          }
         }
     }
-
-  for (int step = 0; step < pool.steps; ++step) {
-    const float stepMax = pool.maxDelta[size_t(step)] * radius;
-    for (const PoolBucket& pb : buckets) {
-      if (stepMax < pb.minRadius) continue;
-      const size_t last = pool.last(step, pb.bucket);
-      for (size_t k = pool.first(step, pb.bucket); k < last; ++k) {
-        const ArrangedPool::Point& q = pool.points[k];
-        const float spacing = q.delta * radius;
-        if (spacing < pb.minRadius) break;
-        const float x = float(pb.cx + double(q.x) * radius), z = float(pb.cz + double(q.z) * radius);
-        if (!((x >= b.x0) & (x < b.x1) & (z >= b.z0) & (z < b.z1))) continue;
-        float r = radius, density = 1.f;
-        if constexpr (kVariable) {
-          density = densityRaster ? bilinearScaled(*densityRaster, x, z) : field->density(cls, x, z);
-          if (!(density > 0.f)) continue;
-          r = sampleRadius(klass, density);
-          if (spacing < r) continue;
-          if (density < clampedDensity && !(survivalDraw(p.seed, cls, x, z) < density / clampedDensity)) continue;
-        } else if (field) {
-          density = field->density(cls, x, z);
-          if (density < 1.f && !(survivalDraw(p.seed, cls, x, z) < density)) continue;
-        }
-        const float clear = q.sigma * radius - slack;
-        const bool inside = (x >= ix0) & (x < ix1) & (z >= iz0) & (z < iz1);
-        bool ownTest = !inside || r > clear;
-        if constexpr (kVariable) ownTest = ownTest || grid.reachAt(grid.cellX(x), grid.cellZ(z)) > clear;
-        if (ownTest && (kVariable ? blockedByOwn(grid, x, z, r) : blockedNear(grid, x, z, radius2))) continue;
-        if (grid.isNear(x, z) && blockedByOtherClasses(s.others, x, z)) continue;
-        const int cell = grid.insert(x, z, r, true, /*markDisc=*/false);
-        placed.push_back({x, z, r, density, cell, true});
-      }
-    }
-  }
 }
 
 // Places class `cls` in the tile; leaves its samples in scratch.placed.

@@ -47,13 +47,6 @@ struct OtherClass {
   float distance, distance2;
 };
 
-// A bucket of one copy of a class's pool that meets the tile.
-struct PoolBucket {
-  double cx, cz;    // the copy's origin, metres
-  int bucket;       // in ArrangedPool
-  float minRadius;  // smallest spacing the density allows in the bucket
-};
-
 // Per-worker buffers reused from tile to tile.
 struct TileScratch {
   std::vector<ClassGrid> grids;  // one per class
@@ -62,8 +55,7 @@ struct TileScratch {
   std::vector<OtherClass> others;
   std::vector<uint8_t> present;  // per class: 1 has fixed samples, 2 may be placed
   std::vector<std::vector<Point>> alive;  // per class: alive samples in the tile and its margin
-  std::vector<std::pair<uint16_t, int>> fixedSpacers;
-  std::vector<PoolBucket> poolBuckets;  // (class, cell) of neighbours' removed samples
+  std::vector<std::pair<uint16_t, int>> fixedSpacers;  // (class, cell) of neighbours' removed samples
 };
 
 struct TileOutput {

@@ -56,25 +56,18 @@ float wrap(float v, float T) {
 
 }  // namespace
 
-std::vector<float> poolStepRadii(float maxRatio, float step) {
+std::vector<PoolPoint> generatePool(uint64_t seed, float period, float maxRatio, float step, int candidates) {
   std::vector<float> radii;
   for (double rho = maxRatio; rho > 1.0 + 1e-6; rho *= step) radii.push_back(float(rho));
   radii.push_back(1.f);
-  return radii;
-}
-
-std::vector<PoolPoint> generatePool(uint64_t seed, float period, float maxRatio, float step, int candidates) {
-  const std::vector<float> radii = poolStepRadii(maxRatio, step);
 
   Rng rng(seed);
   std::vector<PoolPoint> pts;
-  pts.push_back({rng.uniform() * period, rng.uniform() * period, 3.4e38f, 3.4e38f, 0});
+  pts.push_back({rng.uniform() * period, rng.uniform() * period, 3.4e38f});
   const AnnulusTable& offsets = annulusTable();
   TorusGrid grid;
   std::vector<int> active;
-  for (int s = 0; s < int(radii.size()); ++s) {
-    const float rho = radii[size_t(s)];
-    const size_t stepBegin = s == 0 ? 0 : pts.size();
+  for (const float rho : radii) {
     grid.reset(rho, period, pts);
     // A candidate is accepted at least rho (1 + 2^-20) from every point, so delta >= rho holds
     // after the float rounding of later transforms' distances.
@@ -92,7 +85,7 @@ std::vector<PoolPoint> generatePool(uint64_t seed, float period, float maxRatio,
         const float x = wrap(from.x + rho * o.x, period), z = wrap(from.z + rho * o.z, period);
         if (grid.nearest2(pts, x, z, acceptCells, accept2) < accept2) continue;
         const float delta = std::sqrt(grid.nearest2(pts, x, z, deltaCells, 0.f));
-        pts.push_back({x, z, delta, delta, s});
+        pts.push_back({x, z, delta});
         grid.add(pts.back(), int(pts.size() - 1));
         active.push_back(int(pts.size() - 1));
         grew = true;
@@ -101,15 +94,6 @@ std::vector<PoolPoint> generatePool(uint64_t seed, float period, float maxRatio,
         active[a] = active.back();
         active.pop_back();
       }
-    }
-    // sigma: also the points of the step generated later (within 2 rho: delta <= 2 rho bounds it).
-    const int sigmaCells = int(std::ceil(2.f * rho / grid.cell));
-    for (size_t i = stepBegin; i < pts.size(); ++i) {
-      PoolPoint& p = pts[i];
-      const int own = grid.at[size_t(grid.index(p.z)) * size_t(grid.n) + size_t(grid.index(p.x))];
-      grid.at[size_t(grid.index(p.z)) * size_t(grid.n) + size_t(grid.index(p.x))] = -1;
-      p.sigma = std::min(p.delta, std::sqrt(std::min(grid.nearest2(pts, p.x, p.z, sigmaCells, 0.f), 4.f * rho * rho)));
-      grid.at[size_t(grid.index(p.z)) * size_t(grid.n) + size_t(grid.index(p.x))] = own;
     }
   }
   return pts;
@@ -120,13 +104,10 @@ ArrangedPool arrangePool(std::span<const PoolPoint> pool, uint64_t key) {
   const uint64_t h = mix64(key);
   const int symmetry = int(h & 7u);
   const float ox = float((h >> 8) & 0xffffff) * (T / 16777216.f), oz = float((h >> 32) & 0xffffff) * (T / 16777216.f);
-  constexpr int kBuckets = kPoolBuckets * kPoolBuckets;
+  std::vector<PoolPoint> moved(pool.size());
+  std::vector<uint32_t> bucketOf(pool.size());
   ArrangedPool out;
-  for (const PoolPoint& p : pool) out.steps = std::max(out.steps, p.step + 1);
-  out.maxDelta.assign(size_t(out.steps), 0.f);
-  std::vector<ArrangedPool::Point> moved(pool.size());
-  std::vector<uint32_t> slot(pool.size());
-  out.start.assign(size_t(out.steps) * kBuckets + 1, 0);
+  out.start.assign(size_t(kPoolBuckets) * kPoolBuckets + 1, 0);
   const float perBucket = float(kPoolBuckets) / T;
   for (size_t i = 0; i < pool.size(); ++i) {
     float x = pool[i].x, z = pool[i].z;
@@ -135,18 +116,16 @@ ArrangedPool arrangePool(std::span<const PoolPoint> pool, uint64_t key) {
     if (symmetry & 4) z = wrap(-z, T);
     x = wrap(x + ox, T);
     z = wrap(z + oz, T);
-    moved[i] = {x, z, pool[i].delta, pool[i].sigma};
+    moved[i] = {x, z, pool[i].delta};
     const int bi = std::min(kPoolBuckets - 1, int(x * perBucket)), bj = std::min(kPoolBuckets - 1, int(z * perBucket));
-    slot[i] = uint32_t(pool[i].step * kBuckets + bj * kPoolBuckets + bi);
-    ++out.start[slot[i] + 1];
-    float& m = out.maxDelta[size_t(pool[i].step)];
-    m = std::max(m, pool[i].delta);
+    bucketOf[i] = uint32_t(bj * kPoolBuckets + bi);
+    ++out.start[bucketOf[i] + 1];
   }
   std::partial_sum(out.start.begin(), out.start.end(), out.start.begin());
   std::vector<uint32_t> order(pool.size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    if (slot[a] != slot[b]) return slot[a] < slot[b];
+    if (bucketOf[a] != bucketOf[b]) return bucketOf[a] < bucketOf[b];
     return moved[a].delta > moved[b].delta;
   });
   out.points.resize(pool.size());

@@ -24,18 +24,10 @@ inline constexpr int kPoolBuckets = 16;  // buckets per side of the arranged poo
 struct PoolPoint {
   float x, z;   // in [0, kPoolPeriod)
   float delta;  // distance to every earlier point is >= delta
-  // Distance to every other point of its step or an earlier one is >= sigma (<= delta). Points
-  // placed step by step therefore keep sigma from everything placed before them, which lets
-  // the sampler skip most own-class exact tests.
-  float sigma;
-  int step;
 };
 
-// The fill radii, step by step: maxRatio * step^s while above 1, then 1.
-std::vector<float> poolStepRadii(float maxRatio, float step);
-
-// In generation order (steps ascending). Deterministic: integer RNG, the platform-independent
-// annulus table, IEEE arithmetic only.
+// In generation order. Deterministic: integer RNG, the platform-independent annulus table,
+// IEEE arithmetic only.
 std::vector<PoolPoint> generatePool(uint64_t seed, float period, float maxRatio, float step, int candidates);
 
 // The pool generated from the constants above at build time (make_pool.cpp writes it as
@@ -43,19 +35,11 @@ std::vector<PoolPoint> generatePool(uint64_t seed, float period, float maxRatio,
 std::span<const PoolPoint> basePool();
 
 // The pool as one class sees it: mapped by one of the torus's 8 symmetries and a translation
-// (both from `key`), grouped by step, then by bucket of kPoolBuckets x kPoolBuckets, each
-// (step, bucket) by decreasing delta (then generation order) so it can stop at the first
-// point too close.
+// (both from `key`), bucketed kPoolBuckets x kPoolBuckets, each bucket's points by decreasing
+// delta (then generation order) so a bucket can stop at the first point too close.
 struct ArrangedPool {
-  struct Point {
-    float x, z, delta, sigma;
-  };
-  int steps = 0;
-  std::vector<float> maxDelta;  // per step: no point of the step has a larger delta
-  std::vector<uint32_t> start;  // (step * kPoolBuckets^2 + bucket) -> offset; one past the end last
-  std::vector<Point> points;
-  size_t first(int step, int bucket) const { return start[size_t(step) * kPoolBuckets * kPoolBuckets + size_t(bucket)]; }
-  size_t last(int step, int bucket) const { return first(step, bucket + 1); }
+  std::vector<uint32_t> start;  // kPoolBuckets^2 + 1 offsets into points
+  std::vector<PoolPoint> points;
 };
 ArrangedPool arrangePool(std::span<const PoolPoint> pool, uint64_t key);
 
