@@ -51,10 +51,11 @@ void collectOthers(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
   for (size_t d = 0; d < n; ++d) {
     const float dist = setup.pair[size_t(cls) * n + d];
     if (d == size_t(cls) || !(dist > 0.f)) continue;
+    const NearDisc disc = withNear ? grid.nearDisc(dist) : NearDisc{};
     for (const Point& q : s.alive[d])
       if (q.x > b.x0 - dist && q.x < b.x1 + dist && q.z > b.z0 - dist && q.z < b.z1 + dist) {
         if (withNear)
-          grid.markNear(q.x, q.z, dist);
+          grid.markNear(q.x, q.z, disc);
         else
           grid.markCovered(q.x, q.z, dist);
       }

@@ -195,17 +195,27 @@ void ClassGrid::resetNear() {
   nearRow1 = -1;
 }
 
-void ClassGrid::markNear(float x, float z, float r) {
-  // In pixel units, the radius grown by far more than float rounding (a pixel marked in excess
-  // only costs an exact test). Coordinates are clamped to >= 0, where truncation is floor.
-  const float X = (x - coverX) * invPixel, Z = (z - coverZ) * invPixel, R = r * invPixel * 1.0001f + 0.01f;
-  const int j0 = int(std::max(0.f, Z - R)), j1 = std::min(coverNz - 1, int(std::max(0.f, Z + R)));
+NearDisc ClassGrid::nearDisc(float r) const {
+  // In pixels, the radius grown by far more than float rounding (a pixel marked in excess only
+  // costs an exact test). Row k away from the centre's row is at least |k| - 1 pixels away.
+  NearDisc d;
+  d.radius = r * invPixel * 1.0001f + 0.01f;
+  for (int k = 0; k < int(d.radius) + 2; ++k) {
+    const float dz = std::max(0.f, float(k) - 1.f);
+    d.halfWidth.push_back(std::sqrt(std::max(0.f, d.radius * d.radius - dz * dz)));
+  }
+  return d;
+}
+
+void ClassGrid::markNear(float x, float z, const NearDisc& d) {
+  // Coordinates are clamped to >= 0, where truncation is floor.
+  const float X = (x - coverX) * invPixel, Z = (z - coverZ) * invPixel;
+  const int centre = int(std::max(0.f, Z));
+  const int j0 = int(std::max(0.f, Z - d.radius)), j1 = std::min(coverNz - 1, int(std::max(0.f, Z + d.radius)));
   nearRow0 = std::min(nearRow0, j0);
   nearRow1 = std::max(nearRow1, j1);
   for (int j = j0; j <= j1; ++j) {
-    // The disc's widest extent within the row: at the row's z nearest the centre.
-    const float dz = std::max({0.f, float(j) - Z, Z - float(j + 1)});
-    const float w = std::sqrt(std::max(0.f, R * R - dz * dz));
+    const float w = d.halfWidth[size_t(std::abs(j - centre))];
     const int i0 = int(std::max(0.f, X - w)), i1 = std::min(coverNx - 1, int(std::max(0.f, X + w)));
     if (i0 <= i1) fillBits(near.data() + size_t(j) * size_t(coverWords), i0, i1 + 1);
   }

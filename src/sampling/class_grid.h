@@ -33,6 +33,12 @@ const DiscSpans& baseDiscSpans();
 inline constexpr float kMaxSpanDiscR = 31.f;
 const DiscSpans& discSpansBelow(float R);
 
+// A disc for ClassGrid::markNear, in pixels: half-widths per row away from the centre's row.
+struct NearDisc {
+  float radius = 0;
+  std::vector<float> halfWidth;
+};
+
 struct ClassGrid {
   float cell = 0, invCell = 0;
   float originX = 0, originZ = 0;
@@ -96,9 +102,11 @@ struct ClassGrid {
   void kill(int cellIndex);
   void erase(int cellIndex) { pos[size_t(cellIndex)].x = kEmptyCell; }
   void markCovered(float x, float z, float r);
-  // Clears `near` (sized like `covered`); then markNear sets every pixel meeting the disc.
+  // Clears `near` (sized like `covered`); then markNear sets every pixel meeting a disc of
+  // radius r made by nearDisc(r) (once per radius: no square root per row).
   void resetNear();
-  void markNear(float x, float z, float r);
+  NearDisc nearDisc(float r) const;
+  void markNear(float x, float z, const NearDisc& disc);
   bool isNear(float x, float z) const {
     const unsigned i = unsigned(int((x - coverX) * invPixel));
     const uint64_t word = near[size_t(int((z - coverZ) * invPixel)) * size_t(coverWords) + (i >> 6)];
