@@ -23,6 +23,7 @@ for config in "${configs[@]}"; do
   for threads in 1 2; do
     rates=()
     for ((i = 0; i < repeats; i++)); do
+      rm -rf "$out/bake"  # a fresh folder: re-baking also deletes the previous bake (see RESULTS)
       log=$("$ecobake" bake "$config" -o "$out/bake" -j "$threads")
       line=$(grep "instances in" <<<"$log")
       mem=$(grep "peak memory" <<<"$log")

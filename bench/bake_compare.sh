@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Two ecobake builds on one config, runs interleaved (A, B, A, B, ...) so the shared VM's
 # drift hits both alike. Prints each run, then per build the median seconds and instances/s
-# and the ratio of medians (B's seconds / A's seconds).
+# and the ratio of medians (B's seconds / A's seconds). Bakes go to a fresh folder under
+# $TMPDIR (default /tmp, on disk); TMPDIR=/dev/shm takes the disk out of the figures.
 # Usage: bench/bake_compare.sh BUILD_A BUILD_B [REPEATS] [THREADS] [CONFIG]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,6 +19,7 @@ median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (
 declare -A secs rates
 for ((i = 0; i < repeats; i++)); do
   for build in "$a" "$b"; do
+    rm -rf "$out/bake"  # a fresh folder: re-baking also deletes the previous bake (see RESULTS)
     line=$("$build/apps/ecobake/ecobake" bake "$config" -o "$out/bake" -j "$threads" | grep "instances in")
     s=$(sed -E 's/.*, ([0-9.]+) s, .*/\1/' <<<"$line")
     r=$(sed -E 's/.* ([0-9.]+) M instances\/s.*/\1/' <<<"$line")

@@ -66,6 +66,7 @@ TEST(ConfigParse, MinimalConfigGetsDefaults) {
   EXPECT_EQ(c.seed, 1u);
   EXPECT_EQ(c.candidates, 30);
   EXPECT_EQ(c.densityMode, eco::DensityMode::VariableRadius);
+  EXPECT_EQ(c.samplingMethod, eco::SamplingMethod::Pool);
   ASSERT_EQ(c.species.size(), 1u);
   const eco::SpeciesConfig& s = c.species[0];
   EXPECT_EQ(s.kind, eco::SpeciesKind::Grass);
@@ -87,7 +88,7 @@ TEST(ConfigParse, ReadsEveryOptionalField) {
     "moisture": { "river_falloff": 90, "river_weight": 0.25, "noise_wavelength": 400, "noise_octaves": 5 },
     "tiling": { "tile_size": 96 },
     "seed": 12345678901234,
-    "sampling": { "candidates": 12, "density_mode": "roulette" },
+    "sampling": { "candidates": 12, "density_mode": "roulette", "method": "bridson" },
     "species": [
       { "name": "pine", "kind": "tree", "layer": 7, "radius": 5, "max_radius_factor": 2, "footprint": 1.25,
         "elevation": { "min": 10, "opt_low": 20, "opt_high": 30, "max": 40 },
@@ -117,6 +118,7 @@ TEST(ConfigParse, ReadsEveryOptionalField) {
   EXPECT_EQ(c.seed, 12345678901234u);
   EXPECT_EQ(c.candidates, 12);
   EXPECT_EQ(c.densityMode, eco::DensityMode::Roulette);
+  EXPECT_EQ(c.samplingMethod, eco::SamplingMethod::Bridson);
   const eco::SpeciesConfig& s = c.species[0];
   EXPECT_EQ(s.layer, 7);
   EXPECT_EQ(c.species[1].layer, 1);

@@ -30,6 +30,7 @@ SamplerParams samplerParams(const World& world, const SpeciesOrder& order) {
   p.worldZ = world.terrain.extentZ();
   p.tileSize = c.tileSize;
   p.seed = c.seed;
+  p.method = c.samplingMethod == SamplingMethod::Bridson ? SamplerMethod::Bridson : SamplerMethod::Pool;
   p.candidates = c.candidates;
   p.variableRadius = c.densityMode == DensityMode::VariableRadius;
   size_t n = order.speciesOfClass.size();

@@ -12,6 +12,7 @@ namespace eco {
 
 enum class SpeciesKind : uint8_t { Tree = 0, Shrub = 1, Grass = 2, GroundCover = 3 };
 enum class DensityMode : uint8_t { VariableRadius, Roulette };
+enum class SamplingMethod : uint8_t { Pool, Bridson };
 enum class RiverSource : uint8_t { Distance, Mask };
 
 struct TerrainConfig {
@@ -75,6 +76,7 @@ struct BiomeConfig {
   MoistureConfig moisture;
   float tileSize = 128.f;         // metres
   uint64_t seed = 1;
+  SamplingMethod samplingMethod = SamplingMethod::Pool;
   int candidates = 30;            // Bridson k
   DensityMode densityMode = DensityMode::VariableRadius;
   std::vector<SpeciesConfig> species;

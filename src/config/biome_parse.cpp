@@ -18,6 +18,7 @@ using Problems = std::vector<ConfigProblem>;
 
 const std::string kKindNames[] = {"tree", "shrub", "grass", "ground_cover"};
 const std::string kDensityModes[] = {"variable_radius", "roulette"};
+const std::string kSamplingMethods[] = {"pool", "bridson"};
 const std::string kHeightmapFormats[] = {".png", ".exr", ".r16", ".r32f"};
 const std::string kRiverFormats[] = {".png", ".exr"};
 
@@ -347,6 +348,8 @@ BiomeConfig parseBiomeConfig(const std::string& path, std::vector<ConfigProblem>
     if (r.integer("candidates", candidates, Limits::between(1, 1000))) config.candidates = int(candidates);
     int mode = 0;
     if (r.choice("density_mode", kDensityModes, mode)) config.densityMode = DensityMode(mode);
+    int method = 0;
+    if (r.choice("method", kSamplingMethods, method)) config.samplingMethod = SamplingMethod(method);
     r.rejectUnknownKeys();
   }
 
