@@ -35,12 +35,15 @@ TEST(SamplingDeterminism, SameBytesFor1And2And8Threads) {
   const Case cases[] = {{test::uniformParams(157.f, 121.f, 12.f, 0.7f, 2), nullptr},
                         {mixedParams(3), &waves},
                         {roulette, &waves}};
-  for (const Case& c : cases) {
-    const std::vector<Sample> one = flatten(scatterAll(c.params, c.field, 1));
-    ASSERT_GT(one.size(), 5000u);
-    EXPECT_TRUE(sameBytes(one, flatten(scatterAll(c.params, c.field, 2))));
-    EXPECT_TRUE(sameBytes(one, flatten(scatterAll(c.params, c.field, 8))));
-  }
+  for (const Case& c : cases)
+    for (const SamplerMethod method : {SamplerMethod::Pool, SamplerMethod::Bridson}) {
+      SamplerParams p = c.params;
+      p.method = method;
+      const std::vector<Sample> one = flatten(scatterAll(p, c.field, 1));
+      ASSERT_GT(one.size(), 5000u);
+      EXPECT_TRUE(sameBytes(one, flatten(scatterAll(p, c.field, 2))));
+      EXPECT_TRUE(sameBytes(one, flatten(scatterAll(p, c.field, 8))));
+    }
 }
 
 TEST(SamplingDeterminism, SeedChangesTheResult) {
@@ -123,6 +126,7 @@ TEST(SamplingDeterminism, RegeneratedTilesEqualTheFullRun) {
   for (const bool variable : {true, false}) {
     SamplerParams p = mixedParams(9);
     p.variableRadius = variable;
+    p.method = variable ? SamplerMethod::Pool : SamplerMethod::Bridson;
     const std::vector<TileSamples> full = scatterAll(p, &waves, 2);
     const int nx = tilesX(p), nz = tilesZ(p);
     auto at = [&](int x, int z) -> const TileSamples& { return full[size_t(z * nx + x)]; };

@@ -37,7 +37,8 @@ TEST(SamplingSpacing, UniformSeveralSeedsAndOddWorldSizes) {
   for (uint64_t seed : {1ull, 7ull, 123456789ull})
     for (const auto& s : sizes) {
       SCOPED_TRACE(testing::Message() << "seed " << seed << " world " << s[0] << " x " << s[1] << " tile " << s[2]);
-      const SamplerParams p = test::uniformParams(s[0], s[1], s[2], 1.f, seed);
+      SamplerParams p = test::uniformParams(s[0], s[1], s[2], 1.f, seed);
+      p.method = seed == 7 ? SamplerMethod::Bridson : SamplerMethod::Pool;
       expectSpaced(p, nullptr, scatterAll(p, nullptr, 2));
     }
 }
@@ -65,6 +66,7 @@ TEST(SamplingSpacing, VariableRadiusAcrossDensityCliffs) {
     SamplerParams p = test::uniformParams(150.f, 130.f, 24.f, 0.6f, seed);
     p.classes = {{0.6f, 2.4f}, {0.5f, 3.f}};
     p.classDistance = {0.f, 0.3f, 0.3f, 0.f};
+    p.method = seed == 7 ? SamplerMethod::Bridson : SamplerMethod::Pool;
     expectSpaced(p, &cliffs, scatterAll(p, &cliffs, 2));
   }
 }
@@ -102,7 +104,8 @@ SamplerParams threeClasses(uint64_t seed) {
 TEST(SamplingSpacing, MultiClassWithinAndAcrossClassesAndTiles) {
   const test::Waves waves;
   for (uint64_t seed : {11ull, 12ull}) {
-    const SamplerParams p = threeClasses(seed);
+    SamplerParams p = threeClasses(seed);
+    p.method = seed == 11 ? SamplerMethod::Pool : SamplerMethod::Bridson;
     const auto tiles = scatterAll(p, &waves, 2);
     expectSpaced(p, &waves, tiles);
     size_t perClass[3] = {};
