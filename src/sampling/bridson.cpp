@@ -13,13 +13,6 @@ namespace eco::sampling {
 
 namespace {
 
-// Deterministic survival draw in [0, 1) from the seed and the sample alone.
-float survivalDraw(uint64_t seed, int cls, float x, float z) {
-  const uint64_t pos = uint64_t(std::bit_cast<uint32_t>(x)) << 32 | std::bit_cast<uint32_t>(z);
-  return float(hashCombine(hashCombine(seed ^ 0x5375727669766521ull, uint64_t(cls)), pos) >> 40) *
-         (1.f / 16777216.f);
-}
-
 // Seed candidates come in blocks of kSeedBlock x kSeedBlock; a block whose density bound is
 // <= 0 is skipped whole. Each block draws its jitter from its own stream.
 constexpr int kSeedBlock = 8;
@@ -35,108 +28,6 @@ struct GrowthRng {
   }
 };
 
-// The classes already placed that exclude `cls` (s.others). Bridson: their exclusion discs
-// marked in the class's coverage raster, so candidates there cost one load. Pool (withNear):
-// the pixels the discs meet marked in grid.near instead.
-void collectOthers(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s, bool withNear = false) {
-  const size_t n = setup.params->classes.size();
-  ClassGrid& grid = s.grids[size_t(cls)];
-  s.others.clear();
-  for (size_t d = 0; d < n; ++d) {
-    const float dist = setup.pair[size_t(cls) * n + d];
-    if (d != size_t(cls) && dist > 0.f && s.grids[d].aliveCount > 0)
-      s.others.push_back({&s.grids[d], dist, dist * dist * kSpacingMargin});
-  }
-  if (withNear) grid.resetNear();
-  for (size_t d = 0; d < n; ++d) {
-    const float dist = setup.pair[size_t(cls) * n + d];
-    if (d == size_t(cls) || !(dist > 0.f)) continue;
-    const NearDisc disc = withNear ? grid.nearDisc(dist) : NearDisc{};
-    for (const Point& q : s.alive[d])
-      if (q.x > b.x0 - dist && q.x < b.x1 + dist && q.z > b.z0 - dist && q.z < b.z1 + dist) {
-        if (withNear)
-          grid.markNear(q.x, q.z, disc);
-        else
-          grid.markCovered(q.x, q.z, dist);
-      }
-  }
-}
-
-inline bool blockedByOtherClasses(const std::vector<OtherClass>& others, float qx, float qz) {
-  for (const OtherClass& o : others)
-    if (o.grid->aliveNear(qx, qz, o.distance) && blockedWithin(*o.grid, qx, qz, o.distance, o.distance2)) return true;
-  return false;
-}
-
-// Places class `cls` in the tile from its arranged pool (sampling/pool.h); leaves its samples
-// in scratch.placed. A pool point is a sample where its delta reaches the local spacing, the
-// density keeps it (survival where the radius is clamped, or everywhere in roulette mode),
-// and the exact tests pass: those against the own class only matter where the spacing
-// varies faster than the pool's ordering (and for float rounding), so they rarely fail.
-template <bool kVariable>
-void placeClassFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s) {
-  const SamplerParams& p = *setup.params;
-  const SampleClass& klass = p.classes[size_t(cls)];
-  const DensityField* field = setup.density;
-  ClassGrid& grid = s.grids[size_t(cls)];
-  const ArrangedPool& pool = setup.pools[size_t(cls)];
-  const float radius = klass.radius, radius2 = radius * radius * kSpacingMargin;
-  collectOthers(setup, b, cls, s, /*withNear=*/true);
-  std::vector<PlacedSample>& placed = s.placed;
-  placed.clear();
-  const RasterView* densityRaster = kVariable ? field->raster(cls) : nullptr;
-  const float clampedDensity = (radius / klass.maxRadius) * (radius / klass.maxRadius);
-
-  const double period = double(kPoolPeriod) * double(radius), bucket = period / kPoolBuckets;
-  const int kx0 = int(std::floor(b.x0 / period)), kx1 = int(std::floor(b.x1 / period));
-  const int kz0 = int(std::floor(b.z0 / period)), kz1 = int(std::floor(b.z1 / period));
-  auto bucketRange = [&](double lo, double hi, double copy, int& i0, int& i1) {
-    i0 = std::max(0, int(std::floor((lo - copy) / bucket)));
-    i1 = std::min(kPoolBuckets - 1, int(std::floor((hi - copy) / bucket)));
-  };
-  for (int kz = kz0; kz <= kz1; ++kz)
-    for (int kx = kx0; kx <= kx1; ++kx) {
-      const double cx = double(kx) * period, cz = double(kz) * period;
-      int bi0, bi1, bj0, bj1;
-      bucketRange(b.x0, b.x1, cx, bi0, bi1);
-      bucketRange(b.z0, b.z1, cz, bj0, bj1);
-      for (int bj = bj0; bj <= bj1; ++bj)
-        for (int bi = bi0; bi <= bi1; ++bi) {
-          float minRadius = radius;
-          if (field) {
-            const float x0 = std::max(b.x0, float(cx + bi * bucket)), x1 = std::min(b.x1, float(cx + (bi + 1) * bucket));
-            const float z0 = std::max(b.z0, float(cz + bj * bucket)), z1 = std::min(b.z1, float(cz + (bj + 1) * bucket));
-            const float bound = field->maxDensity(cls, x0, z0, x1, z1);
-            if (!(bound > 0.f)) continue;
-            if (kVariable) minRadius = sampleRadius(klass, bound);
-          }
-          const size_t first = pool.start[size_t(bj * kPoolBuckets + bi)], last = pool.start[size_t(bj * kPoolBuckets + bi) + 1];
-          for (size_t k = first; k < last; ++k) {
-            const PoolPoint& q = pool.points[k];
-            const float spacing = q.delta * radius;
-            if (spacing < minRadius) break;
-            const float x = float(cx + double(q.x) * radius), z = float(cz + double(q.z) * radius);
-            if (!((x >= b.x0) & (x < b.x1) & (z >= b.z0) & (z < b.z1))) continue;
-            float r = radius, density = 1.f;
-            if constexpr (kVariable) {
-              density = densityRaster ? bilinearScaled(*densityRaster, x, z) : field->density(cls, x, z);
-              if (!(density > 0.f)) continue;
-              r = sampleRadius(klass, density);
-              if (spacing < r) continue;
-              if (density < clampedDensity && !(survivalDraw(p.seed, cls, x, z) < density / clampedDensity)) continue;
-            } else if (field) {
-              density = field->density(cls, x, z);
-              if (density < 1.f && !(survivalDraw(p.seed, cls, x, z) < density)) continue;
-            }
-            if (kVariable ? blockedByOwn(grid, x, z, r) : blockedNear(grid, x, z, radius2)) continue;
-            if (grid.isNear(x, z) && blockedByOtherClasses(s.others, x, z)) continue;
-            const int cell = grid.insert(x, z, r, true, /*markDisc=*/false);
-            placed.push_back({x, z, r, density, cell, true});
-          }
-        }
-    }
-}
-
 // Places class `cls` in the tile; leaves its samples in scratch.placed.
 // kVariable: radius from the density field (variableRadius with a density field).
 template <bool kVariable>
@@ -148,7 +39,7 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
   const float radius = klass.radius;
   const float radius2 = radius * radius * kSpacingMargin;
 
-  collectOthers(setup, b, cls, s);
+  collectOthers(setup, b, cls, s, /*withNear=*/false);
   auto blockedByOthers = [&](float qx, float qz) { return blockedByOtherClasses(s.others, qx, qz); };
 
   std::vector<PlacedSample>& placed = s.placed;
@@ -295,6 +186,40 @@ float gridRadius(const SamplerSetup& setup, int cls, const TileBounds& b) {
 
 }  // namespace
 
+// Deterministic survival draw in [0, 1) from the seed and the sample alone.
+float survivalDraw(uint64_t seed, int cls, float x, float z) {
+  const uint64_t pos = uint64_t(std::bit_cast<uint32_t>(x)) << 32 | std::bit_cast<uint32_t>(z);
+  return float(hashCombine(hashCombine(seed ^ 0x5375727669766521ull, uint64_t(cls)), pos) >> 40) *
+         (1.f / 16777216.f);
+}
+
+// The classes already placed that exclude `cls` (s.others). Bridson: their exclusion discs
+// marked in the class's coverage raster, so candidates there cost one load. Pool (withNear):
+// the pixels the discs meet marked in grid.near instead.
+void collectOthers(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s, bool withNear) {
+  const size_t n = setup.params->classes.size();
+  ClassGrid& grid = s.grids[size_t(cls)];
+  s.others.clear();
+  for (size_t d = 0; d < n; ++d) {
+    const float dist = setup.pair[size_t(cls) * n + d];
+    if (d != size_t(cls) && dist > 0.f && s.grids[d].aliveCount > 0)
+      s.others.push_back({&s.grids[d], dist, dist * dist * kSpacingMargin});
+  }
+  if (withNear) grid.resetNear();
+  for (size_t d = 0; d < n; ++d) {
+    const float dist = setup.pair[size_t(cls) * n + d];
+    if (d == size_t(cls) || !(dist > 0.f)) continue;
+    const NearDisc disc = withNear ? grid.nearDisc(dist) : NearDisc{};
+    for (const Point& q : s.alive[d])
+      if (q.x > b.x0 - dist && q.x < b.x1 + dist && q.z > b.z0 - dist && q.z < b.z1 + dist) {
+        if (withNear)
+          grid.markNear(q.x, q.z, disc);
+        else
+          grid.markCovered(q.x, q.z, dist);
+      }
+  }
+}
+
 SamplerSetup makeSetup(const SamplerParams& params, const DensityField* density) {
   validateSamplerParams(params);
   SamplerSetup s;
@@ -370,12 +295,9 @@ void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std
   const uint64_t tileSeed = hashCombine(hashCombine(p.seed, uint64_t(tx)), uint64_t(tz));
   for (size_t c = 0; c < n; ++c) {
     if (!(present[c] & 2)) continue;
-    if (!setup.pools[c].points.empty()) {
-      if (variable)
-        placeClassFromPool<true>(setup, b, int(c), scratch);
-      else
-        placeClassFromPool<false>(setup, b, int(c), scratch);
-    } else if (variable)
+    if (!setup.pools[c].points.empty())
+      placeClassFromPool(setup, b, int(c), scratch, variable);
+    else if (variable)
       placeClass<true>(setup, b, int(c), tileSeed, scratch);
     else
       placeClass<false>(setup, b, int(c), tileSeed, scratch);

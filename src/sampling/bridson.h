@@ -1,6 +1,7 @@
 #pragma once
-// Per-tile Bridson kernel: places every class of one tile, in priority order, against the
-// already-final samples of its neighbouring tiles. Internal to sampling.
+// Per-tile kernel: places every class of one tile, in priority order, against the
+// already-final samples of its neighbouring tiles, by Bridson growth (bridson.cpp) or from
+// the class's Poisson pool (place_pool.cpp). Internal to sampling.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "sampling/grid_checks.h"
 #include "sampling/poisson.h"
 #include "sampling/pool.h"
+#include "sampling/tiling.h"
 
 namespace eco::sampling {
 
@@ -62,6 +64,22 @@ struct TileOutput {
   std::vector<Sample> samples;
   std::vector<FixedSample> border;  // samples within their class's margin of the tile edges
 };
+
+// Shared by the two placement methods (bridson.cpp, place_pool.cpp).
+
+// Deterministic survival draw in [0, 1) from the seed and the sample alone.
+float survivalDraw(uint64_t seed, int cls, float x, float z);
+// The classes already placed that exclude `cls` (s.others), with their exclusion discs marked
+// in the class's grid: in the coverage raster (Bridson) or in `near` (pool, withNear).
+void collectOthers(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s, bool withNear);
+inline bool blockedByOtherClasses(const std::vector<OtherClass>& others, float qx, float qz) {
+  for (const OtherClass& o : others)
+    if (o.grid->aliveNear(qx, qz, o.distance) && blockedWithin(*o.grid, qx, qz, o.distance, o.distance2)) return true;
+  return false;
+}
+
+// Places class `cls` of the tile from setup.pools[cls]; leaves its samples in s.placed.
+void placeClassFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s, bool variable);
 
 // `fixed`: the border samples of every finished neighbour (dependencies). `keepBorder`:
 // fill out.border (not needed when no tile depends on this one).
