@@ -1,7 +1,7 @@
-// Points per second of the tiled Bridson sampler on 1 km^2 at r = 1 m, uniform density.
-// Also reports the process's peak resident memory per point. BM_ScatterStream's arguments:
-// threads, tile size in metres (64 m tiles keep a tile's coverage raster, 10 KB, and most of
-// its grid in L1; 128 m tiles are the bake's default).
+// Points per second of the tiled sampler on 1 km^2 at r = 1 m, uniform density. Also reports
+// the process's peak resident memory per point. BM_ScatterStream's arguments: threads, tile
+// size in metres (64 m tiles keep a tile's coverage raster, 10 KB, and most of its grid in L1;
+// 128 m tiles are the bake's default), method (0 pool, 1 Bridson).
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
@@ -32,7 +32,8 @@ double peakRssBytes() {
 
 // Streams tiles to a counting sink: measures the sampler, not the output's storage.
 void BM_ScatterStream(benchmark::State& state) {
-  const eco::SamplerParams p = squareKm(1.f, float(state.range(1)));
+  eco::SamplerParams p = squareKm(1.f, float(state.range(1)));
+  p.method = state.range(2) ? eco::SamplerMethod::Bridson : eco::SamplerMethod::Pool;
   const int threads = int(state.range(0));
   size_t points = 0;
   for (auto _ : state) {
@@ -45,7 +46,7 @@ void BM_ScatterStream(benchmark::State& state) {
   state.counters["points/s"] = benchmark::Counter(double(points), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["peakRSS_B/pt"] = peakRssBytes() / double(points);
 }
-BENCHMARK(BM_ScatterStream)->ArgsProduct({{1, 2}, {64, 128}})->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
+BENCHMARK(BM_ScatterStream)->ArgsProduct({{1, 2}, {64, 128}, {0, 1}})->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
 
 // Everything kept in memory (12 bytes per output sample plus the sampler's working set).
 void BM_ScatterAll(benchmark::State& state) {
