@@ -69,8 +69,10 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
               density = field->density(cls, x, z);
               if (density < 1.f && !(survivalDraw(p.seed, cls, x, z) < density)) continue;
             }
-            if (kVariable ? blockedByOwn(grid, x, z, r) : blockedNear(grid, x, z, radius2)) continue;
+            // Other classes first: they reject ~8x more points than the own class does, and
+            // their test is one bit for most points.
             if (grid.isNear(x, z) && blockedByOtherClasses(s.others, x, z)) continue;
+            if (kVariable ? blockedByOwn(grid, x, z, r) : blockedNear(grid, x, z, radius2)) continue;
             const int cell = grid.insert(x, z, r, true, /*markDisc=*/false);
             placed.push_back({x, z, r, density, cell, true});
           }
