@@ -1,6 +1,8 @@
 // Exact minimum-distance invariant for every pair, within and across tiles and classes.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "core/error.h"
 #include "sampling/verify.h"
 #include "sampling_fixtures.h"
@@ -69,6 +71,32 @@ TEST(SamplingSpacing, VariableRadiusAcrossDensityCliffs) {
     p.method = seed == 7 ? SamplerMethod::Bridson : SamplerMethod::Pool;
     expectSpaced(p, &cliffs, scatterAll(p, &cliffs, 2));
   }
+}
+
+// A class whose radius range exceeds the pool's (factor 20 > 16) is placed by Bridson, next to
+// a pool class in the same run.
+TEST(SamplingSpacing, ClassesBeyondThePoolRangeFallBackToBridson) {
+  SamplerParams p = test::uniformParams(160.f, 120.f, 24.f, 0.5f, 21);
+  p.classes = {{0.5f, 10.f}, {1.f, 3.f}};  // no exclusion between them: independent classes
+  const test::Waves waves;
+  const auto tiles = scatterAll(p, &waves, 2);
+  expectSpaced(p, &waves, tiles);
+  SamplerParams bridson = p;
+  bridson.method = SamplerMethod::Bridson;
+  auto ofClass = [](const std::vector<Sample>& all, uint32_t cls) {
+    std::vector<Sample> out;
+    for (const Sample& q : all)
+      if (q.cls == cls) out.push_back(q);
+    return out;
+  };
+  const std::vector<Sample> mixed = flatten(tiles), reference = flatten(scatterAll(bridson, &waves, 1));
+  // Class 0 is placed by Bridson in both runs: the same samples. Class 1 is not.
+  const std::vector<Sample> a = ofClass(mixed, 0), b = ofClass(reference, 0);
+  ASSERT_GT(a.size(), 1000u);
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(Sample)), 0);
+  const std::vector<Sample> c = ofClass(mixed, 1), d = ofClass(reference, 1);
+  EXPECT_TRUE(c.size() != d.size() || std::memcmp(c.data(), d.data(), c.size() * sizeof(Sample)) != 0);
 }
 
 // The bake's path: density read inline from a raster. Same samples as through the virtual

@@ -1,5 +1,6 @@
 #pragma once
-// Tiled, multi-class, variable-radius Bridson Poisson-disk sampling.
+// Tiled, multi-class, variable-radius Poisson-disk sampling: thresholds of a precomputed
+// Poisson pool (the default) or Bridson growth per tile.
 // Deterministic for a given seed whatever the thread count; seam-free across tiles; any tile
 // range can be generated alone and equals the same tiles of a full run.
 // Algorithm and measured figures: bench/RESULTS-sampling.md.
