@@ -1,6 +1,9 @@
 // Eco-masks against hand-computed values on analytic terrain.
 #include <gtest/gtest.h>
 
+#include <random>
+#include <vector>
+
 #include <cmath>
 
 #include "masks/eco_masks.h"
@@ -115,6 +118,21 @@ TEST(Masks, NoiseIsDeterministicBoundedAndSeedDependent) {
     differ += v != eco::fbmNoise01(2, x, z, 800.f, 3);
   }
   EXPECT_GT(differ, 900);
+}
+
+// Corner gradients are cached per thread: values must not depend on what was asked before.
+TEST(Masks, NoiseDoesNotDependOnTheOrderOfQueries) {
+  std::vector<float> rowOrder;
+  for (int j = 0; j < 60; ++j)
+    for (int i = 0; i < 60; ++i) rowOrder.push_back(eco::gradientNoise(7, float(i) * 0.37f - 3.f, float(j) * 0.29f - 5.f));
+  std::mt19937 rng(4);
+  std::uniform_int_distribution<int> pick(0, 3599);
+  std::uniform_int_distribution<uint64_t> otherSeed(0, 3);
+  for (int k = 0; k < 20000; ++k) {
+    const int n = pick(rng), i = n % 60, j = n / 60;
+    eco::gradientNoise(otherSeed(rng), float(j) * 0.37f - 3.f, float(i) * 0.29f - 5.f);  // evicts and refills
+    ASSERT_EQ(eco::gradientNoise(7, float(i) * 0.37f - 3.f, float(j) * 0.29f - 5.f), rowOrder[size_t(n)]) << n;
+  }
 }
 
 TEST(Masks, SuitabilityRasterMatchesExactValuesAtPixels) {

@@ -19,16 +19,39 @@ constexpr float kGradients[16][2] = {
     {-1.f, 0.f},        {-0.92388f, -0.38268f}, {-0.70711f, -0.70711f}, {-0.38268f, -0.92388f},
     {0.f, -1.f},        {0.38268f, -0.92388f},  {0.70711f, -0.70711f},  {0.92388f, -0.38268f}};
 
+// The gradient index of a lattice corner. Rasters sample the noise far more finely than its
+// lattice (a 900 m wavelength over 6 m pixels), so nearly every corner was hashed many times
+// in a row: a small per-thread direct-mapped cache returns the same index without the hash.
+unsigned cornerGradient(uint64_t seed, int32_t ix, int32_t iz) {
+  struct Entry {
+    uint64_t seed;
+    int32_t ix, iz;
+    uint8_t gradient, filled;
+  };
+  thread_local Entry cache[64];
+  Entry& e = cache[((uint32_t(ix) * 0x9E3779B1u) ^ (uint32_t(iz) * 0x85EBCA77u) ^ uint32_t(seed)) >> 26];
+  if (e.filled && e.seed == seed && e.ix == ix && e.iz == iz) return e.gradient;
+  const uint64_t h = hashCombine(hashCombine(seed, uint32_t(ix)), uint32_t(iz));
+  e = {seed, ix, iz, uint8_t(h & 15u), 1};
+  return e.gradient;
+}
+
 float cornerDot(uint64_t seed, int32_t ix, int32_t iz, float dx, float dz) {
-  uint64_t h = hashCombine(hashCombine(seed, uint32_t(ix)), uint32_t(iz));
-  const float* g = kGradients[h & 15u];
+  const float* g = kGradients[cornerGradient(seed, ix, iz)];
   return g[0] * dx + g[1] * dz;
+}
+
+// std::floor for |v| < 2^31 without the library call (x86-64's baseline has no rounding
+// instruction).
+float floorOf(float v) {
+  const float t = float(int32_t(v));
+  return t > v ? t - 1.f : t;
 }
 
 }  // namespace
 
 float gradientNoise(uint64_t seed, float x, float z) {
-  float fx = std::floor(x), fz = std::floor(z);
+  float fx = floorOf(x), fz = floorOf(z);
   auto ix = int32_t(fx), iz = int32_t(fz);
   float dx = x - fx, dz = z - fz;
   float n00 = cornerDot(seed, ix, iz, dx, dz);
