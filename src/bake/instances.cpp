@@ -61,8 +61,9 @@ SpeciesConstants speciesConstants(const BiomeConfig& config, size_t id) {
 // normal itself where the slope is under the limit (always, for a limit of 90 degrees), else
 // the normal's azimuth at the limit.
 Vec3 tiltedUp(const SpeciesConfig& sp, const SpeciesConstants& c, Vec3 normal, float g2) {
+  if (sp.maxTiltDeg <= 0.f) return {0, 1, 0};
   const float horizontal = std::sqrt(normal.x * normal.x + normal.z * normal.z);
-  if (sp.maxTiltDeg <= 0.f || horizontal < 1e-6f) return {0, 1, 0};
+  if (horizontal < 1e-6f) return {0, 1, 0};
   if (sp.maxTiltDeg >= 90.f || g2 < c.maxTilt.lo || (!(g2 > c.maxTilt.hi) && slopeDegrees(g2) < sp.maxTiltDeg))
     return normal;
   const float k = c.sinMaxTilt / horizontal;
