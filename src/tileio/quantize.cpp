@@ -7,29 +7,8 @@
 
 namespace eco {
 
-// std::lround for 0 <= x < 2^32 without the library call: x - trunc(x) is exact there.
-static uint32_t roundNonNegative(double x) {
-  uint32_t i = uint32_t(x);
-  return i + (x - double(i) >= 0.5);
-}
-
-uint16_t quantizeUnorm16(double value, double lo, double hi) {
-  if (!(hi > lo)) return 0;  // zero-size range (or NaN): everything decodes to lo
-  double t = (value - lo) / (hi - lo);
-  t = std::clamp(std::isnan(t) ? 0.0 : t, 0.0, 1.0);
-  return uint16_t(roundNonNegative(t * 65535.0));
-}
-
 float dequantizeUnorm16(uint16_t q, float lo, float hi) {
   return float(double(lo) + double(q) / 65535.0 * (double(hi) - double(lo)));
-}
-
-uint16_t quantizeYaw(double radians) {
-  constexpr double twoPi = 2 * std::numbers::pi;
-  double turns = radians / twoPi;
-  turns -= std::floor(turns);
-  if (std::isnan(turns)) turns = 0;
-  return uint16_t(roundNonNegative(turns * 65536.0) & 0xffff);  // 65536 wraps to 0
 }
 
 float dequantizeYaw(uint16_t q) { return float(double(q) / 65536.0 * 2 * std::numbers::pi); }

@@ -5,16 +5,45 @@
 //   yaw u16 over [0, 2 pi): error <= pi / 65536.
 //   up vector, octahedral snorm8x2: angular error < 0.012 rad (0.7 degrees), from the best of
 //   the four nearest codes.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <numbers>
 
 #include "core/types.h"
 
 namespace eco {
 
-uint16_t quantizeUnorm16(double value, double lo, double hi);  // clamps to [lo, hi]
+// std::lround for 0 <= x < 2^32 without the library call: x - trunc(x) is exact there.
+inline uint32_t roundNonNegative(double x) {
+  const uint32_t i = uint32_t(x);
+  return i + (x - double(i) >= 0.5);
+}
+
+// Inline: four per instance, in the tile encoder's loop.
+inline uint16_t quantizeUnorm16(double value, double lo, double hi) {  // clamps to [lo, hi]
+  if (!(hi > lo)) return 0;  // zero-size range (or NaN): everything decodes to lo
+  double t = (value - lo) / (hi - lo);
+  t = std::clamp(std::isnan(t) ? 0.0 : t, 0.0, 1.0);
+  return uint16_t(roundNonNegative(t * 65535.0));
+}
 float dequantizeUnorm16(uint16_t q, float lo, float hi);
 
-uint16_t quantizeYaw(double radians);  // any angle; wrapped to [0, 2 pi)
+inline uint16_t quantizeYaw(double radians) {  // any angle; wrapped to [0, 2 pi)
+  constexpr double kTwoPi = 2 * std::numbers::pi;
+  double turns = radians / kTwoPi;
+  // turns - floor(turns) without the library call: truncation, one lower for negative
+  // non-integers. From 2^52 on every double is an integer; NaN and infinities give 0, as
+  // the library's inf - inf = NaN did.
+  if (!(std::abs(turns) < 4503599627370496.0)) {
+    turns = 0;
+  } else {
+    double whole = double(int64_t(turns));
+    if (whole > turns) whole -= 1.0;
+    turns -= whole;
+  }
+  return uint16_t(roundNonNegative(turns * 65536.0) & 0xffff);  // 65536 wraps to 0
+}
 float dequantizeYaw(uint16_t q);
 
 // Octahedral encoding with y as the pole: low byte u (x), high byte v (z), snorm8 each.
