@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/hash.h"
+#include "core/rounding.h"
 
 namespace eco {
 
@@ -41,18 +42,11 @@ float cornerDot(uint64_t seed, int32_t ix, int32_t iz, float dx, float dz) {
   return g[0] * dx + g[1] * dz;
 }
 
-// std::floor for |v| < 2^31 without the library call (x86-64's baseline has no rounding
-// instruction).
-float floorOf(float v) {
-  const float t = float(int32_t(v));
-  return t > v ? t - 1.f : t;
-}
-
 }  // namespace
 
 float gradientNoise(uint64_t seed, float x, float z) {
-  float fx = floorOf(x), fz = floorOf(z);
-  auto ix = int32_t(fx), iz = int32_t(fz);
+  const int32_t ix = floorToInt(x), iz = floorToInt(z);
+  const float fx = float(ix), fz = float(iz);
   float dx = x - fx, dz = z - fz;
   float n00 = cornerDot(seed, ix, iz, dx, dz);
   float n10 = cornerDot(seed, ix + 1, iz, dx - 1.f, dz);

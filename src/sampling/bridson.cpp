@@ -269,7 +269,7 @@ void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std
     if (!variable || setup.density->maxDensity(int(c), b.x0, b.z0, b.x1, b.z1) > 0.f) present[c] |= 2;
     if (present[c])
       scratch.grids[c].reset(gridRadius(setup, int(c), b), b.x0, b.z0, b.x1, b.z1, setup.margin[c], variable,
-                             /*coverage=*/setup.pools[c].points.empty());
+                             /*coverage=*/!setup.fromPool(c));
     else
       scratch.grids[c].clear();
   }
@@ -282,8 +282,7 @@ void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std
     for (const FixedSample& f : *list) {
       if (!inMargin(f) || (!f.alive && !(present[f.cls] & 2))) continue;
       // Pool classes test candidates exactly; only Bridson candidates use the coverage raster.
-      const bool markDisc = setup.pools[f.cls].points.empty();
-      const int cell = scratch.grids[f.cls].insert(f.x, f.z, f.r, f.alive, markDisc);
+      const int cell = scratch.grids[f.cls].insert(f.x, f.z, f.r, f.alive, /*markDisc=*/!setup.fromPool(f.cls));
       if (f.alive)
         scratch.alive[f.cls].push_back({f.x, f.z});
       else
@@ -295,7 +294,7 @@ void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std
   const uint64_t tileSeed = hashCombine(hashCombine(p.seed, uint64_t(tx)), uint64_t(tz));
   for (size_t c = 0; c < n; ++c) {
     if (!(present[c] & 2)) continue;
-    if (!setup.pools[c].points.empty())
+    if (setup.fromPool(c))
       placeClassFromPool(setup, b, int(c), scratch, variable);
     else if (variable)
       placeClass<true>(setup, b, int(c), tileSeed, scratch);

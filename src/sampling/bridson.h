@@ -29,6 +29,7 @@ struct SamplerSetup {
   std::vector<float> margin;  // per class: its largest radius and pair distance
   std::vector<float> pair;    // n x n pairDistance
   std::vector<ArrangedPool> pools;  // per class; empty: placed by Bridson growth
+  bool fromPool(size_t cls) const { return !pools[cls].points.empty(); }
 };
 
 // Validates params (throws InputError).

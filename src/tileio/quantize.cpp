@@ -5,6 +5,8 @@
 #include <numbers>
 #include <vector>
 
+#include "core/rounding.h"
+
 namespace eco {
 
 float dequantizeUnorm16(uint16_t q, float lo, float hi) {
@@ -22,19 +24,17 @@ static int8_t snorm8(float v) {
   return int8_t(x < 0 ? -r : r);
 }
 
-// std::floor for |x| < 2^31 without the library call (x86-64 before SSE4.1 has no rounding
-// instruction): truncation, one lower for negative non-integers. NaN gives INT_MIN, as
-// int(std::floor(NaN)) does on x86.
-static int floorToInt(float x) {
-  const int t = int(x);
-  return t - int(float(t) > x);
-}
-
 static uint16_t packOct(int u, int v) { return uint16_t(uint8_t(int8_t(u)) | (uint8_t(int8_t(v)) << 8)); }
 
+using f4 = float __attribute__((vector_size(16)));
+
+// The three divisions as one 4-lane division: each lane is the same IEEE division, so the
+// same bits with one division latency instead of three.
 static Vec3 normalize(Vec3 v) {
-  float len = std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
-  return len > 0 ? Vec3{v.x / len, v.y / len, v.z / len} : Vec3{0, 1, 0};
+  const float len = std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+  if (!(len > 0)) return {0, 1, 0};
+  const f4 q = f4{v.x, v.y, v.z, 0.f} / f4{len, len, len, 1.f};
+  return {q[0], q[1], q[2]};
 }
 
 Vec3 decodeOctahedral(uint16_t packed) {
@@ -62,15 +62,8 @@ static const Vec3* decodedCodes() {
 
 uint16_t encodeOctahedral(Vec3 up) {
   if (up.x == 0 && up.y == 1 && up.z == 0) return 0;  // every untilted instance; what the search finds
-  // normalize() and the two divisions by l1 as 4-lane divisions: each lane is the same IEEE
-  // division, so the same bits, with two division latencies instead of five.
-  using f4 = float __attribute__((vector_size(16)));
-  const float len = std::sqrt(up.x * up.x + up.y * up.y + up.z * up.z);
-  Vec3 n{0, 1, 0};
-  if (len > 0) {
-    const f4 q = f4{up.x, up.y, up.z, 0.f} / f4{len, len, len, 1.f};
-    n = {q[0], q[1], q[2]};
-  }
+  const Vec3 n = normalize(up);
+  // Both divisions by l1 in one 4-lane division, as in normalize().
   float l1 = std::abs(n.x) + std::abs(n.y) + std::abs(n.z);
   const f4 uv = f4{n.x, n.z, 0.f, 0.f} / f4{l1, l1, 1.f, 1.f};
   float u = uv[0], v = uv[1];
