@@ -1,6 +1,7 @@
 // Eco-masks against hand-computed values on analytic terrain.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <random>
 #include <vector>
 
@@ -8,6 +9,7 @@
 
 #include "masks/eco_masks.h"
 #include "masks/noise.h"
+#include "test_support.h"
 
 namespace {
 
@@ -146,4 +148,31 @@ TEST(Masks, SuitabilityRasterMatchesExactValuesAtPixels) {
     }
   eco::SuitabilityRasters r1 = eco::computeSuitability(w, 1);
   EXPECT_EQ(r1.species[0].values, r.species[0].values);
+}
+
+// computeSuitability skips the factors that cannot matter once every species' product is zero;
+// on real terrain (heights and slopes no species takes, rivers) every pixel must still equal
+// the full rule, bit for bit.
+TEST(Masks, SuitabilityRasterEqualsTheFullRuleOnTheSampleWorld) {
+  const eco::World w = eco::loadWorld(eco::test::sourceDir() + "/configs/temperate_mountain.json");
+  const eco::SuitabilityRasters r = eco::computeSuitability(w, 2);
+  const eco::Grid& h = w.terrain.metres;
+  int zeros = 0, checked = 0;
+  for (int j = 0; j < h.height; j += 3)
+    for (int i = 0; i < h.width; i += 3) {
+      const float x = float(i) * r.cellSize, z = float(j) * r.cellSize;
+      const eco::Environment env = eco::environmentAt(w, x, z);
+      bool allZero = true;
+      for (size_t s = 0; s < w.config.species.size(); ++s) {
+        const float expected = eco::speciesWeights(w.config.species[s], env).suitability;
+        ASSERT_EQ(std::bit_cast<uint32_t>(r.species[s].at(i, j)), std::bit_cast<uint32_t>(expected))
+            << "species " << s << " pixel " << i << "," << j;
+        allZero &= expected == 0.f;
+      }
+      zeros += allZero;
+      ++checked;
+    }
+  // The skipped paths were taken: some pixels suit no species.
+  EXPECT_GT(zeros, checked / 100);
+  EXPECT_LT(zeros, checked);
 }

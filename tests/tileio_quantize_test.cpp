@@ -31,15 +31,12 @@ uint16_t referenceYaw(double radians) {
 
 uint16_t pack(int u, int v) { return uint16_t(uint8_t(int8_t(u)) | (uint8_t(int8_t(v)) << 8)); }
 
-Vec3 normalizeOrUp(Vec3 v) {
-  float len = std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
-  return len > 0 ? Vec3{v.x / len, v.y / len, v.z / len} : Vec3{0, 1, 0};
-}
-
-// The encoder as first written: rounded code, then the 2x2 neighbourhood, each decoded.
-uint16_t referenceOctahedral(Vec3 up) {
-  Vec3 n = normalizeOrUp(up);
+// The encoder's specification, written plainly: project onto the octahedron, round, then the
+// best of the 2x2 neighbourhood by dot product with `up` (which needs no normalising: the
+// projection and the ranking ignore its length). Zero or non-finite vectors give up.
+uint16_t referenceOctahedral(Vec3 n) {
   float l1 = std::abs(n.x) + std::abs(n.y) + std::abs(n.z);
+  if (!std::isfinite(l1) || l1 == 0) return 0;
   float u = n.x / l1, v = n.z / l1;
   if (n.y < 0) {
     float fu = (1.f - std::abs(v)) * (u >= 0 ? 1.f : -1.f);
@@ -139,8 +136,10 @@ TEST(TileIoQuantize, OctahedralMatchesTheReferenceEncoder) {
       }
     }
   }
-  const float tiny = std::numeric_limits<float>::denorm_min();
+  const float tiny = std::numeric_limits<float>::denorm_min(), inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
   for (Vec3 v : {Vec3{0, 1, 0}, {-0.f, 1, -0.f}, {0, -1, 0}, {1, 0, 0}, {0, 0, -1}, {0, 0, 0}, {tiny, tiny, tiny},
-                 {0, 1e-30f, 0}, {0, 1e18f, 0}, {1, 1, 1}, {-1, -1, -1}, {1e-20f, 1, 0}})
+                 {0, 1e-30f, 0}, {0, 1e18f, 0}, {1, 1, 1}, {-1, -1, -1}, {1e-20f, 1, 0}, {3e38f, 3e38f, 0},
+                 {inf, 0, 0}, {0, -inf, 0}, {nan, 1, 0}})
     check(v);
 }

@@ -2,6 +2,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -62,7 +63,9 @@ TileRange tileRangeFor(const BakeArgs& a, const SamplerParams& p) {
 
 void runBake(const BakeArgs& a) {
   if (a.quiet) spdlog::set_level(spdlog::level::warn);
+  const auto loadStart = std::chrono::steady_clock::now();
   World world = loadWorld(a.config);
+  const double loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - loadStart).count();
   if (a.seed) world.config.seed = *a.seed;
   int threads = a.threads > 0 ? a.threads : int(std::max(1u, std::thread::hardware_concurrency()));
 
@@ -79,10 +82,14 @@ void runBake(const BakeArgs& a) {
   if (a.quiet) return;
   for (size_t i = 0; i < s.speciesCounts.size(); ++i)
     std::printf("  %-24s %12llu\n", world.config.species[i].name.c_str(), (unsigned long long)s.speciesCounts[i]);
+  // End to end: from reading the inputs to the output swapped in.
+  const double seconds = loadSeconds + s.seconds;
   std::printf("%llu instances in %d/%d tiles, %.1f MB (%.2f bytes/instance), %.2f s, %.2f M instances/s\n",
               (unsigned long long)s.instances, s.tilesWritten, s.tilesTotal, double(s.bytes) / 1e6,
-              s.instances ? double(s.bytes) / double(s.instances) : 0.0, s.seconds,
-              s.seconds > 0 ? double(s.instances) / s.seconds / 1e6 : 0.0);
+              s.instances ? double(s.bytes) / double(s.instances) : 0.0, seconds,
+              seconds > 0 ? double(s.instances) / seconds / 1e6 : 0.0);
+  std::printf("time: inputs %.3f s, masks %.3f s, scatter and write %.3f s, flush and swap %.3f s\n", loadSeconds,
+              s.masksSeconds, s.scatterSeconds, s.finishSeconds);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::printf("peak memory %.1f MB\n", double(usage.ru_maxrss) / 1024.0);

@@ -83,7 +83,9 @@ std::vector<TileData> bakeInMemory(const World& world, int threads, std::optiona
 }
 
 BakeSummary bake(const World& world, const BakeOptions& options) {
-  auto start = std::chrono::steady_clock::now();
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
   StagedDir out(options.outDir);
 
   SpeciesOrder order = speciesOrder(world.config);
@@ -93,7 +95,10 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
   Manifest manifest = baseManifest(world, params, speciesRecords(world.config));
   TileRange range = options.tiles.value_or(TileRange{0, 0, tilesX(params), tilesZ(params)});
   int total = (range.x1 - range.x0) * (range.z1 - range.z0);
+  BakeSummary s;
+  s.masksSeconds = since(start);
 
+  const Clock::time_point scatterStart = Clock::now();
   std::mutex mutex;
   int done = 0;
   // Tiles are encoded and written as soon as the sampler finishes them; only the manifest
@@ -120,20 +125,22 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
     ++done;
     if (options.progress) options.progress(done, total);
   });
+  s.scatterSeconds = since(scatterStart);
 
+  const Clock::time_point finishStart = Clock::now();
   writeTerrainRaw(out.staging, world.terrain.metres);
   computeTotals(manifest);
   writeManifest(out.staging, manifest);
   syncFileSystemOf(out.staging);  // every tile durable before the swap
   out.commit();
+  s.finishSeconds = since(finishStart);
 
-  BakeSummary s;
   s.tilesWritten = int(manifest.tiles.size());
   s.tilesTotal = total;
   s.instances = manifest.totals.instances;
   s.bytes = manifest.totals.bytes;
   s.speciesCounts = manifest.totals.speciesCounts;
-  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  s.seconds = since(start);
   return s;
 }
 

@@ -41,7 +41,10 @@ struct BakeSummary {
   uint64_t instances = 0;
   uint64_t bytes = 0;
   std::vector<uint64_t> speciesCounts;
-  double seconds = 0;
+  double seconds = 0;  // all of bake(), the sum of the phases below
+  double masksSeconds = 0;    // suitability rasters
+  double scatterSeconds = 0;  // sampler set-up, sampling, instances, encoding, writing tiles
+  double finishSeconds = 0;   // terrain copy, manifest, flush to disk, swap
 };
 
 // Bakes into a staging folder beside outDir and swaps it in at the end, so an interrupted

@@ -75,7 +75,7 @@ Vec3 tiltedUp(const SpeciesConfig& sp, const SpeciesConstants& c, Vec3 normal, f
 // band's flanks need them.
 bool insideBand(const ElevationBand& band, float height) {
   if (height >= band.min && height >= band.optLow && height < band.optHigh) return true;
-  return !(smoothstep(band.min, band.optLow, height) * (1.f - smoothstep(band.optHigh, band.max, height)) <= 0.f);
+  return !(elevationWeight(band, height) <= 0.f);
 }
 
 void appendInstance(const World& world, uint16_t id, const SpeciesConstants& c, const Sample& sample,

@@ -33,14 +33,29 @@ Environment environmentAt(const World& world, float x, float z) {
   return env;
 }
 
+float elevationWeight(const ElevationBand& b, float height) {
+  return smoothstep(b.min, b.optLow, height) * (1.f - smoothstep(b.optHigh, b.max, height));
+}
+
+float slopeWeight(const SpeciesConfig& sp, float slopeDeg) {
+  return 1.f - smoothstep(sp.maxSlopeDeg - sp.slopeFalloffDeg, sp.maxSlopeDeg, slopeDeg);
+}
+
+float sunWeight(const SpeciesConfig& sp, float sunExposure) {
+  const float p = sp.sunPreference;
+  return std::clamp((1.f + p * sunExposure) / (1.f + std::fabs(p)), 0.f, 1.f);
+}
+
+float moistureWeight(const SpeciesConfig& sp, float moisture) {
+  return 1.f - smoothstep(0.f, sp.moistureTolerance, std::fabs(moisture - sp.moistureOptimum));
+}
+
 MaskWeights speciesWeights(const SpeciesConfig& sp, const Environment& env) {
   MaskWeights w;
-  const ElevationBand& b = sp.elevation;
-  w.elevation = smoothstep(b.min, b.optLow, env.height) * (1.f - smoothstep(b.optHigh, b.max, env.height));
-  w.slope = 1.f - smoothstep(sp.maxSlopeDeg - sp.slopeFalloffDeg, sp.maxSlopeDeg, env.slopeDeg);
-  float p = sp.sunPreference;
-  w.sun = std::clamp((1.f + p * env.sunExposure) / (1.f + std::fabs(p)), 0.f, 1.f);
-  w.moisture = 1.f - smoothstep(0.f, sp.moistureTolerance, std::fabs(env.moisture - sp.moistureOptimum));
+  w.elevation = elevationWeight(sp.elevation, env.height);
+  w.slope = slopeWeight(sp, env.slopeDeg);
+  w.sun = sunWeight(sp, env.sunExposure);
+  w.moisture = moistureWeight(sp, env.moisture);
   w.suitability = sp.density * w.elevation * w.slope * w.sun * w.moisture;
   return w;
 }

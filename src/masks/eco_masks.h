@@ -48,6 +48,12 @@ float moistureAt(const World& world, float x, float z);
 Environment environmentAt(const World& world, float x, float z);
 MaskWeights speciesWeights(const SpeciesConfig& species, const Environment& env);
 
+// The four weights of the rule above, one by one (speciesWeights multiplies them in order).
+float elevationWeight(const ElevationBand& band, float height);
+float slopeWeight(const SpeciesConfig& species, float slopeDeg);
+float sunWeight(const SpeciesConfig& species, float sunExposure);
+float moistureWeight(const SpeciesConfig& species, float moisture);
+
 // Suitability of every species sampled at the heightmap's pixels, for fast bilinear lookup
 // during sampling. Same resolution and extent as the heightmap.
 struct SuitabilityRasters {

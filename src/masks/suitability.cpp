@@ -52,12 +52,41 @@ SuitabilityRasters computeSuitability(const World& world, int threads) {
   out.invCellSize = 1.f / out.cellSize;
   out.species.assign(species.size(), Grid(h.width, h.height));
 
+  // The rule's product in its order, each factor computed only while some species still has
+  // a non-zero product (the factors are finite, so a zero stays zero): on the slopes and
+  // heights no species takes, the normal, the noise and the river are never looked at.
   // Rows are independent, so any split gives the same values.
   auto fillRows = [&](int first, int step) {
+    std::vector<float> w(species.size());
     for (int j = first; j < h.height; j += step)
       for (int i = 0; i < h.width; ++i) {
-        Environment env = environmentAt(world, float(i) * out.cellSize, float(j) * out.cellSize);
-        for (size_t s = 0; s < species.size(); ++s) out.species[s].at(i, j) = speciesWeights(species[s], env).suitability;
+        const float x = float(i) * out.cellSize, z = float(j) * out.cellSize;
+        auto store = [&] {
+          for (size_t s = 0; s < species.size(); ++s) out.species[s].at(i, j) = w[s];
+        };
+        bool any = false;
+        const float height = world.terrain.heightAt(x, z);
+        for (size_t s = 0; s < species.size(); ++s) {
+          w[s] = species[s].density * elevationWeight(species[s].elevation, height);
+          any |= w[s] != 0.f;
+        }
+        if (!any) {
+          store();
+          continue;
+        }
+        any = false;
+        const SurfaceSample surface = surfaceAt(world.terrain, x, z, world.sunDirXZ, /*withAspect=*/false);
+        for (size_t s = 0; s < species.size(); ++s) {
+          if (w[s] == 0.f) continue;
+          w[s] = w[s] * slopeWeight(species[s], surface.slopeDeg) * sunWeight(species[s], surface.sunExposure);
+          any |= w[s] != 0.f;
+        }
+        if (any) {
+          const float moisture = moistureAt(world, x, z);
+          for (size_t s = 0; s < species.size(); ++s)
+            if (w[s] != 0.f) w[s] *= moistureWeight(species[s], moisture);
+        }
+        store();
       }
   };
   threads = std::max(1, threads);

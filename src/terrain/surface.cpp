@@ -16,14 +16,14 @@ Vec2 sunDirectionXZ(float sunAzimuthDeg) {
   return {std::sin(a), -std::cos(a)};
 }
 
-SurfaceSample surfaceAt(const Heightmap& terrain, float x, float z, Vec2 sunDirXZ) {
+SurfaceSample surfaceAt(const Heightmap& terrain, float x, float z, Vec2 sunDirXZ, bool withAspect) {
   Vec2 g = terrain.gradientAt(x, z);
   float invLength = 1.f / std::sqrt(g.x * g.x + g.z * g.z + 1.f);
   SurfaceSample s;
   s.normal = {-g.x * invLength, invLength, -g.z * invLength};
   // Equals acos(normal.y), but keeps full precision on gentle slopes where normal.y ~ 1.
   s.slopeDeg = std::atan(std::sqrt(g.x * g.x + g.z * g.z)) * kDegrees;
-  if (g.x != 0 || g.z != 0) {
+  if (withAspect && (g.x != 0 || g.z != 0)) {
     // Downslope (-g.x, -g.z): its east component is -g.x, its north component is +g.z.
     float aspect = std::atan2(-g.x, g.z) * kDegrees;
     s.aspectDeg = aspect < 0 ? aspect + 360.f : aspect;

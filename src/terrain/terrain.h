@@ -98,6 +98,7 @@ struct SurfaceSample {
 // Sun direction as the azimuth it shines from, degrees clockwise from north
 // (180 = from the south, as in the northern hemisphere).
 Vec2 sunDirectionXZ(float sunAzimuthDeg);
-SurfaceSample surfaceAt(const Heightmap& terrain, float x, float z, Vec2 sunDirXZ);
+// withAspect = false leaves aspectDeg at 0 (saves an atan2 where it is not used).
+SurfaceSample surfaceAt(const Heightmap& terrain, float x, float z, Vec2 sunDirXZ, bool withAspect = true);
 
 }  // namespace eco

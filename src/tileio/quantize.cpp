@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <vector>
 
@@ -62,12 +63,14 @@ static const Vec3* decodedCodes() {
 
 uint16_t encodeOctahedral(Vec3 up) {
   if (up.x == 0 && up.y == 1 && up.z == 0) return 0;  // every untilted instance; what the search finds
-  const Vec3 n = normalize(up);
+  // The projection and the ranking of candidates by dot product are both independent of the
+  // length of `up`, so it is never normalised.
+  const float l1 = std::abs(up.x) + std::abs(up.y) + std::abs(up.z);
+  if (!(l1 > 0.f && l1 <= std::numeric_limits<float>::max())) return 0;  // zero or not finite: up
   // Both divisions by l1 in one 4-lane division, as in normalize().
-  float l1 = std::abs(n.x) + std::abs(n.y) + std::abs(n.z);
-  const f4 uv = f4{n.x, n.z, 0.f, 0.f} / f4{l1, l1, 1.f, 1.f};
+  const f4 uv = f4{up.x, up.z, 0.f, 0.f} / f4{l1, l1, 1.f, 1.f};
   float u = uv[0], v = uv[1];
-  if (n.y < 0) {
+  if (up.y < 0) {
     float fu = (1.f - std::abs(v)) * (u >= 0 ? 1.f : -1.f);
     float fv = (1.f - std::abs(u)) * (v >= 0 ? 1.f : -1.f);
     u = fu;
@@ -83,7 +86,7 @@ uint16_t encodeOctahedral(Vec3 up) {
   float dots[4];
   for (int k = 0; k < 4; ++k) {
     const Vec3& c = decoded[codes[k]];
-    dots[k] = c.x * n.x + c.y * n.y + c.z * n.z;
+    dots[k] = c.x * up.x + c.y * up.y + c.z * up.z;
   }
   // The rounded code is one of the four (lround is floor or floor + 1).
   int best = (snorm8(u) == u0 ? 0 : 2) + (snorm8(v) == v0 ? 0 : 1);

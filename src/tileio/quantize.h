@@ -47,7 +47,7 @@ inline uint16_t quantizeYaw(double radians) {  // any angle; wrapped to [0, 2 pi
 float dequantizeYaw(uint16_t q);
 
 // Octahedral encoding with y as the pole: low byte u (x), high byte v (z), snorm8 each.
-// (0, 0) is straight up. `up` need not be normalized but must be non-zero.
+// (0, 0) is straight up. `up` need not be normalized; zero or non-finite vectors give up (0).
 uint16_t encodeOctahedral(Vec3 up);
 Vec3 decodeOctahedral(uint16_t packed);  // unit length
 
