@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <tuple>
+#include <vector>
 
 #include "sampling/pool.h"
 
@@ -84,12 +86,8 @@ TEST(SamplingPool, EveryPrefixIsSpacedAndCoversTheTorus) {
   }
 }
 
-TEST(SamplingPool, ArrangementIsATorusSymmetryOfTheBase) {
-  const std::span<const PoolPoint> pool = basePool();
-  const ArrangedPool a = arrangePool(pool, 1), b = arrangePool(pool, 2);
-  ASSERT_EQ(a.points.size(), pool.size());
-  ASSERT_EQ(a.start.back(), pool.size());
-  EXPECT_NE(std::memcmp(a.points.data(), b.points.data(), sizeof(PoolPoint) * 16), 0);
+// Bucket membership and decreasing delta inside each bucket.
+void expectBucketedByDelta(const ArrangedPool& a) {
   const float bucket = kPoolPeriod / kPoolBuckets;
   for (int k = 0; k < kPoolBuckets * kPoolBuckets; ++k)
     for (size_t i = a.start[size_t(k)]; i < a.start[size_t(k) + 1]; ++i) {
@@ -99,10 +97,34 @@ TEST(SamplingPool, ArrangementIsATorusSymmetryOfTheBase) {
         ASSERT_LE(p.delta, a.points[i - 1].delta);  // a bucket stops at its first miss
       }
     }
+}
+
+TEST(SamplingPool, ArrangementIsATorusSymmetryOfTheBase) {
+  const std::span<const PoolPoint> pool = basePool();
+  ASSERT_TRUE(std::is_sorted(pool.begin(), pool.end(), [](const PoolPoint& a, const PoolPoint& b) { return a.delta > b.delta; }));
+  const ArrangedPool a = arrangePool(pool, 1), b = arrangePool(pool, 2);
+  ASSERT_EQ(a.points.size(), pool.size());
+  ASSERT_EQ(a.start.back(), pool.size());
+  EXPECT_NE(std::memcmp(a.points.data(), b.points.data(), sizeof(PoolPoint) * 16), 0);
+  expectBucketedByDelta(a);
   for (float rho : {1.f, 4.f}) {
     const PrefixStats base = prefixStats(pool, kPoolPeriod, rho), moved = prefixStats(a.points, kPoolPeriod, rho);
     EXPECT_EQ(moved.count, base.count);
     EXPECT_GE(moved.minDistance, 0.9999f) << rho;  // translation rounding only
+  }
+  // A pool in any order (here shuffled) is sorted by delta first: the same points per bucket.
+  std::vector<PoolPoint> shuffled(pool.begin(), pool.end());
+  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937(9));
+  const ArrangedPool c = arrangePool(shuffled, 1);
+  ASSERT_EQ(c.start, a.start);
+  expectBucketedByDelta(c);
+  auto key = [](const PoolPoint& p) { return std::tuple(p.delta, p.x, p.z); };
+  for (size_t k = 0; k + 1 < a.start.size(); ++k) {
+    std::vector<std::tuple<float, float, float>> pa, pc;
+    for (size_t i = a.start[k]; i < a.start[k + 1]; ++i) pa.push_back(key(a.points[i])), pc.push_back(key(c.points[i]));
+    std::sort(pa.begin(), pa.end());
+    std::sort(pc.begin(), pc.end());
+    ASSERT_EQ(pa, pc) << "bucket " << k;
   }
 }
 

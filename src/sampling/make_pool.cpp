@@ -1,5 +1,7 @@
 // Build tool: writes the base pool (sampling/pool.h) as a C++ source file defining basePool().
-// Floats are written as hex literals, so the table is exactly what generatePool returned.
+// Floats are written as hex literals, so the table holds exactly what generatePool returned,
+// ordered by decreasing delta (ties in generation order).
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -11,7 +13,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: make_pool OUT.cpp\n");
     return 2;
   }
-  const std::vector<PoolPoint> pool = generatePool(kPoolSeed, kPoolPeriod, kPoolMaxRatio, kPoolStep, kPoolCandidates);
+  std::vector<PoolPoint> pool = generatePool(kPoolSeed, kPoolPeriod, kPoolMaxRatio, kPoolStep, kPoolCandidates);
+  std::stable_sort(pool.begin(), pool.end(), [](const PoolPoint& a, const PoolPoint& b) { return a.delta > b.delta; });
   const std::string out = argv[1], tmp = out + ".tmp";
   FILE* f = std::fopen(tmp.c_str(), "w");
   if (!f) {

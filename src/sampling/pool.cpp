@@ -122,14 +122,16 @@ ArrangedPool arrangePool(std::span<const PoolPoint> pool, uint64_t key) {
     ++out.start[bucketOf[i] + 1];
   }
   std::partial_sum(out.start.begin(), out.start.end(), out.start.begin());
-  std::vector<uint32_t> order(pool.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    if (bucketOf[a] != bucketOf[b]) return bucketOf[a] < bucketOf[b];
-    return moved[a].delta > moved[b].delta;
-  });
+  // By decreasing delta, ties in input order; basePool() already is, so no sort there.
+  std::vector<uint32_t> byDelta(pool.size());
+  std::iota(byDelta.begin(), byDelta.end(), 0u);
+  auto deltaGreater = [](const PoolPoint& a, const PoolPoint& b) { return a.delta > b.delta; };
+  if (!std::is_sorted(pool.begin(), pool.end(), deltaGreater))
+    std::stable_sort(byDelta.begin(), byDelta.end(), [&](uint32_t a, uint32_t b) { return deltaGreater(pool[a], pool[b]); });
+  // A counting sort by bucket keeps that order inside each bucket.
+  std::vector<uint32_t> next(out.start.begin(), out.start.end() - 1);
   out.points.resize(pool.size());
-  for (size_t i = 0; i < order.size(); ++i) out.points[i] = moved[order[i]];
+  for (uint32_t i : byDelta) out.points[next[bucketOf[i]]++] = moved[i];
   return out;
 }
 

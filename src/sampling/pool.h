@@ -31,12 +31,13 @@ struct PoolPoint {
 std::vector<PoolPoint> generatePool(uint64_t seed, float period, float maxRatio, float step, int candidates);
 
 // The pool generated from the constants above at build time (make_pool.cpp writes it as
-// source: generating it takes seconds, longer than a bake of the sample world).
+// source: generating it takes seconds, longer than a bake of the sample world), ordered by
+// decreasing delta, ties in generation order.
 std::span<const PoolPoint> basePool();
 
 // The pool as one class sees it: mapped by one of the torus's 8 symmetries and a translation
 // (both from `key`), bucketed kPoolBuckets x kPoolBuckets, each bucket's points by decreasing
-// delta (then generation order) so a bucket can stop at the first point too close.
+// delta (ties in input order) so a bucket can stop at the first point too close.
 struct ArrangedPool {
   std::vector<uint32_t> start;  // kPoolBuckets^2 + 1 offsets into points
   std::vector<PoolPoint> points;
