@@ -7,6 +7,8 @@
 //   W_moist = 1 - smoothstep(0, tolerance, |m - optimum|)
 //   suitability = density * W_elev * W_slope * W_sun * W_moist
 // Moisture m = w * exp(-river_distance / falloff) + (1 - w) * fbm_noise(seed), in [0, 1].
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "config/biome_config.h"
@@ -42,17 +44,31 @@ struct MaskWeights {
 };
 
 // Hermite smoothstep; a degenerate edge (e0 == e1) is a step at e0.
-float smoothstep(float e0, float e1, float x);
+inline float smoothstep(float e0, float e1, float x) {
+  if (e1 <= e0) return x >= e0 ? 1.f : 0.f;
+  const float t = std::clamp((x - e0) / (e1 - e0), 0.f, 1.f);
+  return t * t * (3.f - 2.f * t);
+}
 
 float moistureAt(const World& world, float x, float z);
 Environment environmentAt(const World& world, float x, float z);
 MaskWeights speciesWeights(const SpeciesConfig& species, const Environment& env);
 
 // The four weights of the rule above, one by one (speciesWeights multiplies them in order).
-float elevationWeight(const ElevationBand& band, float height);
-float slopeWeight(const SpeciesConfig& species, float slopeDeg);
-float sunWeight(const SpeciesConfig& species, float sunExposure);
-float moistureWeight(const SpeciesConfig& species, float moisture);
+// Inline: the suitability rasters evaluate them per pixel and species.
+inline float elevationWeight(const ElevationBand& b, float height) {
+  return smoothstep(b.min, b.optLow, height) * (1.f - smoothstep(b.optHigh, b.max, height));
+}
+inline float slopeWeight(const SpeciesConfig& sp, float slopeDeg) {
+  return 1.f - smoothstep(sp.maxSlopeDeg - sp.slopeFalloffDeg, sp.maxSlopeDeg, slopeDeg);
+}
+inline float sunWeight(const SpeciesConfig& sp, float sunExposure) {
+  const float p = sp.sunPreference;
+  return std::clamp((1.f + p * sunExposure) / (1.f + std::fabs(p)), 0.f, 1.f);
+}
+inline float moistureWeight(const SpeciesConfig& sp, float moisture) {
+  return 1.f - smoothstep(0.f, sp.moistureTolerance, std::fabs(moisture - sp.moistureOptimum));
+}
 
 // Suitability of every species sampled at the heightmap's pixels, for fast bilinear lookup
 // during sampling. Same resolution and extent as the heightmap.
