@@ -10,6 +10,7 @@ repeats=${2:-3}
 ecobake=$build/apps/ecobake/ecobake
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+source "$root/bench/bake_common.sh"
 
 configs=("${@:3}")
 if [[ ${#configs[@]} -eq 0 ]]; then
@@ -19,18 +20,21 @@ if [[ ${#configs[@]} -eq 0 ]]; then
   fi
 fi
 
+run=0
 for config in "${configs[@]}"; do
   for threads in 1 2; do
     rates=()
     for ((i = 0; i < repeats; i++)); do
-      rm -rf "$out/bake"  # a fresh folder: re-baking also deletes the previous bake (see RESULTS)
-      log=$("$ecobake" bake "$config" -o "$out/bake" -j "$threads")
+      dir=$(run_output "$out" "$run")
+      run=$((run + 1))
+      log=$("$ecobake" bake "$config" -o "$dir" -j "$threads")
       line=$(grep "instances in" <<<"$log")
       mem=$(grep "peak memory" <<<"$log")
       echo "$(basename "$config") threads=$threads: $line; $mem"
+      echo "  $(grep "^time:" <<<"$log")"
       rates+=("$(sed -E 's/.* ([0-9.]+) M instances\/s.*/\1/' <<<"$line")")
     done
-    median=$(printf '%s\n' "${rates[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+    median=$(printf '%s\n' "${rates[@]}" | median)
     echo "MEDIAN $(basename "$config") threads=$threads: $median M instances/s"
   done
 done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Two ecobake builds on one config, runs interleaved (A, B, A, B, ...) so the shared VM's
 # drift hits both alike. Prints each run, then per build the median seconds and instances/s
-# and the ratio of medians (B's seconds / A's seconds). Bakes go to a fresh folder under
+# and the ratio of medians (B's seconds / A's seconds). Each run bakes into a fresh folder under
 # $TMPDIR (default /tmp, on disk); TMPDIR=/dev/shm takes the disk out of the figures.
 # Usage: bench/bake_compare.sh BUILD_A BUILD_B [REPEATS] [THREADS] [CONFIG]
 set -euo pipefail
@@ -13,14 +13,15 @@ threads=${4:-2}
 config=${5:-$root/configs/temperate_mountain.json}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+source "$root/bench/bake_common.sh"
 
 declare -A secs rates
+run=0
 for ((i = 0; i < repeats; i++)); do
   for build in "$a" "$b"; do
-    rm -rf "$out/bake"  # a fresh folder: re-baking also deletes the previous bake (see RESULTS)
-    line=$("$build/apps/ecobake/ecobake" bake "$config" -o "$out/bake" -j "$threads" | grep "instances in")
+    dir=$(run_output "$out" "$run")
+    run=$((run + 1))
+    line=$("$build/apps/ecobake/ecobake" bake "$config" -o "$dir" -j "$threads" | grep "instances in")
     s=$(sed -E 's/.*, ([0-9.]+) s, .*/\1/' <<<"$line")
     r=$(sed -E 's/.* ([0-9.]+) M instances\/s.*/\1/' <<<"$line")
     echo "$build: $s s, $r M instances/s"
