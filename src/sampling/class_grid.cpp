@@ -55,6 +55,8 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
     pr.resize(cells, 0.f);
   }
   std::fill_n(pos.begin(), cells, Point{kEmptyCell, 0.f});
+  occWords = (nx + 63) / 64;
+  occupied.assign(size_t(occWords) * size_t(nz), 0);
   aliveCount = 0;
   bx = nx / kBlockCells + 1;
   bz = nz / kBlockCells + 1;
@@ -62,8 +64,8 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
   blockAlive.assign(size_t(bx) * size_t(bz), 0);
   variable = isVariable;
   if (variable) {
-    reachNx = nx / 2 + 1;
-    const size_t blocks = size_t(reachNx) * size_t(nz / 2 + 1);
+    reachNx = (nx >> kReachShift) + 1;
+    const size_t blocks = size_t(reachNx) * size_t((nz >> kReachShift) + 1);
     if (reach.size() < blocks) reach.resize(blocks);
     std::fill_n(reach.begin(), blocks, 0.f);
   }
@@ -273,6 +275,7 @@ int ClassGrid::insert(float x, float z, float r, bool isAlive, bool markDisc) {
   assert(pos[size_t(c)].x == kEmptyCell);
   pos[size_t(c)] = {x, z};
   pr[size_t(c)] = r;
+  occupied[size_t(j) * size_t(occWords) + size_t(i >> 6)] |= uint64_t(1) << (i & 63);
   aliveCount += isAlive;
   blockAlive[size_t(j / kBlockCells) * size_t(bx) + size_t(i / kBlockCells)] += isAlive;
   if (variable) {
@@ -280,9 +283,9 @@ int ClassGrid::insert(float x, float z, float r, bool isAlive, bool markDisc) {
     // x - r and the spacing margin.
     const int i0 = std::max(tileI0, cellX(x - r) - 1), i1 = std::min(tileI1, cellX(x + r) + 1);
     const int j0 = std::max(tileJ0, cellZ(z - r) - 1), j1 = std::min(tileJ1, cellZ(z + r) + 1);
-    for (int jj = j0 >> 1; jj <= j1 >> 1; ++jj) {
+    for (int jj = j0 >> kReachShift; jj <= j1 >> kReachShift; ++jj) {
       float* row = reach.data() + size_t(jj) * size_t(reachNx);
-      for (int ii = i0 >> 1; ii <= i1 >> 1; ++ii) row[ii] = std::max(row[ii], r);
+      for (int ii = i0 >> kReachShift; ii <= i1 >> kReachShift; ++ii) row[ii] = std::max(row[ii], r);
     }
   }
   if (markDisc) markCovered(x, z, r);

@@ -15,6 +15,7 @@ struct Point {
 
 inline constexpr float kEmptyCell = 1e18f;  // x of an empty cell: far from everything, d^2 finite
 inline constexpr int kBlockCells = 8;       // side of the coarse alive-count blocks, in cells
+inline constexpr int kReachShift = 2;       // reach blocks are 2^kReachShift cells on a side
 inline constexpr int kCoverSub = 4;         // coverage pixels per cell side
 inline constexpr float kSpanDiscR = 5.6563f;  // 4 sqrt(2) (1 - 1e-4): a base-radius disc, pixels
 
@@ -47,14 +48,18 @@ struct ClassGrid {
   // cache line, not two); x == kEmptyCell: empty. pr: radius per cell.
   std::vector<Point> pos;
   std::vector<float> pr;
+  // One bit per cell, occWords words per row: set where pos holds a sample. Wide scans visit
+  // only the occupied cells (a few percent of them where the spacing is large).
+  std::vector<uint64_t> occupied;
+  int occWords = 0;
   int aliveCount = 0;
   // Alive samples per kBlockCells^2 block: other classes skip empty neighbourhoods.
   int bx = 0, bz = 0;
   float invBlock = 0;
   std::vector<uint16_t> blockAlive;
-  // Variable radius: per block of 2 x 2 cells, the largest radius of a stored sample whose
-  // square [p - r_p, p + r_p] touches the block. Bounds the own-class search around a
-  // candidate (blocks, not cells: a quarter of the writes for the largest discs).
+  // Variable radius: per block of 4 x 4 cells (kReachShift), the largest radius of a stored
+  // sample whose square [p - r_p, p + r_p] touches the block. Bounds the own-class search
+  // around a candidate (blocks, not cells: a sixteenth of the writes for the largest discs).
   bool variable = false;
   int reachNx = 0;
   std::vector<float> reach;
@@ -86,7 +91,7 @@ struct ClassGrid {
   int cellX(float x) const { return int((x - originX) * invCell); }
   int cellZ(float z) const { return int((z - originZ) * invCell); }
   int cellOf(float x, float z) const { return cellZ(z) * nx + cellX(x); }
-  float reachAt(int i, int j) const { return reach[size_t(j >> 1) * size_t(reachNx) + size_t(i >> 1)]; }
+  float reachAt(int i, int j) const { return reach[size_t(j >> kReachShift) * size_t(reachNx) + size_t(i >> kReachShift)]; }
   bool isCovered(float x, float z) const {
     const unsigned i = unsigned(int((x - coverX) * invPixel));
     const uint64_t word = covered[size_t(int((z - coverZ) * invPixel)) * size_t(coverWords) + (i >> 6)];
@@ -100,7 +105,11 @@ struct ClassGrid {
   // Removes an alive sample of the tile (survival roulette). Only once its class is placed:
   // from then on the grid holds alive samples only, what other classes test against.
   void kill(int cellIndex);
-  void erase(int cellIndex) { pos[size_t(cellIndex)].x = kEmptyCell; }
+  void erase(int cellIndex) {
+    pos[size_t(cellIndex)].x = kEmptyCell;
+    const int j = cellIndex / nx, i = cellIndex - j * nx;
+    occupied[size_t(j) * size_t(occWords) + size_t(i >> 6)] &= ~(uint64_t(1) << (i & 63));
+  }
   void markCovered(float x, float z, float r);
   // Clears `near` (sized like `covered`); then markNear sets every pixel meeting a disc of
   // radius r made by nearDisc(r) (once per radius: no square root per row).

@@ -1,6 +1,7 @@
 #pragma once
 // Candidate generation and neighbourhood tests of the Bridson kernel. Internal to sampling.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -59,25 +60,35 @@ inline bool anyRowWithin(const ClassGrid& g, float qx, float qz, float reach, Ro
   return false;
 }
 
+// Calls hit(i) for the occupied cells i0 .. i1 of row j, in order, until one returns true.
+template <typename Hit>
+inline bool anyOccupied(const ClassGrid& g, int j, int i0, int i1, Hit hit) {
+  const uint64_t* row = g.occupied.data() + size_t(j) * size_t(g.occWords);
+  const int w0 = i0 >> 6, w1 = i1 >> 6;
+  for (int w = w0; w <= w1; ++w) {
+    uint64_t bits = row[w];
+    if (w == w0) bits &= ~uint64_t(0) << (i0 & 63);
+    if (w == w1) bits &= ~uint64_t(0) >> (63 - (i1 & 63));
+    for (; bits; bits &= bits - 1)
+      if (hit(w * 64 + std::countr_zero(bits))) return true;
+  }
+  return false;
+}
+
 // Variable radius: a stored sample p with |p - q| < max(r_p, r_q). Samples with r_p > r_q
-// that reach q lie within the recorded reach of the block holding q's cell.
+// that reach q lie within the recorded reach of the block holding q's cell. The square can be
+// many cells wide where the spacing is large, so only occupied cells are tested.
 inline bool blockedByOwn(const ClassGrid& g, float qx, float qz, float rq) {
   const float reach = std::max(rq, g.reachAt(g.cellX(qx), g.cellZ(qz)));
   const float rq2 = rq * rq * kSpacingMargin;
-  const f4 q = {qx, qz, qx, qz}, vrq2 = {rq2, rq2, rq2, rq2};
-  const f4 vm = {kSpacingMargin, kSpacingMargin, kSpacingMargin, kSpacingMargin};
   return anyRowWithin(g, qx, qz, reach, [&](int j, int i0, int i1) {
-    const size_t first = size_t(j) * size_t(g.nx) + size_t(i0);
-    const Point* cells = g.pos.data() + first;
-    const float* rs = g.pr.data() + first;
-    i4 hit = {0, 0, 0, 0};
-    for (int i = 0; i <= i1 - i0; i += 4) {
-      f4 r;
-      std::memcpy(&r, rs + i, sizeof r);
-      const f4 r2 = r * r * vm;
-      hit |= distance2x4(cells + i, q) < (r2 > vrq2 ? r2 : vrq2);
-    }
-    return (hit[0] | hit[1] | hit[2] | hit[3]) != 0;
+    const size_t first = size_t(j) * size_t(g.nx);
+    return anyOccupied(g, j, i0, i1, [&](int i) {
+      const Point p = g.pos[first + size_t(i)];
+      const float r = g.pr[first + size_t(i)], r2 = r * r * kSpacingMargin;
+      const float dx = p.x - qx, dz = p.z - qz;
+      return dx * dx + dz * dz < (r2 > rq2 ? r2 : rq2);
+    });
   });
 }
 
