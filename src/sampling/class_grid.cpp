@@ -54,7 +54,8 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
     pos.resize(cells);
     pr.resize(cells, 0.f);
   }
-  std::fill_n(pos.begin(), cells, Point{kEmptyCell, 0.f});
+  // Only blockedNear (single-radius classes) reads cells without asking `occupied` first.
+  if (!isVariable) std::fill_n(pos.begin(), cells, Point{kEmptyCell, 0.f});
   occWords = (nx + 63) / 64;
   occupied.assign(size_t(occWords) * size_t(nz), 0);
   aliveCount = 0;
@@ -272,7 +273,7 @@ int ClassGrid::insert(float x, float z, float r, bool isAlive, bool markDisc) {
   const int i = cellX(x), j = cellZ(z);
   assert(i >= 0 && j >= 0 && i < nx && j < nz);
   const int c = j * nx + i;
-  assert(pos[size_t(c)].x == kEmptyCell);
+  assert(!((occupied[size_t(j) * size_t(occWords) + size_t(i >> 6)] >> (i & 63)) & 1u));
   pos[size_t(c)] = {x, z};
   pr[size_t(c)] = r;
   occupied[size_t(j) * size_t(occWords) + size_t(i >> 6)] |= uint64_t(1) << (i & 63);

@@ -45,7 +45,8 @@ struct ClassGrid {
   float originX = 0, originZ = 0;
   int nx = 0, nz = 0;
   // Sample position per cell, x and z interleaved (a 4-cell row of a neighbourhood test is one
-  // cache line, not two); x == kEmptyCell: empty. pr: radius per cell.
+  // cache line, not two); x == kEmptyCell: empty, kept only for single-radius grids, whose
+  // test reads whole rows (variable-radius grids leave empty cells stale). pr: radius per cell.
   std::vector<Point> pos;
   std::vector<float> pr;
   // One bit per cell, occWords words per row: set where pos holds a sample. Wide scans visit

@@ -95,12 +95,13 @@ inline bool blockedByOwn(const ClassGrid& g, float qx, float qz, float rq) {
 // Another class's sample closer than `dist` (dist2 ~ dist^2)? Only alive samples are in the
 // grid once their class is placed (ClassGrid::kill, generateTile).
 inline bool blockedWithin(const ClassGrid& g, float qx, float qz, float dist, float dist2) {
-  const f4 q = {qx, qz, qx, qz}, vd2 = {dist2, dist2, dist2, dist2};
   return anyRowWithin(g, qx, qz, dist, [&](int j, int i0, int i1) {
-    const Point* cells = g.pos.data() + size_t(j) * size_t(g.nx) + size_t(i0);
-    i4 hit = {0, 0, 0, 0};
-    for (int i = 0; i <= i1 - i0; i += 4) hit |= distance2x4(cells + i, q) < vd2;
-    return (hit[0] | hit[1] | hit[2] | hit[3]) != 0;
+    const size_t first = size_t(j) * size_t(g.nx);
+    return anyOccupied(g, j, i0, i1, [&](int i) {
+      const Point p = g.pos[first + size_t(i)];
+      const float dx = p.x - qx, dz = p.z - qz;
+      return dx * dx + dz * dz < dist2;
+    });
   });
 }
 
