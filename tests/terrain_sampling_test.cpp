@@ -1,5 +1,6 @@
-// The fast paths of heightAt / gradientAt / heightGradientAt against the straightforward
-// per-corner formulation they replaced: the bake's bytes depend on every bit.
+// The fast paths of heightAt / gradientAt / heightGradientAt and HeightDerivatives against
+// the straightforward per-corner formulation they replaced: the bake's bytes depend on every
+// bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -78,6 +79,7 @@ TEST(TerrainSampling, FastPathsMatchTheReferenceBitForBit) {
         for (int j = 0; j <= 2 * h; ++j) points.push_back({float(i) * 0.5f * cell, float(j) * 0.5f * cell});
       for (float special : {0.f, -0.f, nan, inf, -inf, -1e-30f, 1e30f})
         points.insert(points.end(), {{special, 1.f}, {1.f, special}, {special, special}});
+      const HeightDerivatives derivatives = heightDerivatives(t);
       for (auto [px, pz] : points) {
         const float hRef = referenceHeight(t, px, pz);
         const Vec2 gRef = referenceGradient(t, px, pz);
@@ -90,6 +92,10 @@ TEST(TerrainSampling, FastPathsMatchTheReferenceBitForBit) {
         ASSERT_EQ(bits(g.z), bits(gRef.z)) << w << "x" << h << " at " << px << "," << pz;
         ASSERT_EQ(bits(both.gradient.x), bits(gRef.x));
         ASSERT_EQ(bits(both.gradient.z), bits(gRef.z));
+        const HeightGradient stored = derivatives.at(px, pz);
+        ASSERT_EQ(bits(stored.height), bits(hRef)) << w << "x" << h << " at " << px << "," << pz;
+        ASSERT_EQ(bits(stored.gradient.x), bits(gRef.x)) << w << "x" << h << " at " << px << "," << pz;
+        ASSERT_EQ(bits(stored.gradient.z), bits(gRef.z)) << w << "x" << h << " at " << px << "," << pz;
       }
     }
   }

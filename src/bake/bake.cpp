@@ -30,14 +30,14 @@ class SuitabilityDensity final : public DensityField {
   std::vector<RasterView> views_;  // per class
 };
 
-TileData makeTile(const World& world, const SpeciesOrder& order, const std::vector<SpeciesRecord>& species,
-                  const TileSamples& samples) {
+TileData makeTile(const World& world, const SpeciesOrder& order, const HeightDerivatives& terrain,
+                  const std::vector<SpeciesRecord>& species, const TileSamples& samples) {
   TileData tile;
   tile.tileX = samples.tx;
   tile.tileZ = samples.tz;
   tile.tileSize = world.config.tileSize;
   tile.species = species;
-  tile.instances = makeInstances(world, order, samples);
+  tile.instances = makeInstances(world, order, terrain, samples);
   return tile;
 }
 
@@ -66,13 +66,14 @@ std::vector<TileData> bakeInMemory(const World& world, int threads, std::optiona
   SamplerParams params = samplerParams(world, order);
   SuitabilityRasters rasters = computeSuitability(world, threads);
   SuitabilityDensity density(rasters, order);
+  const HeightDerivatives terrain = heightDerivatives(world.terrain);
   std::vector<SpeciesRecord> species = speciesRecords(world.config);
   TileRange range = tiles.value_or(TileRange{0, 0, tilesX(params), tilesZ(params)});
 
   std::mutex mutex;
   std::vector<TileData> out;
   scatter(params, &density, range, threads, [&](TileSamples&& samples) {
-    TileData tile = makeTile(world, order, species, samples);
+    TileData tile = makeTile(world, order, terrain, species, samples);
     std::lock_guard lock(mutex);
     out.push_back(std::move(tile));
   });
@@ -92,6 +93,7 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
   SamplerParams params = samplerParams(world, order);
   SuitabilityRasters rasters = computeSuitability(world, options.threads);
   SuitabilityDensity density(rasters, order);
+  const HeightDerivatives terrain = heightDerivatives(world.terrain);
   Manifest manifest = baseManifest(world, params, speciesRecords(world.config));
   TileRange range = options.tiles.value_or(TileRange{0, 0, tilesX(params), tilesZ(params)});
   int total = (range.x1 - range.x0) * (range.z1 - range.z0);
@@ -104,7 +106,7 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
   // Tiles are encoded and written as soon as the sampler finishes them; only the manifest
   // entries stay in memory.
   scatter(params, &density, range, options.threads, [&](TileSamples&& samples) {
-    TileData tile = makeTile(world, order, manifest.species, samples);
+    TileData tile = makeTile(world, order, terrain, manifest.species, samples);
     TileEntry entry;
     if (!tile.instances.empty()) {
       std::vector<uint8_t> bytes = encodeTile(tile);

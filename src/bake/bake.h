@@ -26,7 +26,9 @@ uint32_t packColor(const float rgb[3]);
 // deterministic from the seed and the sample. Samples that fall outside their species'
 // elevation band or above its maximum slope at their exact position are dropped (the sampler
 // sees interpolated suitability), so those limits hold exactly.
-std::vector<Instance> makeInstances(const World& world, const SpeciesOrder& order, const TileSamples& tile);
+// `terrain` is heightDerivatives(world.terrain), computed once per bake.
+std::vector<Instance> makeInstances(const World& world, const SpeciesOrder& order, const HeightDerivatives& terrain,
+                                    const TileSamples& tile);
 
 struct BakeOptions {
   std::string outDir;

@@ -78,10 +78,10 @@ bool insideBand(const ElevationBand& band, float height) {
   return !(elevationWeight(band, height) <= 0.f);
 }
 
-void appendInstance(const World& world, uint16_t id, const SpeciesConstants& c, const Sample& sample,
-                    std::vector<Instance>& out) {
+void appendInstance(const World& world, const HeightDerivatives& terrain, uint16_t id, const SpeciesConstants& c,
+                    const Sample& sample, std::vector<Instance>& out) {
   const SpeciesConfig& sp = world.config.species[id];
-  const HeightGradient hg = world.terrain.heightGradientAt(sample.x, sample.z);
+  const HeightGradient hg = terrain.at(sample.x, sample.z);
   if (!insideBand(sp.elevation, hg.height)) return;
   // Normal and slope with surfaceAt's expressions, so the same bits.
   const Vec2 g = hg.gradient;
@@ -105,7 +105,8 @@ void appendInstance(const World& world, uint16_t id, const SpeciesConstants& c, 
 
 // Instances by species, then sample order. Samples come by class, then generation order, so
 // each class is one run: the runs are visited in species order instead of sorting.
-std::vector<Instance> makeInstances(const World& world, const SpeciesOrder& order, const TileSamples& tile) {
+std::vector<Instance> makeInstances(const World& world, const SpeciesOrder& order, const HeightDerivatives& terrain,
+                                    const TileSamples& tile) {
   std::vector<Instance> out;
   out.reserve(tile.samples.size());
   std::vector<SpeciesConstants> constants(world.config.species.size());
@@ -125,7 +126,7 @@ std::vector<Instance> makeInstances(const World& world, const SpeciesOrder& orde
   if (!grouped) {
     for (const Sample& sample : tile.samples) {
       const uint16_t id = order.speciesOfClass[sample.cls];
-      appendInstance(world, id, constants[id], sample, out);
+      appendInstance(world, terrain, id, constants[id], sample, out);
     }
     std::stable_sort(out.begin(), out.end(),
                      [](const Instance& a, const Instance& b) { return a.species < b.species; });
@@ -137,7 +138,7 @@ std::vector<Instance> makeInstances(const World& world, const SpeciesOrder& orde
             [&](uint32_t a, uint32_t b) { return order.speciesOfClass[a] < order.speciesOfClass[b]; });
   for (uint32_t c : bySpecies)
     for (size_t i = begin[c]; i < end[c]; ++i)  // absent classes: begin = kNone > end = 0
-      appendInstance(world, order.speciesOfClass[c], constants[order.speciesOfClass[c]], tile.samples[i], out);
+      appendInstance(world, terrain, order.speciesOfClass[c], constants[order.speciesOfClass[c]], tile.samples[i], out);
   return out;
 }
 

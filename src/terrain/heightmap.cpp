@@ -80,6 +80,29 @@ HeightGradient Heightmap::heightGradientAt(float x, float z) const {
   return {gradient(metres, cellSize, f), bilinear(metres, f)};
 }
 
+HeightDerivatives heightDerivatives(const Heightmap& terrain) {
+  const Grid& g = terrain.metres;
+  HeightDerivatives d;
+  d.terrain = &terrain;
+  d.perPixel.resize(size_t(g.width) * size_t(g.height));
+  for (int j = 0; j < g.height; ++j)
+    for (int i = 0; i < g.width; ++i)
+      d.perPixel[size_t(j) * size_t(g.width) + size_t(i)] = {pixelDerivative(g, i, j, true, terrain.cellSize),
+                                                             pixelDerivative(g, i, j, false, terrain.cellSize)};
+  return d;
+}
+
+// gradient()'s interpolation, of the stored corners: pixelDerivative is the expression both
+// its paths compute (the interior one written out), so the bits are the same.
+HeightGradient HeightDerivatives::at(float x, float z) const {
+  const Grid& g = terrain->metres;
+  const Footprint f = footprint(g, terrain->cellSize, x, z);
+  const Vec2* row0 = perPixel.data() + size_t(f.v.i0) * size_t(g.width);
+  const Vec2* row1 = perPixel.data() + size_t(f.v.i1) * size_t(g.width);
+  const Vec2 top = mix(row0[f.u.i0], row0[f.u.i1], f.u.t), bottom = mix(row1[f.u.i0], row1[f.u.i1], f.u.t);
+  return {mix(top, bottom, f.v.t), bilinear(g, f)};
+}
+
 Heightmap makeHeightmap(const Image& image, const HeightMapping& mapping) {
   if (!(mapping.cellSize > 0) || !std::isfinite(mapping.cellSize))
     throw InputError("heightmap cellSize must be a positive finite number, got " + std::to_string(mapping.cellSize));

@@ -2,6 +2,7 @@
 // Terrain inputs: heightmaps and river distance fields loaded into metres, bilinear sampling,
 // and derived fields (normal, slope, aspect, sun exposure). See core/types.h for the frame.
 #include <string>
+#include <vector>
 
 #include "core/types.h"
 
@@ -62,6 +63,17 @@ struct Heightmap {
   // Both of the above (the same bits), sharing one bilinear footprint.
   HeightGradient heightGradientAt(float x, float z) const;
 };
+
+// Heightmap::heightGradientAt for callers asking millions of times (the bake's instances):
+// the per-pixel derivatives are computed once, so a lookup interpolates four of them
+// instead of differencing eight heights. Same bits as terrain.heightGradientAt. Holds a
+// pointer to the terrain, which must outlive it and not change.
+struct HeightDerivatives {
+  const Heightmap* terrain = nullptr;
+  std::vector<Vec2> perPixel;  // dH/dx, dH/dz at each pixel, row by row
+  HeightGradient at(float x, float z) const;
+};
+HeightDerivatives heightDerivatives(const Heightmap& terrain);
 
 // Bilinear sample of a grid whose pixel (i, j) sits at world (i * cellSize, j * cellSize),
 // clamped to the border.
