@@ -51,14 +51,11 @@ Vec3 decodeOctahedral(uint16_t packed) {
   return normalize({u, y, v});
 }
 
-// decodeOctahedral of the codes with u, v in [0, 127], for encodeOctahedral's candidates. The
-// decoder's expressions depend on |u| and |v| alone, the signs of u and v only negating x and
-// z (exactly), so these 16 K entries (192 KB, against 768 KB for all codes) give every code.
-static const Vec3* quadrantCodes() {
+// decodeOctahedral of every code, for encodeOctahedral's candidates.
+static const Vec3* decodedCodes() {
   static const std::vector<Vec3> table = [] {
-    std::vector<Vec3> t(128 * 128);
-    for (int v = 0; v < 128; ++v)
-      for (int u = 0; u < 128; ++u) t[size_t(v * 128 + u)] = decodeOctahedral(packOct(u, v));
+    std::vector<Vec3> t(65536);
+    for (size_t c = 0; c < t.size(); ++c) t[c] = decodeOctahedral(uint16_t(c));
     return t;
   }();
   return table.data();
@@ -84,19 +81,18 @@ uint16_t encodeOctahedral(Vec3 up) {
   // strictly closer.
   const int u0 = std::clamp(floorToInt(u * 127.f), -127, 127), v0 = std::clamp(floorToInt(v * 127.f), -127, 127);
   const int u1 = std::min(u0 + 1, 127), v1 = std::min(v0 + 1, 127);
-  const Vec3* quadrant = quadrantCodes();
-  const int us[4] = {u0, u0, u1, u1}, vs[4] = {v0, v1, v0, v1};
+  const Vec3* decoded = decodedCodes();
+  const uint16_t codes[4] = {packOct(u0, v0), packOct(u0, v1), packOct(u1, v0), packOct(u1, v1)};
   float dots[4];
   for (int k = 0; k < 4; ++k) {
-    const Vec3& c = quadrant[std::abs(vs[k]) * 128 + std::abs(us[k])];
-    const float x = us[k] < 0 ? -c.x : c.x, z = vs[k] < 0 ? -c.z : c.z;
-    dots[k] = x * up.x + c.y * up.y + z * up.z;
+    const Vec3& c = decoded[codes[k]];
+    dots[k] = c.x * up.x + c.y * up.y + c.z * up.z;
   }
   // The rounded code is one of the four (lround is floor or floor + 1).
   int best = (snorm8(u) == u0 ? 0 : 2) + (snorm8(v) == v0 ? 0 : 1);
   for (int k = 0; k < 4; ++k)
     if (dots[k] > dots[best]) best = k;
-  return packOct(us[best], vs[best]);
+  return codes[best];
 }
 
 }  // namespace eco
