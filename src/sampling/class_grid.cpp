@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstring>
 #include <mutex>
 
 #if defined(__SSE2__)
@@ -67,7 +68,7 @@ void ClassGrid::reset(float radius, float x0, float z0, float x1, float z1, floa
   if (variable) {
     reachNx = (nx >> kReachShift) + 1;
     const size_t blocks = size_t(reachNx) * size_t((nz >> kReachShift) + 1);
-    if (reach.size() < blocks) reach.resize(blocks);
+    if (reach.size() < blocks + 4) reach.resize(blocks + 4);
     std::fill_n(reach.begin(), blocks, 0.f);
   }
   tileI0 = cellX(x0);
@@ -284,9 +285,20 @@ int ClassGrid::insert(float x, float z, float r, bool isAlive, bool markDisc) {
     // x - r and the spacing margin.
     const int i0 = std::max(tileI0, cellX(x - r) - 1), i1 = std::min(tileI1, cellX(x + r) + 1);
     const int j0 = std::max(tileJ0, cellZ(z - r) - 1), j1 = std::min(tileJ1, cellZ(z + r) + 1);
+    // Four blocks per 4-lane max, so most rows take one. Lanes past the last block raise the
+    // reach of blocks the disc misses (wrapping into the next row at the right edge): a
+    // looser bound, never a wrong one. The array has 4 spare entries for the last row.
+    using f4 = float __attribute__((vector_size(16)));
+    const f4 rv = {r, r, r, r};
+    const int b0 = i0 >> kReachShift, span = (i1 >> kReachShift) - b0;
     for (int jj = j0 >> kReachShift; jj <= j1 >> kReachShift; ++jj) {
-      float* row = reach.data() + size_t(jj) * size_t(reachNx);
-      for (int ii = i0 >> kReachShift; ii <= i1 >> kReachShift; ++ii) row[ii] = std::max(row[ii], r);
+      float* row = reach.data() + size_t(jj) * size_t(reachNx) + size_t(b0);
+      for (int b = 0; b <= span; b += 4) {
+        f4 v;
+        std::memcpy(&v, row + b, sizeof v);
+        v = v < rv ? rv : v;
+        std::memcpy(row + b, &v, sizeof v);
+      }
     }
   }
   if (markDisc) markCovered(x, z, r);
