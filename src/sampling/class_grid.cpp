@@ -274,10 +274,10 @@ int ClassGrid::insert(float x, float z, float r, bool isAlive, bool markDisc) {
   const int i = cellX(x), j = cellZ(z);
   assert(i >= 0 && j >= 0 && i < nx && j < nz);
   const int c = j * nx + i;
-  assert(!((occupied[size_t(j) * size_t(occWords) + size_t(i >> 6)] >> (i & 63)) & 1u));
+  assert(!(occupiedWord(i, j) & occupiedBit(i)));
   pos[size_t(c)] = {x, z};
   pr[size_t(c)] = r;
-  occupied[size_t(j) * size_t(occWords) + size_t(i >> 6)] |= uint64_t(1) << (i & 63);
+  occupiedWord(i, j) |= occupiedBit(i);
   aliveCount += isAlive;
   blockAlive[size_t(j / kBlockCells) * size_t(bx) + size_t(i / kBlockCells)] += isAlive;
   if (variable) {

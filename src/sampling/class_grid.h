@@ -53,6 +53,8 @@ struct ClassGrid {
   // only the occupied cells (a few percent of them where the spacing is large).
   std::vector<uint64_t> occupied;
   int occWords = 0;
+  uint64_t& occupiedWord(int i, int j) { return occupied[size_t(j) * size_t(occWords) + size_t(i >> 6)]; }
+  static uint64_t occupiedBit(int i) { return uint64_t(1) << (i & 63); }
   int aliveCount = 0;
   // Alive samples per kBlockCells^2 block: other classes skip empty neighbourhoods.
   int bx = 0, bz = 0;
@@ -109,7 +111,7 @@ struct ClassGrid {
   void erase(int cellIndex) {
     pos[size_t(cellIndex)].x = kEmptyCell;
     const int j = cellIndex / nx, i = cellIndex - j * nx;
-    occupied[size_t(j) * size_t(occWords) + size_t(i >> 6)] &= ~(uint64_t(1) << (i & 63));
+    occupiedWord(i, j) &= ~occupiedBit(i);
   }
   void markCovered(float x, float z, float r);
   // Clears `near` (sized like `covered`); then markNear sets every pixel meeting a disc of

@@ -75,11 +75,6 @@ Vec2 Heightmap::gradientAt(float x, float z) const {
   return gradient(metres, cellSize, footprint(metres, cellSize, x, z));
 }
 
-HeightGradient Heightmap::heightGradientAt(float x, float z) const {
-  const Footprint f = footprint(metres, cellSize, x, z);
-  return {gradient(metres, cellSize, f), bilinear(metres, f)};
-}
-
 HeightDerivatives heightDerivatives(const Heightmap& terrain) {
   const Grid& g = terrain.metres;
   HeightDerivatives d;

@@ -60,14 +60,12 @@ struct Heightmap {
   // Central-difference gradient dH/dx, dH/dz in world units (one-sided at the border),
   // bilinearly interpolated between pixels.
   Vec2 gradientAt(float x, float z) const;
-  // Both of the above (the same bits), sharing one bilinear footprint.
-  HeightGradient heightGradientAt(float x, float z) const;
 };
 
-// Heightmap::heightGradientAt for callers asking millions of times (the bake's instances):
-// the per-pixel derivatives are computed once, so a lookup interpolates four of them
-// instead of differencing eight heights. Same bits as terrain.heightGradientAt. Holds a
-// pointer to the terrain, which must outlive it and not change.
+// heightAt and gradientAt together for callers asking millions of times (the bake's
+// instances): the per-pixel derivatives are computed once, so a lookup interpolates four of
+// them instead of differencing eight heights. Same bits as those two. Holds a pointer to
+// the terrain, which must outlive it and not change.
 struct HeightDerivatives {
   const Heightmap* terrain = nullptr;
   std::vector<Vec2> perPixel;  // dH/dx, dH/dz at each pixel, row by row
