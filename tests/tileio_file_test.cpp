@@ -35,7 +35,7 @@ TEST(FileIo, WritesCreatingFoldersAndReplaces) {
   writeString(path, "");
   EXPECT_EQ(test::readBytes(path), "");
   EXPECT_FALSE(hasTempLeftovers(dir.path));
-  std::vector<uint8_t> bytes = readFileBytes(path);
+  std::vector<uint8_t> bytes = readFileBytes(path, 1 << 20);
   EXPECT_TRUE(bytes.empty());
 }
 
@@ -43,7 +43,7 @@ TEST(FileIo, ReadErrorsNameThePath) {
   test::TempDir dir;
   for (const std::string& path : {dir.file("missing.bin"), dir.path.string()}) {
     try {
-      readFileBytes(path);
+      readFileBytes(path, 1 << 20);
       FAIL() << path;
     } catch (const InputError& e) {
       EXPECT_EQ(std::string(e.what()).rfind(path, 0), 0u) << e.what();

@@ -19,6 +19,8 @@ namespace fs = std::filesystem;
 
 static_assert(std::endian::native == std::endian::little, "terrain.r32f is written in host byte order");
 
+// A manifest lists about 200 bytes per tile: 256 MiB is over a million tiles.
+constexpr uint64_t kMaxManifestBytes = uint64_t(256) << 20;
 constexpr const char* kManifestFormat = "ecobake-manifest";
 constexpr int kManifestVersion = 2;  // 2: tile checksums and hashes are XXH3-64 ("xxh3_64")
 constexpr const char* kKindNames[] = {"tree", "shrub", "grass", "ground_cover"};
@@ -222,7 +224,7 @@ void validate(const JsonReader& r, const Manifest& m) {
 
 Manifest readManifest(const std::string& dir) {
   JsonReader r{manifestPath(dir)};
-  std::vector<uint8_t> bytes = readFileBytes(r.file);
+  std::vector<uint8_t> bytes = readFileBytes(r.file, kMaxManifestBytes, "manifest");
   ordered_json j = ordered_json::parse(bytes.begin(), bytes.end(), nullptr, false);
   if (j.is_discarded()) throw InputError(r.file + ": not valid JSON");
   if (!j.is_object()) throw InputError(r.file + ": expected a JSON object");
@@ -265,8 +267,8 @@ Manifest readManifest(const std::string& dir) {
 
 std::vector<float> readTerrainRaw(const std::string& dir, const Manifest& m) {
   std::string path = (fs::path(dir) / m.terrain.file).string();
-  std::vector<uint8_t> bytes = readFileBytes(path);
   size_t expected = size_t(m.terrain.width) * size_t(m.terrain.height) * sizeof(float);
+  std::vector<uint8_t> bytes = readFileBytes(path, expected, "terrain");
   if (bytes.size() != expected)
     throw InputError(path + ": " + std::to_string(bytes.size()) + " bytes, expected " + std::to_string(expected) +
                      " for " + std::to_string(m.terrain.width) + "x" + std::to_string(m.terrain.height) + " float32");
@@ -281,7 +283,7 @@ void writeTerrainRaw(const std::string& dir, const Grid& heights) {
 
 TileData readTileVerified(const std::string& dir, const TileEntry& entry) {
   std::string path = (fs::path(dir) / entry.file).string();
-  std::vector<uint8_t> bytes = readFileBytes(path);
+  std::vector<uint8_t> bytes = readFileBytes(path, std::min(entry.bytes, kMaxTileBytes), "tile");
   if (bytes.size() != entry.bytes)
     throw InputError(path + ": " + std::to_string(bytes.size()) + " bytes, manifest says " + std::to_string(entry.bytes));
   if (const uint64_t actual = checksum64(bytes); actual != entry.checksum)

@@ -185,7 +185,7 @@ TileData decodeTile(const uint8_t* data, size_t size, const std::string& name) {
 }
 
 TileData readTileFile(const std::string& path) {
-  std::vector<uint8_t> bytes = readFileBytes(path);
+  std::vector<uint8_t> bytes = readFileBytes(path, kMaxTileBytes, "tile");
   return decodeTile(bytes.data(), bytes.size(), path);
 }
 

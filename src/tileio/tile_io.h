@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/file_io.h"  // readers and writers of tiles use it; kept here for their includes
 #include "core/types.h"
 
 namespace eco {
@@ -59,17 +60,8 @@ std::vector<uint8_t> encodeTile(const TileData& tile);
 // Verifies (FlatBuffers verifier, identifier, version, ranges) and decodes. Throws
 // InputError naming `name` on corrupt or truncated data.
 TileData decodeTile(const uint8_t* data, size_t size, const std::string& name);
+// Largest tile file a reader accepts (a 128 m tile of 0.3 m ground cover holds about 16 MB).
+constexpr uint64_t kMaxTileBytes = uint64_t(1) << 30;
 TileData readTileFile(const std::string& path);
-
-// Writes bytes to path atomically: write path.tmp.<pid>, fsync, rename; creates parent
-// folders. On failure throws InputError naming the path and leaves any previous file intact.
-void writeFileAtomic(const std::string& path, const void* data, size_t size);
-// Writes bytes to path in place, no fsync: for files in a private staging folder that is
-// swapped in whole once syncFileSystemOf has made everything in it durable.
-void writeFilePlain(const std::string& path, const void* data, size_t size);
-// syncfs(2) on the file system holding `folder`; InputError naming it on failure.
-void syncFileSystemOf(const std::string& folder);
-// Whole file; InputError naming the path when it cannot be read.
-std::vector<uint8_t> readFileBytes(const std::string& path);
 
 }  // namespace eco

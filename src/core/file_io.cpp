@@ -1,13 +1,14 @@
+#include "core/file_io.h"
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/error.h"
-#include "tileio/tile_io.h"
 
 namespace eco {
 
@@ -72,17 +73,71 @@ void syncFileSystemOf(const std::string& folder) {
   if (!ok) throw InputError(folder + ": cannot flush to disk: " + why);
 }
 
-std::vector<uint8_t> readFileBytes(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a folder, not a file");
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw InputError(path + ": cannot open for reading");
-  std::streamoff size = in.tellg();
-  if (size < 0) throw InputError(path + ": cannot read");
+namespace {
+
+const char* fileTypeName(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+[[noreturn]] void throwNotRegular(const std::string& path, mode_t mode) {
+  throw InputError(path + ": is " + fileTypeName(mode) + ", expected a regular file");
+}
+
+// Closes on every path out of the readers.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+uint64_t regularFileSize(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) throw InputError(path + ": file not found");
+    throw InputError(path + ": cannot read: " + errnoText());
+  }
+  if (!S_ISREG(st.st_mode)) throwNotRegular(path, st.st_mode);
+  return uint64_t(st.st_size);
+}
+
+std::vector<uint8_t> readFileBytes(const std::string& path, uint64_t maxBytes, const char* what) {
+  // O_NONBLOCK: open() of a FIFO without a writer would wait forever; the type check below
+  // then refuses it. On a regular file O_NONBLOCK changes nothing.
+  Fd file{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
+  if (file.fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) throw InputError(path + ": file not found");
+    if (errno == EISDIR) throw InputError(path + ": is a folder, expected a regular file");
+    throw InputError(path + ": cannot open for reading: " + errnoText());
+  }
+  struct stat st {};
+  if (::fstat(file.fd, &st) != 0) throw InputError(path + ": cannot read: " + errnoText());
+  if (!S_ISREG(st.st_mode)) throwNotRegular(path, st.st_mode);
+  const uint64_t size = uint64_t(st.st_size);
+  if (size > maxBytes)
+    throw InputError(path + ": " + what + " of " + std::to_string(size) + " bytes is larger than the limit of " +
+                     std::to_string(maxBytes) + " bytes");
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  in.seekg(0);
-  if (!in.read(reinterpret_cast<char*>(bytes.data()), size)) throw InputError(path + ": cannot read");
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::read(file.fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(path + ": cannot read: " + errnoText());
+    if (n == 0) throw InputError(path + ": file shrank while being read");
+    done += size_t(n);
+  }
   return bytes;
+}
+
+std::string readFileText(const std::string& path, uint64_t maxBytes, const char* what) {
+  std::vector<uint8_t> bytes = readFileBytes(path, maxBytes, what);
+  return std::string(bytes.begin(), bytes.end());
 }
 
 }  // namespace eco
