@@ -18,24 +18,10 @@ using eco::test::TempDir;
 
 namespace {
 
-const std::string kEcobake = std::string(ECO_BINARY_DIR) + "/apps/ecobake/ecobake";
-
-struct Result {
-  int code;
-  std::string output;  // stdout + stderr
-};
-
-Result run(const std::string& args) {
-  std::string cmd = kEcobake + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-size_t lines(const std::string& s) { return size_t(std::count(s.begin(), s.end(), '\n')); }
+using Result = eco::test::CommandResult;
+const std::string kEcobake = eco::test::tool("ecobake");
+Result run(const std::string& args) { return eco::test::runTool("ecobake", args); }
+size_t lines(const std::string& s) { return eco::test::lineCount(s); }
 
 }  // namespace
 
