@@ -26,7 +26,9 @@ inline f4 distance2x4(const Point* cells, f4 q) {
   b -= q;
   a *= a;
   b *= b;
-  return __builtin_shuffle(a, b, i4{0, 2, 4, 6}) + __builtin_shuffle(a, b, i4{1, 3, 5, 7});
+  // __builtin_shufflevector (GCC >= 12 and clang) rather than GCC's __builtin_shuffle: same
+  // lanes, same float operations, so both compilers give the same bits.
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6) + __builtin_shufflevector(a, b, 1, 3, 5, 7);
 }
 
 // Single-radius class: any sample closer than sqrt(r2) (r2 ~ radius^2)? Cells are just under
