@@ -2,16 +2,22 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 
 #include "bake/bake.h"
+#include "bake/estimate.h"
+#include "bake/output_dir.h"
 #include "commands.h"
 #include "core/error.h"
+#include "core/parse_number.h"
 
 namespace eco::cli {
 
@@ -20,11 +26,13 @@ namespace {
 struct BakeArgs {
   std::string config;
   std::string outDir;
-  int threads = 0;
-  std::optional<uint64_t> seed;
-  std::vector<int> tiles;      // x0 z0 x1 z1, inclusive
-  std::vector<float> region;   // min_x min_z max_x max_z, metres
+  // Numbers stay text until parseOptions: CLI11 converts silently (see core/parse_number.h).
+  std::string threads = "0";
+  std::optional<std::string> seed;
+  std::vector<std::string> tiles;   // x0 z0 x1 z1, inclusive
+  std::vector<std::string> region;  // min_x min_z max_x max_z, metres
   bool quiet = false;
+  LimitArgs limits;  // the estimate's limits (validate has the same options)
 };
 
 // A redrawn bar on a terminal, a log line per 10 % otherwise.
@@ -46,34 +54,86 @@ std::function<void(int, int)> progressReporter(bool quiet) {
   };
 }
 
-TileRange tileRangeFor(const BakeArgs& a, const SamplerParams& p) {
-  int nx = tilesX(p), nz = tilesZ(p);
-  TileRange r{0, 0, nx, nz};
-  if (!a.tiles.empty()) {
-    r = {a.tiles[0], a.tiles[1], a.tiles[2] + 1, a.tiles[3] + 1};
-  } else if (!a.region.empty()) {
-    r = {int(a.region[0] / p.tileSize), int(a.region[1] / p.tileSize), int(a.region[2] / p.tileSize) + 1,
-         int(a.region[3] / p.tileSize) + 1};
+// The numeric options, parsed strictly before any input is read.
+struct ParsedOptions {
+  int threads = 0;
+  std::optional<uint64_t> seed;
+  std::vector<int64_t> tiles;  // inclusive, >= 0
+  std::vector<double> region;  // finite metres
+};
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+ParsedOptions parseOptions(const BakeArgs& a) {
+  static const char* const kCorner[] = {"X0", "Z0", "X1", "Z1"};
+  static const char* const kEdge[] = {"MINX", "MINZ", "MAXX", "MAXZ"};
+  ParsedOptions o;
+  o.threads = int(parseInteger(a.threads, "-j/--threads", 0, 1024));
+  if (a.seed) o.seed = parseUnsigned(*a.seed, "--seed");
+  for (size_t i = 0; i < a.tiles.size(); ++i)
+    o.tiles.push_back(parseInteger(a.tiles[i], std::string("--tiles ") + kCorner[i], 0, INT64_MAX));
+  for (size_t i = 0; i < a.region.size(); ++i)
+    o.region.push_back(parseReal(a.region[i], std::string("--region ") + kEdge[i], -std::numeric_limits<double>::max(),
+                                 std::numeric_limits<double>::max()));
+  if (!o.tiles.empty() && (o.tiles[0] > o.tiles[2] || o.tiles[1] > o.tiles[3]))
+    throw InputError("--tiles: " + joined(a.tiles) + " is inverted: X0 must be <= X1 and Z0 <= Z1");
+  if (!o.region.empty() && (o.region[0] > o.region[2] || o.region[1] > o.region[3]))
+    throw InputError("--region: " + joined(a.region) + " is inverted: MINX must be <= MAXX and MINZ <= MAXZ");
+  return o;
+}
+
+// All arithmetic in int64 and double, clamped to the grid before narrowing to int, so a
+// huge index or coordinate means "to the edge of the world", never an overflow.
+TileRange tileRangeFor(const BakeArgs& a, const ParsedOptions& o, const SamplerParams& p) {
+  const int64_t nx = tilesX(p), nz = tilesZ(p);
+  int64_t x0 = 0, z0 = 0, x1 = nx - 1, z1 = nz - 1;  // inclusive
+  std::string option;
+  if (!o.tiles.empty()) {
+    option = "--tiles " + joined(a.tiles);
+    x0 = o.tiles[0], z0 = o.tiles[1], x1 = o.tiles[2], z1 = o.tiles[3];
+  } else {
+    option = "--region " + joined(a.region);
+    // The tiles the region touches: a maximum exactly on a tile edge touches the next tile.
+    auto tileOf = [&p](double metres, int64_t n) {
+      return int64_t(std::clamp(std::floor(metres / double(p.tileSize)), -1.0, double(n)));
+    };
+    x0 = tileOf(o.region[0], nx), z0 = tileOf(o.region[1], nz), x1 = tileOf(o.region[2], nx), z1 = tileOf(o.region[3], nz);
   }
-  r.x0 = std::max(r.x0, 0), r.z0 = std::max(r.z0, 0), r.x1 = std::min(r.x1, nx), r.z1 = std::min(r.z1, nz);
-  if (r.x0 >= r.x1 || r.z0 >= r.z1)
-    throw InputError("--tiles/--region: selects no tile of the " + std::to_string(nx) + "x" + std::to_string(nz) + " grid");
-  return r;
+  x0 = std::max<int64_t>(x0, 0), z0 = std::max<int64_t>(z0, 0);
+  x1 = std::min(x1, nx - 1), z1 = std::min(z1, nz - 1);
+  if (x0 > x1 || z0 > z1)
+    throw InputError(option + ": selects no tile of the " + std::to_string(nx) + "x" + std::to_string(nz) +
+                     " grid (tiles 0.." + std::to_string(nx - 1) + ", 0.." + std::to_string(nz - 1) + ", " +
+                     fmt::format("{:g}", p.tileSize) + " m each)");
+  return {int(x0), int(z0), int(x1 + 1), int(z1 + 1)};
 }
 
 void runBake(const BakeArgs& a) {
   if (a.quiet) spdlog::set_level(spdlog::level::warn);
+  // Options and the output folder first: a typo fails at once, not after loading or baking.
+  const ParsedOptions o = parseOptions(a);
+  const BakeLimits limits = parseLimits(a.limits);
+  checkOutputFolder(a.outDir);
   const auto loadStart = std::chrono::steady_clock::now();
   World world = loadWorld(a.config);
   const double loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - loadStart).count();
-  if (a.seed) world.config.seed = *a.seed;
-  int threads = a.threads > 0 ? a.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  if (o.seed) world.config.seed = *o.seed;
+  int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
 
   BakeOptions options;
   options.outDir = a.outDir;
   options.threads = threads;
+  requireValidWorld(world);  // validate's checks of the loaded world: extent, heights, sampler
   SamplerParams params = samplerParams(world, speciesOrder(world.config));
-  if (!a.tiles.empty() || !a.region.empty()) options.tiles = tileRangeFor(a, params);
+  if (!a.tiles.empty() || !a.region.empty()) options.tiles = tileRangeFor(a, o, params);
+  // validate's estimate, before anything is sampled or written.
+  const BakeEstimate estimate = estimateBake(world, threads, options.tiles);
+  if (std::string why = limitProblem(estimate, limits); !why.empty()) throw InputError(a.config + ": " + why);
+  spdlog::info("estimate: {}", describeEstimate(estimate));
   options.progress = progressReporter(a.quiet);
   spdlog::info("baking {} ({} species, {:.1f} x {:.1f} km, {} threads)", a.config, world.config.species.size(),
                world.terrain.extentX() / 1000, world.terrain.extentZ() / 1000, threads);
@@ -102,13 +162,14 @@ void addBake(CLI::App& app) {
   auto a = std::make_shared<BakeArgs>();
   CLI::App* cmd = app.add_subcommand("bake", "Scatter every species and write tiles + manifest to OUTDIR");
   cmd->add_option("CONFIG", a->config, "Biome config (JSON)")->required();
-  cmd->add_option("-o,--output", a->outDir, "Output folder (replaced atomically)")->required();
-  cmd->add_option("-j,--threads", a->threads, "Worker threads (default: all cores)")->check(CLI::Range(0, 1024));
-  cmd->add_option("--seed", a->seed, "Override the config's seed");
+  cmd->add_option("-o,--output", a->outDir, "Output folder: new, empty or a previous bake, which is replaced atomically")->required();
+  cmd->add_option("-j,--threads", a->threads, "Worker threads, 0 to 1024 (default 0: all cores)");
+  cmd->add_option("--seed", a->seed, "Override the config's seed (0 to 18446744073709551615)");
   auto* tiles = cmd->add_option("--tiles", a->tiles, "Bake only tiles X0 Z0 X1 Z1 (inclusive)")->expected(4)->delimiter(',');
   cmd->add_option("--region", a->region, "Bake only tiles touching MINX MINZ MAXX MAXZ (metres)")
       ->expected(4)->delimiter(',')->excludes(tiles);
   cmd->add_flag("-q,--quiet", a->quiet, "Print only warnings and errors");
+  addLimitOptions(cmd, a->limits);
   cmd->callback([a] { runBake(*a); });
 }
 

@@ -1,10 +1,14 @@
 #include "core/file_io.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <stdexcept>
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +17,20 @@
 namespace eco {
 
 static std::string errnoText() { return std::strerror(errno); }
+
+std::string randomToken(size_t length) {
+  static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::string token(length, '0');
+  size_t done = 0;
+  while (done < length) {
+    ssize_t n = ::getrandom(token.data() + done, length - done, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::runtime_error(std::string("getrandom: ") + errnoText());
+    done += size_t(n);
+  }
+  for (char& c : token) c = kAlphabet[static_cast<unsigned char>(c) % 36];
+  return token;
+}
 
 static bool writeAll(int fd, const uint8_t* data, size_t size) {
   while (size > 0) {
@@ -33,24 +51,100 @@ static void syncFolder(const std::filesystem::path& folder) {
   ::close(fd);
 }
 
-void writeFileAtomic(const std::string& path, const void* data, size_t size) {
-  std::filesystem::path target(path);
-  std::error_code ec;
-  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
-  if (ec) throw InputError(path + ": cannot create folder: " + ec.message());
+void syncFolderOf(const std::string& path) { syncFolder(std::filesystem::path(path).parent_path()); }
 
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw InputError(path + ": cannot write: " + errnoText());
+namespace {
+
+// A new regular file at `target` (or a replaced one): written under a unique temporary name
+// beside it, fsynced and renamed over it, so a reader sees the old file or the whole new one.
+// `shownPath` is what the user asked for (a symbolic link names itself, not its target).
+void replaceAtomically(const std::string& shownPath, const std::string& target, const void* data, size_t size) {
+  // The name is random, not the pid: two writers in different PID namespaces (both pid 1)
+  // must not share one temporary.
+  int fd = -1;
+  std::string tmp;
+  for (int attempt = 0; fd < 0; ++attempt) {
+    tmp = target + ".tmp." + randomToken(8);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0 && (errno != EEXIST || attempt == 16)) throw InputError(shownPath + ": cannot write: " + errnoText());
+  }
   bool ok = writeAll(fd, static_cast<const uint8_t*>(data), size) && ::fsync(fd) == 0;
   std::string why = ok ? std::string() : errnoText();
   if (::close(fd) != 0 && ok) ok = false, why = errnoText();
-  if (ok && ::rename(tmp.c_str(), path.c_str()) != 0) ok = false, why = errnoText();
+  if (ok && ::rename(tmp.c_str(), target.c_str()) != 0) ok = false, why = errnoText();
   if (!ok) {
     ::unlink(tmp.c_str());
-    throw InputError(path + ": cannot write: " + why);
+    throw InputError(shownPath + ": cannot write: " + why);
   }
-  syncFolder(target.parent_path());
+  syncFolder(std::filesystem::path(target).parent_path());
+}
+
+// Into an existing character device or FIFO (or a file reached through /proc/self/fd): such a
+// path is the user's way to say "send it there" (-o /dev/stdout, -o /dev/null, a pipe), and
+// renaming a regular file over it would destroy the node.
+void writeThrough(const std::string& path, const void* data, size_t size) {
+  // O_NONBLOCK: opening a FIFO nobody reads fails with ENXIO instead of waiting forever.
+  int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENXIO) throw InputError(path + ": cannot write: no process is reading this FIFO or device");
+    throw InputError(path + ": cannot write: " + errnoText());
+  }
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // a pipe reader may be slower than us
+  bool ok = writeAll(fd, static_cast<const uint8_t*>(data), size);
+  std::string why = ok ? std::string() : errnoText();
+  // Makes a regular file durable; pipes and character devices answer EINVAL, which is fine.
+  if (ok && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) ok = false, why = errnoText();
+  if (::close(fd) != 0 && ok) ok = false, why = errnoText();
+  if (!ok) throw InputError(path + ": cannot write: " + why);
+}
+
+const char* fileTypeName(mode_t mode);
+
+// Everything that is neither a regular file nor a symbolic link.
+void writeToSpecial(const std::string& path, mode_t mode, const void* data, size_t size) {
+  if (S_ISCHR(mode) || S_ISFIFO(mode)) return writeThrough(path, data, size);
+  if (S_ISBLK(mode)) throw InputError(path + ": is a block device (a disk); refusing to write over it");
+  throw InputError(path + ": is " + std::string(fileTypeName(mode)) + ", expected a file to write");
+}
+
+}  // namespace
+
+void writeFileAtomic(const std::string& path, const void* data, size_t size) {
+  if (path.empty()) throw InputError("output file name is empty");
+  if (path.back() == '/') throw InputError(path + ": names a folder, expected a file to write");
+
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) != 0) {
+    if (errno != ENOENT) throw InputError(path + ": cannot write: " + errnoText());
+    std::filesystem::path target(path);
+    std::error_code ec;
+    if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
+    if (ec) throw InputError(path + ": cannot create folder: " + ec.message());
+    return replaceAtomically(path, path, data, size);
+  }
+  if (S_ISREG(link.st_mode)) return replaceAtomically(path, path, data, size);
+  if (!S_ISLNK(link.st_mode)) return writeToSpecial(path, link.st_mode, data, size);
+
+  // A symbolic link is followed: its final target is what gets written, and the link stays.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    std::error_code ec;
+    std::string to = std::filesystem::read_symlink(path, ec).string();
+    if (err == ENOENT || err == ENOTDIR)
+      throw InputError(path + ": is a symbolic link to '" + to + "', which does not exist");
+    throw InputError(path + ": is a symbolic link that cannot be followed: " + std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) return writeToSpecial(path, st.st_mode, data, size);
+  // realpath names the file the link leads to; /proc/self/fd links (-o /dev/stdout redirected
+  // to a file) may lead to a deleted or renamed one, which only writing through reaches.
+  std::unique_ptr<char, decltype(&::free)> real(::realpath(path.c_str(), nullptr), &::free);
+  struct stat resolved {};
+  if (real && ::lstat(real.get(), &resolved) == 0 && S_ISREG(resolved.st_mode) && resolved.st_dev == st.st_dev &&
+      resolved.st_ino == st.st_ino)
+    return replaceAtomically(path, real.get(), data, size);
+  writeThrough(path, data, size);
 }
 
 void writeFilePlain(const std::string& path, const void* data, size_t size) {
@@ -107,10 +201,13 @@ uint64_t regularFileSize(const std::string& path) {
   return uint64_t(st.st_size);
 }
 
-std::vector<uint8_t> readFileBytes(const std::string& path, uint64_t maxBytes, const char* what) {
-  // O_NONBLOCK: open() of a FIFO without a writer would wait forever; the type check below
-  // then refuses it. On a regular file O_NONBLOCK changes nothing.
-  Fd file{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
+namespace {
+
+// Opens a regular file for reading and returns its size. O_NONBLOCK: open() of a FIFO
+// without a writer would wait forever; the type check then refuses it. On a regular file
+// O_NONBLOCK changes nothing.
+uint64_t openRegularForReading(const std::string& path, Fd& file) {
+  file.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (file.fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) throw InputError(path + ": file not found");
     if (errno == EISDIR) throw InputError(path + ": is a folder, expected a regular file");
@@ -119,19 +216,38 @@ std::vector<uint8_t> readFileBytes(const std::string& path, uint64_t maxBytes, c
   struct stat st {};
   if (::fstat(file.fd, &st) != 0) throw InputError(path + ": cannot read: " + errnoText());
   if (!S_ISREG(st.st_mode)) throwNotRegular(path, st.st_mode);
-  const uint64_t size = uint64_t(st.st_size);
-  if (size > maxBytes)
-    throw InputError(path + ": " + what + " of " + std::to_string(size) + " bytes is larger than the limit of " +
-                     std::to_string(maxBytes) + " bytes");
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  return uint64_t(st.st_size);
+}
+
+void readExactly(const std::string& path, const Fd& file, uint8_t* data, size_t size) {
   size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::read(file.fd, bytes.data() + done, bytes.size() - done);
+  while (done < size) {
+    ssize_t n = ::read(file.fd, data + done, size - done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw InputError(path + ": cannot read: " + errnoText());
     if (n == 0) throw InputError(path + ": file shrank while being read");
     done += size_t(n);
   }
+}
+
+}  // namespace
+
+std::vector<uint8_t> readFileBytes(const std::string& path, uint64_t maxBytes, const char* what) {
+  Fd file;
+  const uint64_t size = openRegularForReading(path, file);
+  if (size > maxBytes)
+    throw InputError(path + ": " + what + " of " + std::to_string(size) + " bytes is larger than the limit of " +
+                     std::to_string(maxBytes) + " bytes");
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  readExactly(path, file, bytes.data(), bytes.size());
+  return bytes;
+}
+
+std::vector<uint8_t> readFileHead(const std::string& path, uint64_t maxBytes) {
+  Fd file;
+  const uint64_t size = openRegularForReading(path, file);
+  std::vector<uint8_t> bytes(static_cast<size_t>(std::min(size, maxBytes)));
+  readExactly(path, file, bytes.data(), bytes.size());
   return bytes;
 }
 

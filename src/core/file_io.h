@@ -19,14 +19,26 @@ uint64_t regularFileSize(const std::string& path);
 // InputError naming the path on every failure.
 std::vector<uint8_t> readFileBytes(const std::string& path, uint64_t maxBytes, const char* what = "file");
 std::string readFileText(const std::string& path, uint64_t maxBytes, const char* what = "file");
+// The first min(file size, maxBytes) bytes, with readFileBytes' checks: for header probes.
+std::vector<uint8_t> readFileHead(const std::string& path, uint64_t maxBytes);
 
-// Writes bytes to path atomically: write path.tmp.<pid>, fsync, rename; creates parent
-// folders. On failure throws InputError naming the path and leaves any previous file intact.
+// Writes bytes to path so that a reader sees the previous file or the whole new one: a
+// temporary with a random name beside it, fsync, rename; creates parent folders. Never
+// replaces what is not a regular file: a symbolic link is followed (its target is replaced,
+// the link stays; a dangling one is refused), a character device or FIFO is written through
+// (-o /dev/stdout, /dev/null, a pipe with a reader), a folder, block device or socket is
+// refused. On failure throws InputError naming the path and leaves any previous file intact.
 void writeFileAtomic(const std::string& path, const void* data, size_t size);
 // Writes bytes to path in place, no fsync: for files in a private staging folder that is
 // swapped in whole once syncFileSystemOf has made everything in it durable.
 void writeFilePlain(const std::string& path, const void* data, size_t size);
+// fsync of the folder holding path, so a rename into it survives a crash; best effort.
+void syncFolderOf(const std::string& path);
 // syncfs(2) on the file system holding `folder`; InputError naming it on failure.
 void syncFileSystemOf(const std::string& folder);
+
+// `length` random characters from [a-z0-9] (getrandom): names that stay unique across
+// processes, PID namespaces and hosts sharing a folder.
+std::string randomToken(size_t length);
 
 }  // namespace eco
