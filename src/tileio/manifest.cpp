@@ -222,6 +222,27 @@ void validate(const JsonReader& r, const Manifest& m) {
 
 }  // namespace
 
+bool hasEcobakeManifest(const std::string& dir, std::string* why) {
+  auto no = [why](std::string reason) {
+    if (why) *why = std::move(reason);
+    return false;
+  };
+  std::vector<uint8_t> bytes;
+  try {
+    bytes = readFileBytes(manifestPath(dir), kMaxManifestBytes, "manifest");
+  } catch (const InputError& e) {
+    return no(e.what());
+  }
+  // No exceptions: the content is whatever a user's manifest.json holds (a web app's, a
+  // Unity package's).
+  ordered_json j = ordered_json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  if (j.is_discarded()) return no(manifestPath(dir) + ": is not valid JSON");
+  auto format = j.is_object() ? j.find("format") : j.end();
+  if (!j.is_object() || format == j.end() || !format->is_string() || format->get_ref<const std::string&>() != kManifestFormat)
+    return no(manifestPath(dir) + ": is not an ecobake manifest (no \"format\": \"" + kManifestFormat + "\")");
+  return true;
+}
+
 Manifest readManifest(const std::string& dir) {
   JsonReader r{manifestPath(dir)};
   std::vector<uint8_t> bytes = readFileBytes(r.file, kMaxManifestBytes, "manifest");

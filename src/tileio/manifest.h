@@ -56,6 +56,12 @@ void writeManifest(const std::string& dir, const Manifest& manifest);
 // unknown-format file.
 Manifest readManifest(const std::string& dir);
 
+// True when dir/manifest.json is a regular file of at most the manifest size limit that
+// parses as JSON and carries the ecobake format marker ("format": "ecobake-manifest"), whatever
+// its format_version: the test for "this folder is a bake that `bake -o` may replace". Never
+// throws for bad content; otherwise `why` (may be null) says what is missing.
+bool hasEcobakeManifest(const std::string& dir, std::string* why);
+
 // dir/<manifest.terrain.file> as width * height floats; InputError if missing or wrong size.
 std::vector<float> readTerrainRaw(const std::string& dir, const Manifest& manifest);
 // Writes dir/terrain.r32f atomically (little-endian float32, row-major).
