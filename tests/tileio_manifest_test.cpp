@@ -55,10 +55,14 @@ std::string readError(const test::TempDir& dir) {
 
 }  // namespace
 
+// The 3 x 2 float32 terrain that sampleManifest describes (readManifest checks its size).
+static void writeSampleTerrain(const test::TempDir& dir) { test::writeBytes(dir.file("terrain.r32f"), std::string(24, '\0')); }
+
 TEST(Manifest, RoundTrip) {
   test::TempDir dir;
   Manifest m = sampleManifest();
   writeManifest(dir.path.string(), m);
+  writeSampleTerrain(dir);
   Manifest r = readManifest(dir.path.string());
   EXPECT_EQ(r.toolVersion, ECO_VERSION);
   EXPECT_EQ(r.name, "alpine");

@@ -80,13 +80,15 @@ void addInspect(CLI::App& app) {
     nlohmann::json j;
     if (std::filesystem::is_directory(*path)) {
       Manifest m = readManifest(*path);
-      for (const TileEntry& e : m.tiles) readTileVerified(*path, e);  // inspect verifies every tile
+      for (const TileEntry& e : m.tiles) readTileVerified(*path, m, e);  // inspect verifies every tile
       j = bakeSummary(*path, m);
     } else {
       j = tileSummary(readTileFile(*path));
     }
+    // Decoders refuse names that are not UTF-8, but the bake path comes from the command line
+    // and may be any bytes: replace (U+FFFD) rather than throw.
     if (*json)
-      std::printf("%s\n", j.dump(2).c_str());
+      std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     else
       printHuman(j);
   });

@@ -33,7 +33,7 @@ void addMasks(CLI::App& app) {
       tiles = bakeInMemory(world, threads);
     } else {
       Manifest m = readManifest(a->bakeDir);
-      for (const TileEntry& e : m.tiles) tiles.push_back(readTileVerified(a->bakeDir, e));
+      for (const TileEntry& e : m.tiles) tiles.push_back(readTileVerified(a->bakeDir, m, e));
     }
     files.push_back((std::filesystem::path(a->outDir) / "instances.png").string());
     writeInstancePreview(world, tiles, a->pixelsPerMetre, files.back());

@@ -16,19 +16,50 @@ void appendf(std::string& out, const char* fmt, auto... args) {
   std::snprintf(out.data() + start, size_t(n) + 1, fmt, args...);
   out.pop_back();  // snprintf's terminator
 }
+
 }  // namespace
+
+std::string csvField(const std::string& value) {
+  if (value.find_first_of(",\"\r\n") == std::string::npos) return value;
+  std::string out = "\"";
+  for (char c : value) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string plyHeaderName(const std::string& name) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (char ch : name) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+                            c == '.' || c == '_' || c == '~';
+    if (unreserved) {
+      out += ch;
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
 
 uint64_t exportInstances(const std::string& bakeDir, ExportFormat format, const std::string& outPath) {
   Manifest manifest = readManifest(bakeDir);
+  std::vector<std::string> csvNames;
+  for (const SpeciesRecord& s : manifest.species) csvNames.push_back(csvField(s.name));
   std::string body;
   uint64_t count = 0;
   for (const TileEntry& entry : manifest.tiles) {
-    TileData tile = readTileVerified(bakeDir, entry);
+    // Verified against the manifest, so every instance's species is in manifest.species.
+    TileData tile = readTileVerified(bakeDir, manifest, entry);
     for (const Instance& in : tile.instances) {
-      const std::string& name = manifest.species.at(in.species).name;
       if (format == ExportFormat::Csv)
         appendf(body, "%.3f,%.3f,%.3f,%.5f,%.4f,%s,%u\n", in.position.x, in.position.y, in.position.z, in.yaw,
-                in.scale, name.c_str(), unsigned(in.species));
+                in.scale, csvNames[in.species].c_str(), unsigned(in.species));
       else
         appendf(body, "%.3f %.3f %.3f %.5f %.4f %u\n", in.position.x, in.position.y, in.position.z, in.yaw, in.scale,
                 unsigned(in.species));
@@ -41,7 +72,7 @@ uint64_t exportInstances(const std::string& bakeDir, ExportFormat format, const 
     header = "x,y,z,yaw,scale,species,species_id\n";
   } else {
     header = "ply\nformat ascii 1.0\ncomment ecobake export; species ids:";
-    for (const SpeciesRecord& s : manifest.species) appendf(header, " %u=%s", unsigned(s.id), s.name.c_str());
+    for (const SpeciesRecord& s : manifest.species) appendf(header, " %u=%s", unsigned(s.id), plyHeaderName(s.name).c_str());
     appendf(header, "\nelement vertex %llu\n", (unsigned long long)count);
     header += "property float x\nproperty float y\nproperty float z\nproperty float yaw\n"
               "property float scale\nproperty ushort species_id\nend_header\n";

@@ -83,17 +83,19 @@ void writeInstancePreview(const World& world, const std::vector<TileData>& tiles
       uint8_t* p = img.at(x, y);
       p[0] = p[1] = p[2] = v;
     }
-  // Larger plants drawn last, as discs of their crown radius (at least one pixel).
-  std::vector<const Instance*> order;
+  // Larger plants drawn last, as discs of their crown radius (at least one pixel). The radius
+  // comes from each tile's own species table, not from world.config: a bake drawn over a
+  // config may list other species, and decodeTile guarantees the tile's ids index its table.
+  struct Disc {
+    const Instance* instance;
+    float crownRadius;
+  };
+  std::vector<Disc> order;
   for (const TileData& t : tiles)
-    for (const Instance& in : t.instances) order.push_back(&in);
-  const auto& species = world.config.species;
-  std::stable_sort(order.begin(), order.end(), [&](const Instance* a, const Instance* b) {
-    return species[a->species].crownRadius < species[b->species].crownRadius;
-  });
-  for (const Instance* in : order) {
-    const SpeciesConfig& sp = species[in->species];
-    float r = std::max(0.5f, sp.crownRadius * in->scale * pixelsPerMetre);
+    for (const Instance& in : t.instances) order.push_back({&in, t.species.at(in.species).crownRadius});
+  std::stable_sort(order.begin(), order.end(), [](const Disc& a, const Disc& b) { return a.crownRadius < b.crownRadius; });
+  for (const auto& [in, crownRadius] : order) {
+    float r = std::max(0.5f, crownRadius * in->scale * pixelsPerMetre);
     float cx = in->position.x * pixelsPerMetre, cz = in->position.z * pixelsPerMetre;
     int x0 = std::max(0, int(cx - r)), x1 = std::min(w - 1, int(cx + r));
     int y0 = std::max(0, int(cz - r)), y1 = std::min(h - 1, int(cz + r));

@@ -6,11 +6,13 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "tile_generated.h"
 
 namespace eco {
 
@@ -24,6 +26,11 @@ constexpr uint64_t kMaxManifestBytes = uint64_t(256) << 20;
 constexpr const char* kManifestFormat = "ecobake-manifest";
 constexpr int kManifestVersion = 2;  // 2: tile checksums and hashes are XXH3-64 ("xxh3_64")
 constexpr const char* kKindNames[] = {"tree", "shrub", "grass", "ground_cover"};
+// Species ids are 16-bit in tiles and the manifest.
+constexpr size_t kMaxSpecies = 65536;
+// A tile's instances are 16 bytes each in its file: a claim of more than bytes / 16 is a lie.
+constexpr uint64_t kPackedInstanceBytes = sizeof(fb::PackedInstance);
+static_assert(kPackedInstanceBytes == 16);
 
 static std::string manifestPath(const std::string& dir) { return (fs::path(dir) / "manifest.json").string(); }
 
@@ -52,6 +59,16 @@ static ordered_json speciesJson(const SpeciesRecord& s) {
           {"bounding_radius", s.boundingRadius},
           {"base_color",
            {s.baseColor & 0xff, (s.baseColor >> 8) & 0xff, (s.baseColor >> 16) & 0xff, s.baseColor >> 24}}};
+}
+
+// nlohmann writes NaN and infinities as `null`, which readManifest (rightly) refuses.
+static void requireFinite(const ordered_json& j, const std::string& where) {
+  if (j.is_number_float() && !std::isfinite(j.get<double>()))
+    throw std::logic_error("internal error: manifest field " + where + " is not finite; refusing to write it");
+  if (j.is_object())
+    for (const auto& [key, value] : j.items()) requireFinite(value, where.empty() ? key : where + "." + key);
+  if (j.is_array())
+    for (size_t i = 0; i < j.size(); ++i) requireFinite(j[i], where + "[" + std::to_string(i) + "]");
 }
 
 void writeManifest(const std::string& dir, const Manifest& m) {
@@ -85,6 +102,7 @@ void writeManifest(const std::string& dir, const Manifest& m) {
   j["totals"] = {{"instances", m.totals.instances},
                  {"bytes", m.totals.bytes},
                  {"species_counts", m.totals.speciesCounts}};
+  requireFinite(j, "");
   std::string text = j.dump(2) + "\n";
   writeFileAtomic(manifestPath(dir), text.data(), text.size());
 }
@@ -115,8 +133,11 @@ struct JsonReader {
     if (!std::isfinite(d)) fail(where, "expected a finite number");
     return d;
   }
+  // Finite as a float too: 1e39 is a finite double but overflows to inf when narrowed.
   float real(const ordered_json& obj, const std::string& where, const char* key) const {
-    return float(num(at(obj, where, key), where + "." + key));
+    float f = float(num(at(obj, where, key), where + "." + key));
+    if (!std::isfinite(f)) fail(where + "." + key, "out of float range");
+    return f;
   }
   int64_t integerValue(const ordered_json& v, const std::string& where, int64_t lo, int64_t hi) const {
     if (!v.is_number_integer()) fail(where, "expected an integer");
@@ -209,8 +230,17 @@ void validate(const JsonReader& r, const Manifest& m) {
     if (t.x >= m.tiling.tilesX || t.z >= m.tiling.tilesZ) r.fail(where, "tile outside tiling.tiles_x/tiles_z");
     if (i > 0 && !tileOrder(m.tiles[i - 1], t)) r.fail(where, "tiles must be sorted by (z, x) without duplicates");
     if (t.speciesCounts.size() != m.species.size()) r.fail(where + ".species_counts", "one count per species expected");
+    if (t.bytes > kMaxTileBytes)
+      r.fail(where + ".bytes", std::to_string(t.bytes) + " is over the tile size limit of " + std::to_string(kMaxTileBytes));
+    if (t.instances > t.bytes / kPackedInstanceBytes)
+      r.fail(where + ".instances", std::to_string(t.instances) + " instances cannot fit in " + std::to_string(t.bytes) +
+                                       " bytes (16 bytes each)");
+    // Each count bounded first, so that the sum below cannot wrap around to match.
     uint64_t sum = 0;
-    for (uint64_t c : t.speciesCounts) sum += c;
+    for (uint64_t c : t.speciesCounts) {
+      if (c > t.instances) r.fail(where + ".species_counts", "a count is larger than instances");
+      sum += c;
+    }
     if (sum != t.instances) r.fail(where + ".species_counts", "does not add up to instances");
   }
   Manifest expected = m;
@@ -273,6 +303,8 @@ Manifest readManifest(const std::string& dir) {
   m.tiling.tilesX = int(r.integer(tiling, "tiling", "tiles_x", 0, 1 << 20));
   m.tiling.tilesZ = int(r.integer(tiling, "tiling", "tiles_z", 0, 1 << 20));
   const ordered_json& species = r.array(j, "manifest", "species");
+  if (species.size() > kMaxSpecies)
+    r.fail("species", std::to_string(species.size()) + " species, at most " + std::to_string(kMaxSpecies) + " (16-bit ids)");
   for (size_t i = 0; i < species.size(); ++i)
     m.species.push_back(readSpecies(r, species[i], "species[" + std::to_string(i) + "]"));
   const ordered_json& tiles = r.array(j, "manifest", "tiles");
@@ -283,6 +315,15 @@ Manifest readManifest(const std::string& dir) {
   m.totals = {r.count(totals, "totals", "instances"), r.count(totals, "totals", "bytes"),
               r.counts(totals, "totals", "species_counts")};
   validate(r, m);
+
+  // The terrain's claimed size against the file, so that no reader sizes a grid from a
+  // claim (2^20 x 2^20 would be 4 TiB) before reading a file of a few KB.
+  const std::string terrainPath = (fs::path(dir) / m.terrain.file).string();
+  const uint64_t claimed = uint64_t(m.terrain.width) * uint64_t(m.terrain.height) * sizeof(float);
+  if (const uint64_t actual = regularFileSize(terrainPath); actual != claimed)
+    throw InputError(terrainPath + ": " + std::to_string(actual) + " bytes, but " + r.file + " claims a " +
+                     std::to_string(m.terrain.width) + " x " + std::to_string(m.terrain.height) +
+                     " float32 terrain (" + std::to_string(claimed) + " bytes)");
   return m;
 }
 
@@ -302,8 +343,13 @@ void writeTerrainRaw(const std::string& dir, const Grid& heights) {
   writeFileAtomic((fs::path(dir) / "terrain.r32f").string(), heights.values.data(), heights.values.size() * sizeof(float));
 }
 
-TileData readTileVerified(const std::string& dir, const TileEntry& entry) {
-  std::string path = (fs::path(dir) / entry.file).string();
+namespace {
+
+// Size and checksum before the decode; the size from fstat before anything is allocated.
+TileData readAndDecode(const std::string& path, const TileEntry& entry) {
+  if (const uint64_t size = regularFileSize(path); size != entry.bytes)
+    throw InputError(path + ": " + std::to_string(size) + " bytes, manifest says " + std::to_string(entry.bytes));
+  // Reads at most entry.bytes even if the file grew since the stat above.
   std::vector<uint8_t> bytes = readFileBytes(path, std::min(entry.bytes, kMaxTileBytes), "tile");
   if (bytes.size() != entry.bytes)
     throw InputError(path + ": " + std::to_string(bytes.size()) + " bytes, manifest says " + std::to_string(entry.bytes));
@@ -311,6 +357,77 @@ TileData readTileVerified(const std::string& dir, const TileEntry& entry) {
     throw InputError(path + ": checksum mismatch (xxh3_64 " + hex64(actual) + ", manifest says " +
                      hex64(entry.checksum) + ")");
   return decodeTile(bytes.data(), bytes.size(), path);
+}
+
+std::string quoted(const std::string& name) { return "\"" + name + "\""; }
+
+// The checks that need only the entry: where the tile is and what it holds.
+void verifyAgainstEntry(const TileEntry& entry, const TileData& tile, const std::string& name) {
+  if (tile.tileX != entry.x || tile.tileZ != entry.z)
+    throw InputError(name + ": tile (" + std::to_string(tile.tileX) + ", " + std::to_string(tile.tileZ) +
+                     "), but the manifest lists it as tile (" + std::to_string(entry.x) + ", " + std::to_string(entry.z) + ")");
+  if (tile.instances.size() != entry.instances)
+    throw InputError(name + ": " + std::to_string(tile.instances.size()) + " instances, manifest says " +
+                     std::to_string(entry.instances));
+  // decodeTile guarantees every instance's species is in the tile's own table.
+  std::vector<uint64_t> counts(tile.species.size(), 0);
+  for (const Instance& in : tile.instances) ++counts[in.species];
+  const size_t listed = entry.speciesCounts.size();  // == the manifest's species count
+  for (size_t id = listed; id < counts.size(); ++id)
+    if (counts[id] > 0)
+      throw InputError(name + ": " + std::to_string(counts[id]) + " instances of species " + std::to_string(id) + " (" +
+                       quoted(tile.species[id].name) + "), which the manifest's species table (" +
+                       std::to_string(listed) + " species) lacks");
+  if (counts.size() != listed)
+    throw InputError(name + ": species table of " + std::to_string(counts.size()) + " species, the manifest lists " +
+                     std::to_string(listed));
+  for (size_t id = 0; id < listed; ++id)
+    if (counts[id] != entry.speciesCounts[id])
+      throw InputError(name + ": " + std::to_string(counts[id]) + " instances of species " + std::to_string(id) + " (" +
+                       quoted(tile.species[id].name) + "), manifest says " + std::to_string(entry.speciesCounts[id]));
+}
+
+// Which field of a species record differs, for the message; "" when none does.
+const char* differingField(const SpeciesRecord& a, const SpeciesRecord& b) {
+  if (a.name != b.name) return "name";
+  if (a.kind != b.kind) return "kind";
+  if (a.meshHeight != b.meshHeight) return "mesh_height";
+  if (a.crownRadius != b.crownRadius) return "crown_radius";
+  if (a.scaleMin != b.scaleMin || a.scaleMax != b.scaleMax) return "scale range";
+  if (a.boundingCenterY != b.boundingCenterY || a.boundingRadius != b.boundingRadius) return "bounding sphere";
+  if (a.baseColor != b.baseColor) return "base_color";
+  return "";
+}
+
+}  // namespace
+
+void verifyTileAgainstManifest(const Manifest& manifest, const TileEntry& entry, const TileData& tile,
+                               const std::string& name) {
+  verifyAgainstEntry(entry, tile, name);
+  if (tile.tileSize != manifest.tiling.tileSize)
+    throw InputError(name + ": tile size " + std::to_string(tile.tileSize) + ", the manifest's tiling.tile_size is " +
+                     std::to_string(manifest.tiling.tileSize));
+  if (tile.species.size() != manifest.species.size())  // verifyAgainstEntry saw the same, unless entry is foreign
+    throw InputError(name + ": species table of " + std::to_string(tile.species.size()) +
+                     " species, the manifest lists " + std::to_string(manifest.species.size()));
+  for (size_t id = 0; id < tile.species.size(); ++id)
+    if (const char* field = differingField(tile.species[id], manifest.species[id]); *field)
+      throw InputError(name + ": species " + std::to_string(id) + " (" + quoted(tile.species[id].name) + ") differs from the manifest's (" +
+                       quoted(manifest.species[id].name) + ") in its " + field);
+}
+
+TileData readTileVerified(const std::string& dir, const Manifest& manifest, const TileEntry& entry) {
+  std::string path = (fs::path(dir) / entry.file).string();
+  TileData tile = readAndDecode(path, entry);
+  verifyTileAgainstManifest(manifest, entry, tile, path);
+  return tile;
+}
+
+TileData readTileVerified(const std::string& dir, const TileEntry& entry) {
+  std::string path = (fs::path(dir) / entry.file).string();
+  TileData tile = readAndDecode(path, entry);
+  verifyAgainstEntry(entry, tile, path);
+  return tile;
 }
 
 }  // namespace eco

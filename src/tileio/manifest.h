@@ -50,10 +50,15 @@ struct Manifest {
 // Fills manifest.totals from manifest.tiles.
 void computeTotals(Manifest& manifest);
 
-// Writes dir/manifest.json atomically, tiles sorted by (z, x).
+// Writes dir/manifest.json atomically, tiles sorted by (z, x). A non-finite number anywhere
+// is a bug upstream (validation should have refused the input): std::logic_error naming the
+// field, and nothing is written, rather than a manifest with `null` that no reader accepts.
 void writeManifest(const std::string& dir, const Manifest& manifest);
 // Reads and validates dir/manifest.json; InputError on a missing, corrupt, inconsistent or
-// unknown-format file.
+// unknown-format file. Numbers are checked against each other and against the files they
+// describe before anything is sized from them: the terrain file's size must equal
+// width * height * 4, each tile's claimed instances must fit in its claimed bytes, and
+// its bytes in kMaxTileBytes; tile files themselves are checked by readTileVerified.
 Manifest readManifest(const std::string& dir);
 
 // True when dir/manifest.json is a regular file of at most the manifest size limit that
@@ -67,7 +72,18 @@ std::vector<float> readTerrainRaw(const std::string& dir, const Manifest& manife
 // Writes dir/terrain.r32f atomically (little-endian float32, row-major).
 void writeTerrainRaw(const std::string& dir, const Grid& heights);
 
-// Reads dir/<entry.file>, checks its size and checksum against the entry, and decodes.
+// Reads dir/<entry.file> and checks it before trusting any of it: the file size against
+// entry.bytes (before allocating), the checksum, the decode, then the decoded tile against
+// the manifest: coordinates, tile size, instance count, per-species counts and the species
+// table. InputError naming the tile file and the first mismatch. Every reader of a bake
+// (inspect, export, masks --bake, the viewer) goes through this.
+TileData readTileVerified(const std::string& dir, const Manifest& manifest, const TileEntry& entry);
+// The checks of readTileVerified after the decode, for a tile already in memory.
+void verifyTileAgainstManifest(const Manifest& manifest, const TileEntry& entry, const TileData& tile,
+                               const std::string& name);
+// Older form without the manifest: checks size, checksum, coordinates, instance and
+// per-species counts but neither the species table nor the tile size. Kept until every
+// caller passes the manifest; prefer the overload above.
 TileData readTileVerified(const std::string& dir, const TileEntry& entry);
 
 }  // namespace eco

@@ -105,6 +105,34 @@ static const fb::Tile& verifiedRoot(const uint8_t* data, size_t size, const std:
   return t;
 }
 
+// Well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF): FlatBuffers
+// strings are UTF-8 by definition, and the bake only writes names that came through a JSON
+// parser, so anything else is a corrupt tile; refusing it here keeps every consumer (JSON
+// output, CSV, the viewer's labels) from meeting bytes it cannot represent.
+static bool validUtf8(const std::string& s) {
+  size_t i = 0, n = s.size();
+  while (i < n) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len;
+    uint32_t cp;
+    if (c < 0x80) len = 1, cp = c;
+    else if ((c & 0xe0) == 0xc0) len = 2, cp = c & 0x1f;
+    else if ((c & 0xf0) == 0xe0) len = 3, cp = c & 0x0f;
+    else if ((c & 0xf8) == 0xf0) len = 4, cp = c & 0x07;
+    else return false;
+    if (n - i < len) return false;
+    for (size_t k = 1; k < len; ++k) {
+      const unsigned char d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    static constexpr uint32_t kMinForLength[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMinForLength[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += len;
+  }
+  return true;
+}
+
 static std::vector<SpeciesRecord> decodeSpecies(const fb::Tile& t, const std::string& name) {
   std::vector<SpeciesRecord> out;
   if (!t.species()) return out;
@@ -114,6 +142,7 @@ static std::vector<SpeciesRecord> decodeSpecies(const fb::Tile& t, const std::st
     if (sp.id != out.size()) throw InputError(name + ": species table not indexed by id");
     if (info->kind() > fb::SpeciesKind::MAX) throw InputError(name + ": unknown species kind");
     sp.name = info->name() ? info->name()->str() : std::string();
+    if (!validUtf8(sp.name)) throw InputError(name + ": species " + std::to_string(sp.id) + " name is not valid UTF-8");
     sp.kind = uint8_t(info->kind());
     sp.meshHeight = info->mesh_height();
     sp.crownRadius = info->crown_radius();
