@@ -2,8 +2,10 @@
 //   ecoview BAKE_DIR                       window (GLFW): fly / orbit camera
 //   ecoview BAKE_DIR --headless ...        offscreen frames, --screenshot PNG, --stats JSON
 //   ecoview --synthetic N ...              a procedural world of N instances instead of a bake
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "core/parse_number.h"
 #include "render/headless.h"
 #include "viewer_window.h"
 
@@ -19,31 +22,39 @@ using namespace eco::render;
 
 namespace {
 
-std::vector<float> parseFloats(const std::string& text, size_t count, const char* what) {
-  std::vector<float> v;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    try {
-      size_t used = 0;
-      v.push_back(std::stof(item, &used));
-      if (used != item.size()) throw std::invalid_argument(item);
-    } catch (const std::exception&) {
-      throw InputError(std::string(what) + ": '" + item + "' is not a number");
-    }
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  size_t begin = 0;
+  for (;;) {
+    size_t at = text.find(separator, begin);
+    parts.push_back(text.substr(begin, at == std::string::npos ? std::string::npos : at - begin));
+    if (at == std::string::npos) return parts;
+    begin = at + 1;
   }
-  if (v.size() != count)
-    throw InputError(std::string(what) + ": expected " + std::to_string(count) + " comma-separated numbers");
-  return v;
 }
 
-Camera parseCamera(const std::string& text, const char* what) {
-  auto v = parseFloats(text, 5, what);
+// Positions beyond this are no terrain a bake can describe and lose all float precision.
+constexpr double kMaxCoordinate = 1e8;  // metres
+
+Camera parseCamera(const std::string& text, const char* option) {
+  std::vector<std::string> v = split(text, ',');
+  if (v.size() != 5) throw InputError(std::string(option) + ": expected x,y,z,yaw,pitch (5 comma-separated numbers)");
+  const std::string o = option;
   Camera c;
-  c.position = {v[0], v[1], v[2]};
-  c.yawDeg = v[3];
-  c.pitchDeg = v[4];
+  c.position = {float(parseReal(v[0], o + " x", -kMaxCoordinate, kMaxCoordinate)),
+                float(parseReal(v[1], o + " y", -kMaxCoordinate, kMaxCoordinate)),
+                float(parseReal(v[2], o + " z", -kMaxCoordinate, kMaxCoordinate))};
+  c.yawDeg = float(parseReal(v[3], o + " yaw", -3600, 3600));
+  // +-90 exactly would look along the up axis, where the camera basis has no right vector
+  c.pitchDeg = float(parseReal(v[4], o + " pitch", -89.9, 89.9));
   return c;
+}
+
+// One line on stderr whatever the message holds (a path may contain a newline).
+void printError(const std::string& message) {
+  std::string line = message;
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  std::fprintf(stderr, "ecoview: %s\n", line.c_str());
 }
 
 }  // namespace
@@ -53,16 +64,12 @@ int main(int argc, char** argv) {
   std::string bakeDir, size = "1280x720", camera, cameraEnd, screenshot, statsFile;
   bool headless = false, noOcclusion = false, noFrustum = false, noLod = false, noSettle = false;
   bool validation = false, bench = false, noDrawDistance = false;
-  int syntheticGrid = 257;
-  int frames = 1;
-  uint64_t synthetic = 0;
-  float loadRadius = 1500, unloadRadius = 2000;
-  double budgetM = 8;
+  std::string frames = "1", synthetic, syntheticGrid = "257", loadRadius = "1500", unloadRadius = "2000", budget = "8";
   app.add_option("bake", bakeDir, "bake folder (manifest.json, terrain.r32f, tiles/)");
   app.add_flag("--headless", headless, "render offscreen, no window system");
-  app.add_option("--frames", frames, "frames to render (headless)")->check(CLI::PositiveNumber);
-  app.add_option("--size", size, "WxH");
-  app.add_option("--camera", camera, "x,y,z,yaw,pitch (degrees; yaw 0 = north, 90 = east)");
+  app.add_option("--frames", frames, "frames to render (headless), 1 to 1000000");
+  app.add_option("--size", size, "WxH, each 1 to 16384");
+  app.add_option("--camera", camera, "x,y,z,yaw,pitch (degrees; yaw 0 = north, 90 = east; pitch -89.9 to 89.9)");
   app.add_option("--camera-to", cameraEnd, "headless: move linearly to this camera over the frames");
   app.add_option("--screenshot", screenshot, "PNG of the last frame (headless)");
   app.add_option("--stats", statsFile, "per-frame statistics JSON (headless)");
@@ -71,25 +78,44 @@ int main(int argc, char** argv) {
   app.add_flag("--no-lod", noLod, "disable LOD selection and draw distance (draw everything at LOD 0)");
   app.add_flag("--no-draw-distance", noDrawDistance, "draw every instance however far (LOD still by distance)");
   app.add_flag("--no-settle", noSettle, "headless: do not wait for streaming before each frame");
-  app.add_option("--load-radius", loadRadius, "metres");
-  app.add_option("--unload-radius", unloadRadius, "metres");
-  app.add_option("--budget", budgetM, "resident instance budget, millions");
+  app.add_option("--load-radius", loadRadius, "metres, 0 to 1e8");
+  app.add_option("--unload-radius", unloadRadius, "metres, 0 to 1e8 (at least the load radius)");
+  app.add_option("--budget", budget, "resident instance budget, millions (1e-6 to 1000)");
   app.add_flag("--validation", validation, "enable Vulkan validation layers");
-  app.add_option("--synthetic", synthetic, "render a procedural world with this many instances");
-  app.add_option("--synthetic-grid", syntheticGrid, "procedural world: heightmap samples per side (4 m cells)")
-      ->check(CLI::Range(16, 16385));
+  app.add_option("--synthetic", synthetic, "render a procedural world with this many instances (1 to 1e9)");
+  app.add_option("--synthetic-grid", syntheticGrid, "procedural world: heightmap samples per side (4 m cells), 16 to 16385");
   app.add_flag("--bench", bench, "headless benchmark mode: print one JSON line per frame");
-  CLI11_PARSE(app, argc, argv);
 
   try {
-    if (bakeDir.empty() && synthetic == 0) throw InputError("give a bake folder or --synthetic N");
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    printError(std::string(e.what()) + " (see --help)");
+    return 2;
+  }
+
+  try {
     HeadlessOptions o;
-    int w = 0, h = 0;
-    if (std::sscanf(size.c_str(), "%dx%d", &w, &h) != 2 || w < 1 || h < 1 || w > 16384 || h > 16384)
-      throw InputError("--size: expected WxH, got '" + size + "'");
-    o.width = w;
-    o.height = h;
-    o.frames = frames;
+    // Numeric options arrive as text and are parsed strictly (core/parse_number.h), every one
+    // before any file is read: finite, decimal and within a range the viewer can honour.
+    o.frames = int(parseInteger(frames, "--frames", 1, 1'000'000));
+    std::vector<std::string> wh = split(size, 'x');
+    if (wh.size() != 2) throw InputError("--size: expected WxH, got '" + size + "'");
+    o.width = int(parseInteger(wh[0], "--size width", 1, 16384));
+    o.height = int(parseInteger(wh[1], "--size height", 1, 16384));
+    float load = float(parseReal(loadRadius, "--load-radius", 0, kMaxCoordinate));
+    float unload = float(parseReal(unloadRadius, "--unload-radius", 0, kMaxCoordinate));
+    // at least one instance, and no more than a GPU could index (the device clamps further)
+    double budgetM = parseReal(budget, "--budget", 1e-6, 1000);
+    uint64_t syntheticCount = synthetic.empty() ? 0 : uint64_t(parseInteger(synthetic, "--synthetic", 1, 1'000'000'000));
+    int grid = int(parseInteger(syntheticGrid, "--synthetic-grid", 16, 16385));
+    if (!camera.empty()) o.camera = parseCamera(camera, "--camera");
+    if (!cameraEnd.empty()) o.cameraEnd = parseCamera(cameraEnd, "--camera-to");
+    if (bakeDir.empty() && syntheticCount == 0) throw InputError("give a bake folder or --synthetic N");
+
     o.cull.occlusion = !noOcclusion;
     o.cull.frustum = !noFrustum;
     o.cull.distance = !noLod;
@@ -98,31 +124,28 @@ int main(int argc, char** argv) {
     o.validation = validation;
     o.screenshot = screenshot;
     o.statsFile = statsFile;
-    o.stream.loadRadius = loadRadius;
-    o.stream.unloadRadius = std::max(unloadRadius, loadRadius);
-    o.stream.budgetInstances = uint64_t(budgetM * 1e6);
+    o.stream.loadRadius = load;
+    o.stream.unloadRadius = std::max(unload, load);
+    o.stream.budgetInstances = std::max<uint64_t>(1, uint64_t(std::llround(budgetM * 1e6)));
 
     World world;
-    if (synthetic > 0) {
+    if (syntheticCount > 0) {
       SyntheticOptions so;
-      so.instances = synthetic;
-      so.gridSize = syntheticGrid;
+      so.instances = syntheticCount;
+      so.gridSize = grid;
       world = makeSyntheticWorld(so);
     } else {
       world = openBake(bakeDir);
     }
-    float sizeX = float(world.heights.width - 1) * world.cellSize;
-    float sizeZ = float(world.heights.height - 1) * world.cellSize;
     if (camera.empty()) {
+      float sizeX = float(world.heights.width - 1) * world.cellSize;
+      float sizeZ = float(world.heights.height - 1) * world.cellSize;
       o.camera.position = {sizeX * 0.5f, world.heights.at(world.heights.width / 2, world.heights.height - 1) + 250.0f,
                            sizeZ * 0.95f};
       o.camera.pitchDeg = -20;
-    } else {
-      o.camera = parseCamera(camera, "--camera");
     }
-    if (!cameraEnd.empty()) o.cameraEnd = parseCamera(cameraEnd, "--camera-to");
 
-    if (!headless && !bench) return runWindow(world, o, app.count("--frames") ? frames : 0);
+    if (!headless && !bench) return runWindow(world, o, app.count("--frames") ? o.frames : 0);
     HeadlessResult r = runHeadless(world, o);
     if (bench) {
       std::puts(statsJson(r, o).c_str());
@@ -137,10 +160,10 @@ int main(int argc, char** argv) {
     }
     return 0;
   } catch (const InputError& e) {
-    std::fprintf(stderr, "ecoview: %s\n", e.what());
+    printError(e.what());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "ecoview: %s\n", e.what());
+    printError(e.what());
     return 1;
   }
 }

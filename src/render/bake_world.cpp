@@ -1,6 +1,7 @@
 // openBake: the viewer's World over an ecobake output folder (tileio reads and verifies).
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <memory>
 
 #include "core/error.h"
@@ -16,7 +17,14 @@ World openBake(const std::string& dir) {
   w.name = manifest->name;
   w.cellSize = manifest->terrain.cellSize;
   w.tileSize = manifest->tiling.tileSize;
-  w.heights = Grid(manifest->terrain.width, manifest->terrain.height);
+  // readManifest has compared the claimed terrain size with the file; the grid takes the
+  // values as read instead of being zero-filled to the claimed size first.
+  const int tw = manifest->terrain.width, th = manifest->terrain.height;
+  if (tw < 2 || th < 2)
+    throw InputError((std::filesystem::path(dir) / "manifest.json").string() +
+                     ": terrain.width and terrain.height must be at least 2 for the viewer");
+  w.heights.width = tw;
+  w.heights.height = th;
   w.heights.values = readTerrainRaw(dir, *manifest);
   for (const SpeciesRecord& s : manifest->species)
     w.species.push_back({uint8_t(std::min<unsigned>(s.kind, gpu::KIND_COUNT - 1)), s.meshHeight, s.crownRadius});
@@ -33,7 +41,7 @@ World openBake(const std::string& dir) {
   }
   std::vector<SpeciesShape> species = w.species;
   w.loadTile = [dir, manifest, species](size_t index) {
-    TileData data = readTileVerified(dir, manifest->tiles[index]);
+    TileData data = readTileVerified(dir, *manifest, manifest->tiles[index]);
     LoadedTile out;
     out.tile = index;
     out.instances.reserve(data.instances.size());
@@ -43,7 +51,6 @@ World openBake(const std::string& dir) {
       const SpeciesShape& shape = species[inst.species];
       PlacedInstance p{inst.position, inst.species, inst.yaw, inst.scale, inst.up, inst.color};
       out.instances.push_back(packInstance(p, shape));
-      out.kindCounts[shape.kind]++;
     }
     return out;
   };

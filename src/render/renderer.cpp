@@ -8,6 +8,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/error.h"
+
 namespace eco::render {
 
 namespace {
@@ -64,6 +66,10 @@ Renderer::Renderer(Context& ctx, const World& world, const RendererOptions& opti
   // terrain: heights buffer and a grid of at most ~512 quads per side
   const Grid& hm = world.heights;
   if (hm.width < 2 || hm.height < 2) throw std::runtime_error("terrain needs at least 2x2 samples");
+  if (hm.values.size() * 4 > ctx.properties.limits.maxStorageBufferRange)
+    throw InputError("terrain " + std::to_string(hm.width) + "x" + std::to_string(hm.height) + " (" +
+                     std::to_string(hm.values.size() * 4) + " bytes) exceeds this device's storage buffer limit (" +
+                     std::to_string(ctx.properties.limits.maxStorageBufferRange) + " bytes)");
   heights_ = createBuffer(ctx, hm.values.size() * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::Upload);
   std::memcpy(heights_.data, hm.values.data(), hm.values.size() * 4);
   terrainStep_ = uint32_t(std::max(1, (std::max(hm.width, hm.height) + 511) / 512));
@@ -190,6 +196,14 @@ void Renderer::makeResident(LoadedTile& tile) {
   TileSlot& slot = tiles_[tile.tile];
   auto* table = static_cast<gpu::uvec4*>(pageTable_.data);
   size_t n = tile.instances.size();
+  // The streamer admits tiles within the budget by their verified counts; past the visible
+  // list's capacity the cull shader would write out of bounds, so this is a bug, not input.
+  if (residentInstances_ + n > visibleCapacity_)
+    throw std::logic_error("tile " + std::to_string(tile.tile) + ": " + std::to_string(n) + " instances would exceed " +
+                           "the visible list (" + std::to_string(residentInstances_) + " resident, capacity " +
+                           std::to_string(visibleCapacity_) + ")");
+  // Kind regions of the visible list are sized from the kind the shader reads, extra.y.
+  for (const gpu::GpuInstance& g : tile.instances) slot.kindCounts[std::min<uint32_t>(g.extra.y, gpu::KIND_COUNT - 1)]++;
   for (size_t first = 0; first < n; first += gpu::PAGE_SIZE) {
     uint32_t p = allocatePage();
     uint32_t count = uint32_t(std::min<size_t>(gpu::PAGE_SIZE, n - first));
@@ -201,8 +215,7 @@ void Renderer::makeResident(LoadedTile& tile) {
     pageOwner_[p] = {tile.tile, uint32_t(first)};
     slot.pages.push_back(p);
   }
-  slot.kindCounts = tile.kindCounts;
-  for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k) kindResident_[k] += tile.kindCounts[k];
+  for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k) kindResident_[k] += slot.kindCounts[k];
   residentInstances_ += n;
   resident_[tile.tile] = true;
 }
@@ -239,6 +252,24 @@ void Renderer::settleStreaming(const Camera& cam) {
   stream(cam, true);  // a second pass picks up loads planned after evictions
 }
 
+void Renderer::checkCullCapacity() const {
+  // The shader writes one visible entry per instance of pages [0, pageCount_), at
+  // regions[kind].x + n (LOD 0) or regions[kind].y - 1 - n (LOD 1), n below the kind's count
+  // in those pages. Every write stays inside the visible list exactly when the page counts,
+  // the kind regions and the resident total agree and fit the list.
+  const auto* table = static_cast<const gpu::uvec4*>(pageTable_.data);
+  uint64_t inPages = 0, inKinds = 0;
+  for (uint32_t p = 0; p < pageCount_; ++p) inPages += table[p].z;
+  for (uint64_t k : kindResident_) inKinds += k;
+  if (pageCount_ > maxPages_ || inPages != residentInstances_ || inKinds != residentInstances_ ||
+      residentInstances_ > visibleCapacity_ || residentInstances_ > options_.stream.budgetInstances)
+    throw std::logic_error("cull buffers inconsistent: " + std::to_string(inPages) + " instances in " +
+                           std::to_string(pageCount_) + " pages, " + std::to_string(inKinds) + " by kind, " +
+                           std::to_string(residentInstances_) + " resident, visible list " +
+                           std::to_string(visibleCapacity_) + ", budget " +
+                           std::to_string(options_.stream.budgetInstances));
+}
+
 std::vector<size_t> Renderer::residentTiles() const {
   std::vector<size_t> out;
   for (size_t i = 0; i < resident_.size(); ++i)
@@ -249,6 +280,7 @@ std::vector<size_t> Renderer::residentTiles() const {
 FrameStats Renderer::render(const Camera& cam, const CullSettings& cull, const FrameHooks* hooks) {
   auto t0 = std::chrono::steady_clock::now();
   stream(cam, false);
+  checkCullCapacity();
 
   // per-frame constants, draw commands (kind regions in the visible list) and counters
   gpu::FrameData frame = makeFrameData(cam, options_.width, options_.height, cull);

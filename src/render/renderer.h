@@ -86,6 +86,7 @@ class Renderer {
   void makeResident(LoadedTile& tile);
   void evict(size_t tile);
   uint32_t allocatePage();
+  void checkCullCapacity() const;  // std::logic_error unless every cull shader write fits
   void record(VkCommandBuffer cmd, const CullSettings& cull, const FrameHooks* hooks);
 
   Context& ctx_;

@@ -5,6 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/error.h"
+
 namespace eco::render {
 
 namespace {
@@ -123,11 +125,18 @@ void Streamer::worker() {
     lock.unlock();
     LoadedTile tile;
     bool ok = true;
+    const WorldTile& planned = world_.tiles[i];
     try {
       tile = world_.loadTile(i);
       tile.tile = i;
+      // The budget was charged with the manifest's count; admitting a tile whose decoded
+      // count differs would let the resident total (and the GPU lists sized from the
+      // budget) be exceeded, so such a tile is corrupt whatever the loader checked.
+      if (tile.instances.size() != planned.instances)
+        throw InputError("decoded " + std::to_string(tile.instances.size()) + " instances, manifest says " +
+                         std::to_string(planned.instances));
     } catch (const std::exception& e) {
-      spdlog::error("tile {},{}: {}", world_.tiles[i].x, world_.tiles[i].z, e.what());
+      spdlog::warn("tile {},{} skipped: {}", planned.x, planned.z, e.what());
       ok = false;
     }
     lock.lock();

@@ -121,7 +121,6 @@ World makeSyntheticWorld(const SyntheticOptions& o) {
     for (const PlacedInstance& p : syntheticTileInstances(*shared, seed, index)) {
       const SpeciesShape& shape = shared->species[p.species];
       out.instances.push_back(packInstance(p, shape));
-      out.kindCounts[shape.kind]++;
     }
     return out;
   };

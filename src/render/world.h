@@ -28,7 +28,6 @@ struct WorldTile {
 struct LoadedTile {
   size_t tile = 0;
   std::vector<gpu::GpuInstance> instances;
-  std::array<uint64_t, gpu::KIND_COUNT> kindCounts{};
 };
 
 struct World {
