@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bake_tamper.h"
 #include "render/headless.h"
 #include "render_support.h"
 #include "test_support.h"
@@ -155,6 +156,26 @@ TEST(EcoviewBake, UnderstatedTileCountsNeverExceedTheBudget) {
   EXPECT_TRUE(contains(r.output, "manifest says 1")) << r.output;
 }
 
+// The same on a real bake of tests/bake_world.h's ridge world (four species kinds, tiles as
+// ecobake writes them), with Vulkan validation on.
+TEST(EcoviewBake, UnderstatedCountsOnARealBakeNeverExceedTheBudget) {
+  if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
+  test::TempDir dir;
+  const std::string bake = test::copyBake(dir);
+  ASSERT_GT(readJson(bake + "/manifest.json")["totals"]["instances"].get<uint64_t>(), 10000u) << "budget must bind";
+  understateCounts(bake, [](size_t) { return true; });
+  const std::string stats = dir.file("stats.json");
+  test::CommandResult r = test::runTool(
+      "ecoview", bake + " --headless --size 64x64 --frames 1 --budget 0.01 --load-radius 5000 --unload-radius 5000 "
+                        "--camera 512,1400,1300,0,-40 --validation --stats " + stats,
+      120);
+  ASSERT_EQ(r.code, 0) << r.output;
+  json s = readJson(stats);
+  EXPECT_EQ(s["validation_errors"].get<int>(), 0);
+  EXPECT_EQ(s["frames"].back()["instances_resident"].get<uint64_t>(), 0u) << r.output;
+  EXPECT_EQ(s["frames"].back()["tiles_resident"].get<int>(), 0);
+}
+
 // Only some tiles understated, ample budget: exactly the honest tiles become resident.
 TEST(EcoviewBake, OnlyTilesWithVerifiedCountsBecomeResident) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
@@ -166,7 +187,7 @@ TEST(EcoviewBake, OnlyTilesWithVerifiedCountsBecomeResident) {
   for (size_t i = 0; i < before["tiles"].size(); ++i)
     if (i % 3 != 0) honest += before["tiles"][i]["instances"].get<uint64_t>(), ++honestTiles;
   understateCounts(dir.path.string(), [](size_t i) { return i % 3 == 0; });
-  World world = openBake(dir.path.string());
+  render::World world = openBake(dir.path.string());
   HeadlessOptions o;
   o.width = 64;
   o.height = 64;
@@ -183,7 +204,7 @@ TEST(EcoviewBake, OnlyTilesWithVerifiedCountsBecomeResident) {
 // that sizes the cull shader's visible list.
 TEST(RenderStreaming, TilesLargerThanClaimedAreNotAdmitted) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
-  World world = makeSyntheticWorld(smallWorld(30000));  // ~1875 instances per tile
+  render::World world = makeSyntheticWorld(smallWorld(30000));  // ~1875 instances per tile
   uint64_t claimed = 0;
   for (size_t i = 0; i < world.tiles.size(); ++i) {
     if (i % 2 == 0) world.tiles[i].instances = 1;  // even tiles claim 1, deliver ~1875
