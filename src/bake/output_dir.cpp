@@ -125,6 +125,11 @@ int tryLock(const std::string& path, const std::string& shown) {
   throw InputError(shown + ": cannot lock " + path + ": it keeps being replaced");
 }
 
+[[noreturn]] void throwBusy(const std::string& shown, const std::string& lockPath) {
+  throw InputError(shown + ": another ecobake bake is writing this folder (it holds " + lockPath +
+                   "); wait for it to finish or choose another folder");
+}
+
 void unlock(const std::string& path, int& fd) {
   if (fd < 0) return;
   ::unlink(path.c_str());  // while still held: see tryLock
@@ -165,23 +170,29 @@ void removeStaleStaging(const fs::path& dest) {
 
 void checkOutputFolder(const std::string& dest) {
   fs::path d = resolveDestination(dest);
-  checkReplaceable(d, dest);
   checkParent(d, dest);
+  checkReplaceable(d, dest);
+  // A bake already running there: said now rather than after the inputs are loaded. Only a
+  // probe, without creating or removing anything; StagedDir takes the lock for real.
+  const std::string lockPath = d.string() + kLockSuffix;
+  int fd = ::open(lockPath.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return;
+  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  if (held) throwBusy(dest, lockPath);
 }
 
 StagedDir::StagedDir(const std::string& dest) {
   fs::path d = resolveDestination(dest);
-  checkReplaceable(d, dest);
   checkParent(d, dest);
+  checkReplaceable(d, dest);
   std::error_code ec;
   fs::create_directories(d.parent_path(), ec);
   if (ec) throw InputError(dest + ": cannot create parent folder: " + ec.message());
 
   lockPath_ = d.string() + kLockSuffix;
   lockFd_ = tryLock(lockPath_, dest);
-  if (lockFd_ < 0)
-    throw InputError(dest + ": another ecobake bake is writing this folder (it holds " + lockPath_ +
-                     "); wait for it to finish or choose another folder");
+  if (lockFd_ < 0) throwBusy(dest, lockPath_);
   try {
     checkReplaceable(d, dest);  // again, now that no other bake can swap it
     removeStaleStaging(d);

@@ -1,0 +1,374 @@
+// The bake's output folder and the files the tools write (issue #13, items 1, 3, 5, 9): what a
+// bake may replace, the lock that admits one bake per folder, staging names and the cleanup
+// of dead bakes' staging folders, and output paths that are not plain files.
+#include <gtest/gtest.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <regex>
+
+#include "bake/output_dir.h"
+#include "bake_world.h"
+#include "core/error.h"
+#include "tileio/manifest.h"
+
+namespace fs = std::filesystem;
+using eco::test::TempDir;
+
+namespace {
+
+using Result = eco::test::CommandResult;
+Result run(const std::string& args) { return eco::test::runTool("ecobake", args); }
+size_t lines(const std::string& s) { return eco::test::lineCount(s); }
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Every file under dir (relative name -> bytes); folders as "name/".
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    std::string name = fs::relative(e.path(), dir).string();
+    if (e.is_symlink()) files[name] = "-> " + fs::read_symlink(e.path()).string();
+    else if (e.is_directory()) files[name + "/"] = "";
+    else files[name] = eco::test::readBytes(e.path().string());
+  }
+  return files;
+}
+
+// Every tile of the bake at dir verifies against its manifest.
+void expectCompleteBake(const std::string& dir) {
+  eco::Manifest m = eco::readManifest(dir);
+  EXPECT_FALSE(m.tiles.empty());
+  for (const eco::TileEntry& e : m.tiles) EXPECT_NO_THROW(eco::readTileVerified(dir, e)) << e.file;
+}
+
+// An flock held by this test, as a live bake holds it.
+struct HeldLock {
+  int fd = -1;
+  explicit HeldLock(const std::string& path) {
+    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    EXPECT_GE(fd, 0) << path;
+    EXPECT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0) << path;
+  }
+  ~HeldLock() { ::close(fd); }
+};
+
+}  // namespace
+
+// Issue #13 (1), its exact steps: a web project's manifest.json made the folder count as a
+// bake, and background.js was deleted.
+TEST(BakeOutput, WebProjectManifestIsNotABake) {
+  TempDir dir;
+  std::string config = eco::test::writeRidgeWorld(dir);
+  fs::create_directories(dir.file("w"));
+  eco::test::writeBytes(dir.file("w/manifest.json"), "{\"manifest_version\":3}\n");
+  eco::test::writeBytes(dir.file("w/background.js"), "x\n");
+  const auto before = snapshot(dir.file("w"));
+
+  Result r = run("bake " + config + " -o " + dir.file("w"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_EQ(lines(r.output), 1u) << r.output;
+  EXPECT_TRUE(has(r.output, dir.file("w") + ": is not empty and is not a previous ecobake bake")) << r.output;
+  EXPECT_TRUE(has(r.output, "manifest.json")) << r.output;
+  EXPECT_EQ(snapshot(dir.file("w")), before);
+  for (const auto& e : fs::directory_iterator(dir.path)) EXPECT_FALSE(has(e.path().filename().string(), "ecobake"));
+}
+
+// Issue #13 (1): `-o .` in a project folder deleted the config, the images and the README.
+TEST(BakeOutput, DotInAProjectFolderDeletesNothing) {
+  TempDir dir;
+  eco::test::writeRidgeWorld(dir);
+  eco::test::writeBytes(dir.file("README.md"), "# my project\n");
+  for (bool withManifest : {false, true}) {
+    if (withManifest) eco::test::writeBytes(dir.file("manifest.json"), "{\"name\": \"my-extension\", \"version\": \"1.0\"}");
+    const auto before = snapshot(dir.path);
+    Result r = eco::test::runCommand("sh -c 'cd " + dir.path.string() + " && " + eco::test::tool("ecobake") +
+                                     " bake world.json -o .'");
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_EQ(lines(r.output), 1u) << r.output;
+    EXPECT_TRUE(has(r.output, "refusing to replace it")) << r.output;
+    EXPECT_EQ(snapshot(dir.path), before);
+  }
+}
+
+// What may be replaced: nothing there, an empty folder, a folder whose manifest.json carries the
+// ecobake format marker (whatever its version). Everything else is refused and left as it was.
+TEST(BakeOutput, ReplacesOnlyEmptyFoldersAndEcobakeBakes) {
+  TempDir dir;
+  fs::create_directories(dir.file("empty"));
+  { eco::StagedDir out(dir.file("empty")); out.commit(); }
+  { eco::StagedDir out(dir.file("new/deeper/out")); out.commit(); }
+  EXPECT_TRUE(fs::is_directory(dir.file("new/deeper/out/tiles")));
+
+  // An older bake (another format_version, fields this build would not read) is still a bake.
+  fs::create_directories(dir.file("old/tiles"));
+  eco::test::writeBytes(dir.file("old/manifest.json"), R"({"format": "ecobake-manifest", "format_version": 1})");
+  eco::test::writeBytes(dir.file("old/tiles/0_0.ecot"), "old tile");
+  {
+    eco::StagedDir out(dir.file("old"));
+    eco::test::writeBytes(out.staging + "/manifest.json", R"({"format": "ecobake-manifest", "format_version": 2})");
+    out.commit();
+  }
+  EXPECT_FALSE(fs::exists(dir.file("old/tiles/0_0.ecot")));
+  EXPECT_TRUE(has(eco::test::readBytes(dir.file("old/manifest.json")), "\"format_version\": 2"));
+
+  const std::vector<std::string> notBakes = {
+      "",                                             // empty manifest.json
+      "{\"format\": \"ecobake-manifest\"",            // truncated
+      "[\"format\", \"ecobake-manifest\"]",           // not an object
+      "{\"format\": \"ecobake-manifesto\"}",          // another marker
+      "{\"format\": [\"ecobake-manifest\"]}",         // not a string
+      "{\"meta\": {\"format\": \"ecobake-manifest\"}}",  // not at the top
+      "{\"Format\": \"ecobake-manifest\"}",
+      "\xff\xfe{}",
+  };
+  for (size_t i = 0; i < notBakes.size(); ++i) {
+    std::string d = dir.file("case" + std::to_string(i));
+    fs::create_directories(d);
+    eco::test::writeBytes(d + "/manifest.json", notBakes[i]);
+    eco::test::writeBytes(d + "/data.txt", "keep");
+    const auto before = snapshot(d);
+    EXPECT_THROW(eco::StagedDir out(d), eco::InputError) << notBakes[i];
+    EXPECT_EQ(snapshot(d), before) << notBakes[i];
+  }
+  // manifest.json that is a FIFO (must not hang), a folder, or beyond the manifest size limit.
+  fs::create_directories(dir.file("fifo"));
+  ASSERT_EQ(::mkfifo(dir.file("fifo/manifest.json").c_str(), 0644), 0);
+  fs::create_directories(dir.file("folder/manifest.json"));
+  fs::create_directories(dir.file("huge"));
+  eco::test::writeBytes(dir.file("huge/manifest.json"), "{\"format\": \"ecobake-manifest\"}");
+  fs::resize_file(dir.file("huge/manifest.json"), uint64_t(300) << 20);  // sparse
+  for (const char* name : {"fifo", "folder", "huge"}) {
+    EXPECT_THROW(eco::StagedDir out(dir.file(name)), eco::InputError) << name;
+    EXPECT_TRUE(fs::exists(dir.file(std::string(name) + "/manifest.json"))) << name;
+  }
+  // A file, not a folder.
+  eco::test::writeBytes(dir.file("file"), "data");
+  EXPECT_THROW(eco::StagedDir out(dir.file("file")), eco::InputError);
+  EXPECT_EQ(eco::test::readBytes(dir.file("file")), "data");
+  for (const auto& e : fs::directory_iterator(dir.path)) EXPECT_FALSE(has(e.path().filename().string(), ".ecobake-"));
+}
+
+// Files put into the destination while the bake ran are not deleted by its swap.
+TEST(BakeOutput, CommitChecksTheDestinationAgain) {
+  TempDir dir;
+  fs::create_directories(dir.file("out"));
+  eco::StagedDir out(dir.file("out"));
+  eco::test::writeBytes(dir.file("out/notes.txt"), "written during the bake");
+  EXPECT_THROW(out.commit(), eco::InputError);
+  EXPECT_EQ(eco::test::readBytes(dir.file("out/notes.txt")), "written during the bake");
+}
+
+// Issue #13 (3): two bakes into one folder. The second fails at once with a message naming
+// the folder, whichever way the folder is spelled.
+TEST(BakeOutput, SecondBakeOfOneFolderFailsAtOnce) {
+  TempDir dir;
+  std::string config = eco::test::writeRidgeWorld(dir);
+  ASSERT_EQ(run("bake " + config + " -o " + dir.file("out") + " -q").code, 0);
+  const auto before = snapshot(dir.file("out"));
+
+  eco::StagedDir first(dir.file("out"));
+  fs::create_symlink(dir.path, dir.file("alias"));
+  for (std::string spelling : {dir.file("out"), dir.file("alias/out"), dir.file("out/"), dir.file("out/../out")}) {
+    try {
+      eco::StagedDir second(spelling);
+      ADD_FAILURE() << "second StagedDir admitted for " << spelling;
+    } catch (const eco::InputError& e) {
+      EXPECT_TRUE(has(e.what(), "another ecobake bake is writing this folder")) << e.what();
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  Result r = run("bake " + config + " -o " + dir.file("alias/out") + " --seed 5");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_EQ(lines(r.output), 1u) << r.output;
+  EXPECT_TRUE(has(r.output, dir.file("alias/out") + ": another ecobake bake is writing this folder")) << r.output;
+  EXPECT_LT(seconds, 30.0);  // not after a bake
+  EXPECT_EQ(snapshot(dir.file("out")), before);
+}
+
+// Staging names are random (not the pid: two bakes in separate PID namespaces both have pid 1),
+// and a bake, committed or dropped, leaves nothing beside its destination.
+TEST(BakeOutput, StagingNamesAreRandomAndNothingIsLeftBehind) {
+  TempDir dir;
+  const std::regex name(R"(out\.ecobake-staging-[a-z0-9]{10})");
+  std::string firstStaging;
+  {
+    eco::StagedDir out(dir.file("out"));
+    firstStaging = fs::path(out.staging).filename().string();
+    EXPECT_TRUE(std::regex_match(firstStaging, name)) << firstStaging;
+    EXPECT_FALSE(has(firstStaging, std::to_string(getpid())));
+    EXPECT_EQ(fs::path(out.staging).parent_path(), dir.path);
+    EXPECT_TRUE(fs::exists(dir.file("out.ecobake-lock")));
+    eco::test::writeBytes(out.staging + "/manifest.json", "{\"format\": \"ecobake-manifest\"}");
+    out.commit();
+  }
+  // The staging lock file is not part of the bake.
+  EXPECT_EQ(snapshot(dir.file("out")),
+            (std::map<std::string, std::string>{{"manifest.json", "{\"format\": \"ecobake-manifest\"}"}, {"tiles/", ""}}));
+  {
+    eco::StagedDir out(dir.file("out"));
+    EXPECT_NE(fs::path(out.staging).filename().string(), firstStaging);
+  }  // dropped: as when a bake throws
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir.path)) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"out"});
+}
+
+// A killed bake leaves its staging folder and the lock file. The next bake of that destination
+// removes staging folders whose lock no live bake holds, and nothing else: not a live bake's,
+// not another destination's, not a link, not a name ecobake does not make.
+TEST(BakeOutput, StaleStagingOfDeadBakesIsRemovedAndNothingElse) {
+  TempDir dir;
+  auto stagingWith = [&](const std::string& name, bool lockFile) {
+    fs::create_directories(dir.file(name + "/tiles"));
+    eco::test::writeBytes(dir.file(name + "/tiles/0_0.ecot"), "partial");
+    if (lockFile) eco::test::writeBytes(dir.file(name + "/.ecobake-staging-lock"), "");
+  };
+  stagingWith("out.ecobake-staging-dead000001", true);   // killed while baking
+  stagingWith("out.ecobake-staging-dead000002", false);  // killed before locking, or while deleting an old bake
+  stagingWith("out.ecobake-staging-4242", false);        // an older ecobake's pid-named staging
+  stagingWith("out.ecobake-staging-live000001", true);
+  HeldLock live(dir.file("out.ecobake-staging-live000001/.ecobake-staging-lock"));
+  stagingWith("other.ecobake-staging-dead000003", true);  // another destination's
+  stagingWith("out.ecobake-staging-Mine", false);         // not a name ecobake makes
+  stagingWith("out.ecobake-staging-", false);
+  fs::create_directories(dir.file("precious"));
+  eco::test::writeBytes(dir.file("precious/thesis.txt"), "do not delete");
+  fs::create_symlink("precious", dir.file("out.ecobake-staging-link000001"));
+  eco::test::writeBytes(dir.file("out.ecobake-staging-file000001"), "a file");
+  eco::test::writeBytes(dir.file("out.ecobake-lock"), "");  // left by a killed bake
+
+  { eco::StagedDir out(dir.file("out")); out.commit(); }
+
+  EXPECT_FALSE(fs::exists(dir.file("out.ecobake-staging-dead000001")));
+  EXPECT_FALSE(fs::exists(dir.file("out.ecobake-staging-dead000002")));
+  EXPECT_FALSE(fs::exists(dir.file("out.ecobake-staging-4242")));
+  EXPECT_FALSE(fs::exists(dir.file("out.ecobake-lock")));
+  EXPECT_EQ(eco::test::readBytes(dir.file("out.ecobake-staging-live000001/tiles/0_0.ecot")), "partial");
+  EXPECT_TRUE(fs::exists(dir.file("other.ecobake-staging-dead000003/tiles/0_0.ecot")));
+  EXPECT_TRUE(fs::exists(dir.file("out.ecobake-staging-Mine/tiles/0_0.ecot")));
+  EXPECT_TRUE(fs::exists(dir.file("out.ecobake-staging-/tiles/0_0.ecot")));
+  EXPECT_TRUE(fs::is_symlink(dir.file("out.ecobake-staging-link000001")));
+  EXPECT_EQ(eco::test::readBytes(dir.file("precious/thesis.txt")), "do not delete");
+  EXPECT_EQ(eco::test::readBytes(dir.file("out.ecobake-staging-file000001")), "a file");
+  EXPECT_TRUE(fs::is_directory(dir.file("out/tiles")));
+}
+
+// Issue #13 (9): `-o ""` and a dangling-symlink -o were exit 1, the latter after the whole
+// bake. Every unusable -o is exit 2 with one line, before the inputs are even read: the
+// heightmap is missing here, and the message is about the output, not the heightmap.
+TEST(BakeOutput, UnusableOutputIsRefusedBeforeTheBake) {
+  TempDir dir;
+  std::string config = eco::test::writeRidgeWorld(dir);
+  fs::rename(dir.file("heightmap.png"), dir.file("elsewhere.png"));
+  fs::create_symlink("missing/folder", dir.file("dangling"));
+  eco::test::writeBytes(dir.file("file"), "data");
+  struct Case {
+    std::string output, message;
+  };
+  const std::vector<Case> cases = {
+      {"''", "output folder name is empty"},
+      {dir.file("dangling"), dir.file("dangling") + ": is a symbolic link to 'missing/folder', which does not exist"},
+      {dir.file("dangling/"), "which does not exist"},
+      {dir.file("file"), dir.file("file") + ": exists and is not a folder"},
+      {dir.file("file/out"), dir.file("file/out") + ": cannot create the output folder: " + dir.file("file") + " is not a folder"},
+      {dir.file("file/sub/out"), " is not a folder"},
+      {"/", "cannot bake into the root folder"},
+      {dir.file("out.ecobake-staging-abc"), "ecobake's own working files"},
+      {dir.file("out.ecobake-lock"), "ecobake's own working files"},
+  };
+  for (const Case& c : cases) {
+    Result r = run("bake " + config + " -o " + c.output);
+    EXPECT_EQ(r.code, 2) << c.output << ": " << r.output;
+    EXPECT_EQ(lines(r.output), 1u) << r.output;
+    EXPECT_TRUE(has(r.output, c.message)) << c.output << ": " << r.output;
+    EXPECT_FALSE(has(r.output, "heightmap")) << r.output;
+  }
+  EXPECT_TRUE(fs::is_symlink(dir.file("dangling")));
+  EXPECT_FALSE(fs::exists(dir.file("missing")));
+  EXPECT_EQ(eco::test::readBytes(dir.file("file")), "data");
+
+  if (geteuid() != 0) {  // root may write anywhere
+    fs::create_directories(dir.file("readonly"));
+    fs::permissions(dir.file("readonly"), fs::perms::owner_read | fs::perms::owner_exec);
+    Result r = run("bake " + config + " -o " + dir.file("readonly/out"));
+    fs::permissions(dir.file("readonly"), fs::perms::owner_all);
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_TRUE(has(r.output, "cannot create the output folder in " + dir.file("readonly"))) << r.output;
+  }
+}
+
+// A symbolic link to a previous bake is followed: the bake it points to is replaced, the link
+// stays a link.
+TEST(BakeOutput, SymlinkedDestinationReplacesItsTarget) {
+  TempDir dir;
+  std::string config = eco::test::writeRidgeWorld(dir);
+  ASSERT_EQ(run("bake " + config + " -o " + dir.file("bakes/v1") + " -q").code, 0);
+  fs::create_symlink("bakes/v1", dir.file("current"));
+  Result r = run("bake " + config + " -o " + dir.file("current") + " -q --seed 5");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(fs::is_symlink(dir.file("current")));
+  EXPECT_EQ(fs::read_symlink(dir.file("current")), "bakes/v1");
+  EXPECT_EQ(eco::readManifest(dir.file("bakes/v1")).seed, 5u);
+  expectCompleteBake(dir.file("current"));
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir.file("bakes"))) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"v1"});
+}
+
+// Issue #13 (5), through the CLI: `export -o` writes through a device or FIFO and never
+// replaces one; a folder or dangling link is refused with exit 2.
+TEST(BakeOutput, ExportWritesThroughDevicesAndNeverReplacesThem) {
+  TempDir dir;
+  std::string config = eco::test::writeRidgeWorld(dir);
+  ASSERT_EQ(run("bake " + config + " -o " + dir.file("out") + " -q").code, 0);
+  const std::string exportCmd = "export " + dir.file("out") + " -o ";
+  // Private device nodes as root, so a regression cannot replace the system's.
+  auto device = [&dir](const char* name, unsigned minor) {
+    std::string path = dir.file(name);
+    return ::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, minor)) == 0 ? path : std::string("/dev/") + name;
+  };
+  const std::string full = device("full", 7), null = device("null", 3);
+
+  Result r = run(exportCmd + full);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_EQ(lines(r.output), 1u) << r.output;
+  EXPECT_TRUE(has(r.output, full + ": cannot write: No space left on device")) << r.output;
+  r = run(exportCmd + null);
+  EXPECT_EQ(r.code, 0) << r.output;
+  for (const std::string& node : {full, null}) {
+    struct stat st {};
+    ASSERT_EQ(::stat(node.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode)) << node << " was replaced";
+  }
+  // To stdout, through a pipe: the CSV arrives whole.
+  r = eco::test::runCommand(eco::test::tool("ecobake") + " " + exportCmd + "/dev/stdout | grep -c ,");
+  EXPECT_EQ(r.code, 0) << r.output;
+
+  ASSERT_EQ(::mkfifo(dir.file("pipe").c_str(), 0644), 0);
+  r = run(exportCmd + dir.file("pipe"));  // nobody reads: an error, not a hang
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, dir.file("pipe") + ": cannot write: no process is reading")) << r.output;
+  EXPECT_TRUE(fs::is_fifo(dir.file("pipe")));
+
+  fs::create_directories(dir.file("folder"));
+  r = run(exportCmd + dir.file("folder"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, dir.file("folder") + ": is a folder")) << r.output;
+  fs::create_symlink("nowhere/x.csv", dir.file("dangling.csv"));
+  r = run(exportCmd + dir.file("dangling.csv"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "symbolic link to 'nowhere/x.csv', which does not exist")) << r.output;
+
+  eco::test::writeBytes(dir.file("real.csv"), "old");
+  fs::create_symlink("real.csv", dir.file("link.csv"));
+  r = run(exportCmd + dir.file("link.csv"));
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(fs::is_symlink(dir.file("link.csv")));
+  EXPECT_EQ(eco::test::readBytes(dir.file("real.csv")).rfind("x,y,z,", 0), 0u);
+}
