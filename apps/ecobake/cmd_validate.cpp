@@ -1,34 +1,102 @@
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <thread>
 
+#include "bake/estimate.h"
 #include "commands.h"
 #include "config/biome_config.h"
+#include "core/error.h"
+#include "core/parse_number.h"
 
 namespace eco::cli {
 
 namespace {
 int gExitCode = 0;
+
+// "64G", "1.5TB", "512MiB", "2e9": decimal prefixes are powers of 1000, binary (KiB, MiB,
+// GiB, TiB) of 1024; no suffix means bytes.
+double parseBytes(const std::string& text, const std::string& what) {
+  static const struct {
+    const char* suffix;
+    double factor;
+  } kUnits[] = {{"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40}, {"KB", 1e3}, {"MB", 1e6},
+                {"GB", 1e9},     {"TB", 1e12},    {"K", 1e3},       {"M", 1e6},       {"G", 1e9},  {"T", 1e12},
+                {"B", 1}};
+  for (const auto& unit : kUnits) {
+    const std::string suffix = unit.suffix;
+    if (text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return parseReal(text.substr(0, text.size() - suffix.size()), what, 1, 1e18 / unit.factor) * unit.factor;
+  }
+  return parseReal(text, what, 1, 1e18);
 }
+
+}  // namespace
 
 void setExitCode(int code) { gExitCode = code; }
 int exitCode() { return gExitCode; }
 
+void addLimitOptions(CLI::App* cmd, LimitArgs& a) {
+  cmd->add_option("--max-instances", a.maxInstances, "Refuse a bake estimated above this many instances (default 1e9)");
+  cmd->add_option("--max-output", a.maxOutput, "Refuse a bake estimated to write more (default 100GB; K/M/G/T, KiB..TiB)");
+  cmd->add_option("--max-memory", a.maxMemory,
+                  "Refuse a bake estimated to need more memory (default: 3/4 of this machine's memory)");
+  cmd->add_flag("--allow-large", a.allow, "Print the estimate but never refuse on it");
+}
+
+BakeLimits parseLimits(const LimitArgs& a) {
+  BakeLimits limits;
+  if (a.maxInstances) limits.maxInstances = parseReal(*a.maxInstances, "--max-instances", 1, 1e18);
+  if (a.maxOutput) limits.maxOutputBytes = parseBytes(*a.maxOutput, "--max-output");
+  if (a.maxMemory) limits.maxMemoryBytes = parseBytes(*a.maxMemory, "--max-memory");
+  limits.allow = a.allow;
+  return limits;
+}
+
 void addValidate(CLI::App& app) {
-  auto config = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand("validate", "Check a biome config and its input files; list every problem");
-  cmd->add_option("CONFIG", *config, "Biome config (JSON)")->required();
-  cmd->callback([config] {
+  struct Args {
+    std::string config;
+    std::string threads = "0";
+    LimitArgs limits;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand(
+      "validate", "Check a biome config and its input files as bake would, list every problem and estimate the bake");
+  cmd->add_option("CONFIG", a->config, "Biome config (JSON)")->required();
+  cmd->add_option("-j,--threads", a->threads, "Threads the bake would use, for its memory estimate (default: all cores)");
+  addLimitOptions(cmd, a->limits);
+  cmd->callback([a] {
+    const int requested = int(parseInteger(a->threads, "-j/--threads", 0, 1024));
+    const int threads = requested > 0 ? requested : int(std::max(1u, std::thread::hardware_concurrency()));
+    const BakeLimits limits = parseLimits(a->limits);
+    const std::string& config = a->config;
     std::vector<ConfigProblem> problems;
-    BiomeConfig parsed = parseBiomeConfig(*config, problems);
-    checkBiomeInputs(parsed, problems);
-    for (const ConfigProblem& p : problems) std::fprintf(stderr, "%s\n", formatProblem(*config, p).c_str());
+    BiomeConfig parsed = parseBiomeConfig(config, problems);
+    if (problems.empty()) checkBiomeInputs(parsed, problems);
+    std::optional<BakeEstimate> estimate;
+    if (problems.empty()) {
+      // Everything bake does before sampling: decode the images, the checks on the loaded
+      // world, then the estimate against the limits.
+      try {
+        World world = loadWorld(config);
+        checkWorld(world, problems);
+        if (problems.empty()) {
+          estimate = estimateBake(world, threads);
+          if (std::string why = limitProblem(*estimate, limits); !why.empty()) problems.push_back({"", why});
+        }
+      } catch (const InputError& e) {
+        problems.push_back({"", e.what()});
+      }
+    }
+    for (const ConfigProblem& p : problems) std::fprintf(stderr, "%s\n", formatProblem(config, p).c_str());
     if (!problems.empty()) {
-      std::fprintf(stderr, "%s: %zu problem(s)\n", config->c_str(), problems.size());
+      std::fprintf(stderr, "%s: %zu problem(s)\n", config.c_str(), problems.size());
       setExitCode(2);
       return;
     }
-    std::printf("%s: ok (%zu species)\n", config->c_str(), parsed.species.size());
+    std::printf("%s: ok (%zu species); %s with %d threads\n", config.c_str(), parsed.species.size(),
+                describeEstimate(*estimate).c_str(), threads);
   });
 }
 

@@ -3,14 +3,37 @@
 // JSON form: schemas/biome.schema.json. Paths here are already resolved against the config
 // file's folder.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/species_kind.h"
 #include "terrain/terrain.h"
 
 namespace eco {
 
-enum class SpeciesKind : uint8_t { Tree = 0, Shrub = 1, Grass = 2, GroundCover = 3 };
+// Ranges of the config's numbers, documented field by field in schemas/biome.schema.json.
+// Wide enough for any real terrain and vegetation; narrow enough that nothing computed from
+// them (heights, world extents, radius * max_radius_factor, mesh height * scale, bounding
+// spheres, noise lattice indices, grid cells) overflows a float or loses its precision.
+namespace config_limits {
+inline constexpr double kMaxAbsElevation = 1e5;     // metres: heights, offsets, elevation bands
+inline constexpr double kMaxHeightScale = 2e5;      // metres per image unit (a 0..1 image spans all)
+inline constexpr double kMinCellSize = 1e-3, kMaxCellSize = 1e4;  // metres
+inline constexpr double kMaxWorldExtent = 1e6;      // metres: (pixels - 1) * cell_size, each axis
+inline constexpr double kMinLength = 1e-3;          // metres: radii, falloffs, tile size floor
+inline constexpr double kMaxLength = 1e5;           // metres: radii, distances, tile size
+inline constexpr double kMaxRadiusFactor = 1e3;
+inline constexpr double kMaxDistanceScale = 1e7;    // metres per river image unit
+inline constexpr double kMinNoiseWavelength = 1, kMaxNoiseWavelength = 1e7;  // metres
+inline constexpr double kMaxScale = 1e3;            // instance scale
+inline constexpr double kMaxMeshSize = 1e3;         // metres: mesh height and crown radius
+// The tile format stores species ids as uint16; every species also costs a suitability
+// raster the size of the heightmap and a slot in every tile's species table.
+inline constexpr size_t kMaxSpecies = 256;
+inline constexpr size_t kMaxNameBytes = 100;        // species and bake names, UTF-8 bytes
+}  // namespace config_limits
 enum class DensityMode : uint8_t { VariableRadius, Roulette };
 enum class SamplingMethod : uint8_t { Pool, Bridson };
 enum class RiverSource : uint8_t { Distance, Mask };
@@ -91,11 +114,19 @@ struct ConfigProblem {
 // Parses and checks everything that can be checked without reading images.
 // Returns the config and appends every problem found (does not stop at the first).
 BiomeConfig parseBiomeConfig(const std::string& path, std::vector<ConfigProblem>& problems);
-// Adds the checks that need the input files: existence, readable headers, raw sizes,
-// heightmap/river extents.
+// The config's input images, decoded as the bake uses them; empty where a problem was found.
+struct BiomeInputs {
+  std::optional<Image> heightmap, river;
+};
+// Reads every input file the way the bake does (full decode, NaN/Inf scan, raw sizes, at
+// least 2 x 2 pixels, the heightmap/river extent rule), adding a problem per bad file. The
+// one code path of `validate` and loadWorld, so both give the same message for a bad input.
+BiomeInputs loadBiomeInputs(const BiomeConfig& config, std::vector<ConfigProblem>& problems);
+// loadBiomeInputs without keeping the images.
 void checkBiomeInputs(const BiomeConfig& config, std::vector<ConfigProblem>& problems);
-// parse + checkBiomeInputs; throws InputError with the first problem if any.
-BiomeConfig loadBiomeConfig(const std::string& path);
+// parse + loadBiomeInputs; throws InputError with the first problem if any. The decoded
+// images go to *inputs when given (loadWorld uses them rather than reading the files again).
+BiomeConfig loadBiomeConfig(const std::string& path, BiomeInputs* inputs = nullptr);
 
 // One line: "<file>: <json path>: <reason>" (the path is left out when empty).
 std::string formatProblem(const std::string& file, const ConfigProblem& problem);
@@ -105,7 +136,12 @@ std::string formatProblem(const std::string& file, const ConfigProblem& problem)
 // distance. Tiles must be at least twice this wide.
 float maxInteractionDistance(const BiomeConfig& config);
 
-// JSON spelling of a kind: "tree", "shrub", "grass", "ground_cover".
-const char* speciesKindName(SpeciesKind kind);
+// Why `name` cannot name a species or a bake, or "" when it can. The rule (also in the
+// schema): 1 to kMaxNameBytes bytes of valid UTF-8; ASCII letters, digits, space and
+// _ - . ( ) ' plus any non-ASCII letter or symbol, but no control, format or separator
+// characters (bidi overrides, zero-width marks, U+2028); no leading or trailing space.
+// Quotes, commas, backslashes and newlines are out, so no output format (CSV, PLY headers,
+// JSON, terminals) has to escape a name.
+std::string nameProblem(std::string_view name);
 
 }  // namespace eco

@@ -3,12 +3,14 @@
 // schemas/biome.schema.json; keep the two in step (tests/config_schema_test.cpp checks).
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <cstdio>
 #include <map>
 
 #include "config/biome_config.h"
 #include "config/json_fields.h"
+#include "bake/estimate.h"
+#include "core/error.h"
+#include "core/file_io.h"
 
 namespace eco {
 namespace {
@@ -16,33 +18,23 @@ namespace {
 namespace fs = std::filesystem;
 using Problems = std::vector<ConfigProblem>;
 
-const std::string kKindNames[] = {"tree", "shrub", "grass", "ground_cover"};
+const std::vector<std::string> kKindNames(kSpeciesKindNames.begin(), kSpeciesKindNames.end());
+namespace limits = config_limits;
 const std::string kDensityModes[] = {"variable_radius", "roulette"};
 const std::string kSamplingMethods[] = {"pool", "bridson"};
-const std::string kHeightmapFormats[] = {".png", ".exr", ".r16", ".r32f"};
-const std::string kRiverFormats[] = {".png", ".exr"};
+const InputFormat kHeightmapFormats[] = {InputFormat::Png, InputFormat::Exr, InputFormat::R16, InputFormat::R32F};
+const InputFormat kRiverFormats[] = {InputFormat::Png, InputFormat::Exr};
 
-std::string lowerExtension(const std::string& path) {
-  std::string ext = fs::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return ext;
-}
-
-bool isRawFormat(const std::string& path) {
-  std::string ext = lowerExtension(path);
-  return ext == ".r16" || ext == ".r32f";
-}
-
-// Reads a file name, checks its extension and resolves it against the config's folder.
-bool readPath(ObjectReader& r, const char* key, std::span<const std::string> formats, const fs::path& folder,
+// Reads a file name, checks its type (terrain.h's inputFormatOf, the rule loadWorld follows)
+// and resolves it against the config's folder.
+bool readPath(ObjectReader& r, const char* key, std::span<const InputFormat> formats, const fs::path& folder,
               std::string& out) {
   std::string text;
   if (!r.string(key, text, true)) return false;
-  std::string ext = lowerExtension(text);
-  if (std::find(formats.begin(), formats.end(), ext) == formats.end()) {
+  if (std::find(formats.begin(), formats.end(), inputFormatOf(text)) == formats.end()) {
     std::string allowed;
-    for (const std::string& f : formats) allowed += (allowed.empty() ? "" : ", ") + f;
-    r.report(r.pathOf(key), "unsupported file type '" + ext + "' (use " + allowed + ")");
+    for (InputFormat f : formats) allowed += std::string(allowed.empty() ? "" : ", ") + inputFormatExtension(f);
+    r.report(r.pathOf(key), "unsupported file type '" + fs::path(text).extension().string() + "' (use " + allowed + ")");
     return false;
   }
   fs::path p(text);
@@ -60,16 +52,17 @@ void readHeightMapping(ObjectReader& r, HeightMapping& mapping) {
   bool required = scaleGiven != rangeGiven;
 
   float scale = 1, offset = 0;
-  bool scaleOk = r.number("height_scale", scale, Limits::positive(), required && scaleGiven);
-  bool offsetOk = r.number("height_offset", offset, Limits::any(), required && scaleGiven);
+  const Limits elevation = Limits::between(-limits::kMaxAbsElevation, limits::kMaxAbsElevation);
+  bool scaleOk = r.number("height_scale", scale, {0, limits::kMaxHeightScale, true, false}, required && scaleGiven);
+  bool offsetOk = r.number("height_offset", offset, elevation, required && scaleGiven);
   if (scaleOk && offsetOk && !rangeGiven) {
     mapping.heightScale = scale;
     mapping.heightOffset = offset;
   }
 
   float low = 0, high = 0;
-  bool lowOk = r.number("min_elevation", low, Limits::any(), required && rangeGiven);
-  bool highOk = r.number("max_elevation", high, Limits::any(), required && rangeGiven);
+  bool lowOk = r.number("min_elevation", low, elevation, required && rangeGiven);
+  bool highOk = r.number("max_elevation", high, elevation, required && rangeGiven);
   if (lowOk && highOk) {
     if (high <= low)
       r.report(r.pathOf("max_elevation"), "must be above min_elevation (" + describeNumber(low) + "), got " +
@@ -85,11 +78,11 @@ void readTerrain(const Json& json, const std::string& path, const fs::path& fold
                  TerrainConfig& terrain) {
   ObjectReader r(json, path, problems);
   bool pathOk = readPath(r, "heightmap", kHeightmapFormats, folder, terrain.heightmap);
-  r.number("cell_size", terrain.mapping.cellSize, Limits::positive(), true);
+  r.number("cell_size", terrain.mapping.cellSize, Limits::between(limits::kMinCellSize, limits::kMaxCellSize), true);
   readHeightMapping(r, terrain.mapping);
 
   // Unknown file type: still check raw_width/raw_height, but require them only for raw files.
-  bool raw = pathOk && isRawFormat(terrain.heightmap);
+  bool raw = pathOk && isRawFormat(inputFormatOf(terrain.heightmap));
   if (pathOk && !raw) {
     for (const char* key : {"raw_width", "raw_height"}) {
       r.markKnown(key);
@@ -118,7 +111,7 @@ void readRiver(const Json& json, const std::string& path, const fs::path& folder
   bool distanceOk = distanceGiven && readPath(r, "distance", kRiverFormats, folder, distanceFile);
   bool maskOk = maskGiven && readPath(r, "mask", kRiverFormats, folder, maskFile);
   if (distanceGiven) {
-    r.number("distance_scale", river.distanceScale, Limits::positive(), true);
+    r.number("distance_scale", river.distanceScale, {0, limits::kMaxDistanceScale, true, false}, true);
   } else if (r.has("distance_scale")) {
     r.markKnown("distance_scale");
     r.report(r.pathOf("distance_scale"), "only used with a distance image");
@@ -136,9 +129,10 @@ void readRiver(const Json& json, const std::string& path, const fs::path& folder
 
 void readMoisture(const Json& json, const std::string& path, Problems& problems, MoistureConfig& moisture) {
   ObjectReader r(json, path, problems);
-  r.number("river_falloff", moisture.riverFalloff, Limits::positive());
+  r.number("river_falloff", moisture.riverFalloff, Limits::between(limits::kMinLength, limits::kMaxDistanceScale));
   r.number("river_weight", moisture.riverWeight, Limits::between(0, 1));
-  r.number("noise_wavelength", moisture.noiseWavelength, Limits::positive());
+  r.number("noise_wavelength", moisture.noiseWavelength,
+           Limits::between(limits::kMinNoiseWavelength, limits::kMaxNoiseWavelength));
   int64_t octaves = 0;
   if (r.integer("noise_octaves", octaves, Limits::between(1, 12))) moisture.noiseOctaves = int(octaves);
   r.rejectUnknownKeys();
@@ -146,10 +140,11 @@ void readMoisture(const Json& json, const std::string& path, Problems& problems,
 
 void readElevation(const Json& json, const std::string& path, Problems& problems, ElevationBand& band) {
   ObjectReader r(json, path, problems);
-  bool ok = r.number("min", band.min, Limits::any(), true);
-  ok &= r.number("opt_low", band.optLow, Limits::any(), true);
-  ok &= r.number("opt_high", band.optHigh, Limits::any(), true);
-  ok &= r.number("max", band.max, Limits::any(), true);
+  const Limits elevation = Limits::between(-limits::kMaxAbsElevation, limits::kMaxAbsElevation);
+  bool ok = r.number("min", band.min, elevation, true);
+  ok &= r.number("opt_low", band.optLow, elevation, true);
+  ok &= r.number("opt_high", band.optHigh, elevation, true);
+  ok &= r.number("max", band.max, elevation, true);
   if (ok && !(band.min <= band.optLow && band.optLow <= band.optHigh && band.optHigh <= band.max && band.min < band.max))
     r.report(path, "band must satisfy min <= opt_low <= opt_high <= max and min < max, got " +
                        describeNumber(band.min) + ", " + describeNumber(band.optLow) + ", " +
@@ -179,17 +174,28 @@ void readColor(ObjectReader& r, float color[3]) {
 // Returns false when a field that spacing depends on (radius, factor, footprint) is invalid.
 bool readSpecies(const Json& json, const std::string& path, Problems& problems, SpeciesConfig& s) {
   ObjectReader r(json, path, problems);
-  r.string("name", s.name, true);
+  if (r.string("name", s.name, true)) {
+    if (std::string why = nameProblem(s.name); !why.empty()) {
+      r.report(r.pathOf("name"), why);
+      s.name.clear();  // no duplicate or exclusion checks against a refused name
+    }
+  }
   int kind = 0;
   if (r.choice("kind", kKindNames, kind, true)) s.kind = SpeciesKind(kind);
   int64_t layer = int64_t(s.kind);
   r.integer("layer", layer, Limits::between(0, 255));
   s.layer = int(layer);
 
-  bool spacingOk = r.number("radius", s.radius, Limits::positive(), true);
-  spacingOk &= r.number("max_radius_factor", s.maxRadiusFactor, Limits::atLeast(1)) || !r.has("max_radius_factor");
+  const Limits length = Limits::between(limits::kMinLength, limits::kMaxLength);
+  bool spacingOk = r.number("radius", s.radius, length, true);
+  spacingOk &= r.number("max_radius_factor", s.maxRadiusFactor, Limits::between(1, limits::kMaxRadiusFactor)) ||
+               !r.has("max_radius_factor");
   s.footprint = s.radius / 4;
-  spacingOk &= r.number("footprint", s.footprint, Limits::atLeast(0)) || !r.has("footprint");
+  spacingOk &= r.number("footprint", s.footprint, Limits::between(0, limits::kMaxLength)) || !r.has("footprint");
+  if (spacingOk && double(s.radius) * double(s.maxRadiusFactor) > limits::kMaxLength)
+    r.report(r.pathOf("max_radius_factor"), "radius * max_radius_factor (" + describeNumber(s.radius) + " * " +
+                                                describeNumber(s.maxRadiusFactor) + ") must be at most " +
+                                                describeNumber(limits::kMaxLength) + " m");
 
   if (const Json* e = r.object("elevation", true)) readElevation(*e, r.pathOf("elevation"), problems, s.elevation);
   if (const Json* slope = r.object("slope")) {
@@ -208,8 +214,9 @@ bool readSpecies(const Json& json, const std::string& path, Problems& problems, 
   r.number("density", s.density, Limits::between(0, 1));
   if (const Json* scale = r.object("scale")) {
     ObjectReader sr(*scale, r.pathOf("scale"), problems);
-    bool ok = sr.number("min", s.scaleMin, Limits::positive());
-    ok &= sr.number("max", s.scaleMax, Limits::positive());
+    const Limits scaleLimits{0, limits::kMaxScale, true, false};
+    bool ok = sr.number("min", s.scaleMin, scaleLimits);
+    ok &= sr.number("max", s.scaleMax, scaleLimits);
     if (ok && s.scaleMin > s.scaleMax)
       sr.report(sr.path(), "min (" + describeNumber(s.scaleMin) + ") is above max (" + describeNumber(s.scaleMax) + ")");
     sr.rejectUnknownKeys();
@@ -218,8 +225,9 @@ bool readSpecies(const Json& json, const std::string& path, Problems& problems, 
   r.number("color_variation", s.colorVariation, Limits::between(0, 1));
   if (const Json* mesh = r.object("mesh")) {
     ObjectReader mr(*mesh, r.pathOf("mesh"), problems);
-    mr.number("height", s.meshHeight, Limits::positive());
-    mr.number("crown_radius", s.crownRadius, Limits::positive());
+    const Limits size{0, limits::kMaxMeshSize, true, false};
+    mr.number("height", s.meshHeight, size);
+    mr.number("crown_radius", s.crownRadius, size);
     mr.rejectUnknownKeys();
   }
   r.number("max_tilt_deg", s.maxTiltDeg, Limits::between(0, 90));
@@ -231,7 +239,7 @@ bool readExclusion(const Json& json, const std::string& path, Problems& problems
   ObjectReader r(json, path, problems);
   r.string("a", e.a, true);
   r.string("b", e.b, true);
-  bool ok = r.number("distance", e.distance, Limits::atLeast(0), true);
+  bool ok = r.number("distance", e.distance, Limits::between(0, limits::kMaxLength), true);
   r.rejectUnknownKeys();
   return ok;
 }
@@ -275,18 +283,112 @@ void checkSpeciesNames(const BiomeConfig& config, Problems& problems) {
   }
 }
 
+// 256 species with every field and long names stay far below this.
+constexpr uint64_t kMaxConfigBytes = 16 << 20;
+
 std::string readText(const std::string& path, Problems& problems) {
   std::error_code ec;
   if (!fs::exists(path, ec)) {
     problems.push_back({"", "config file not found"});
     return {};
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!fs::is_regular_file(path, ec) || !in) {
-    problems.push_back({"", "cannot read config file"});
+  try {
+    return readFileText(path, kMaxConfigBytes, "config file");
+  } catch (const InputError& e) {
+    problems.push_back({"", e.what()});
     return {};
   }
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Follows a SAX parse to know the JSON pointer of the value being read when the parser
+// stops: nlohmann reports a number too large for a double (1e400) without a position.
+class PointerTracker final : public nlohmann::json_sax<Json> {
+ public:
+  std::string pointer() const {
+    std::string out;
+    for (const Frame& f : frames_) out = f.array ? jsonPointer(out, f.index) : jsonPointer(out, f.key);
+    return out;
+  }
+  std::string token;
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return push(false); }
+  bool key(string_t& k) override {
+    frames_.back().key = k;
+    return true;
+  }
+  bool end_object() override { return pop(); }
+  bool start_array(std::size_t) override { return push(true); }
+  bool end_array() override { return pop(); }
+  bool parse_error(std::size_t, const std::string& lastToken, const nlohmann::detail::exception&) override {
+    token = lastToken;
+    return false;
+  }
+
+ private:
+  struct Frame {
+    bool array = false;
+    size_t index = 0;
+    std::string key;
+  };
+  bool value() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+    return true;
+  }
+  bool push(bool array) {
+    frames_.push_back({array, 0, {}});
+    return true;
+  }
+  bool pop() {
+    frames_.pop_back();
+    return value();
+  }
+  std::vector<Frame> frames_;
+};
+
+ConfigProblem numberOverflowProblem(const std::string& text) {
+  PointerTracker tracker;
+  Json::sax_parse(text, &tracker);
+  return {tracker.pointer(), "number " + tracker.token + " is out of range (a JSON number must fit a double; " +
+                                 "see the schema for each field's range)"};
+}
+
+// Length in bytes of the UTF-8 sequence at s[i] and its code point; 0 when malformed
+// (overlong, surrogate, above U+10FFFF, truncated).
+size_t decodeUtf8(std::string_view s, size_t i, char32_t& cp) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char b0 = byte(i);
+  size_t n = b0 < 0x80 ? 1 : (b0 & 0xe0) == 0xc0 ? 2 : (b0 & 0xf0) == 0xe0 ? 3 : (b0 & 0xf8) == 0xf0 ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  cp = n == 1 ? b0 : n == 2 ? b0 & 0x1fu : n == 3 ? b0 & 0x0fu : b0 & 0x07u;
+  for (size_t k = 1; k < n; ++k) {
+    if ((byte(i + k) & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (byte(i + k) & 0x3fu);
+  }
+  static constexpr char32_t kMinOf[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMinOf[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  return n;
+}
+
+// Code points outside ASCII that a name may not hold: C1 controls, separators and the
+// invisible format characters that reorder or hide text (bidi overrides, zero-width marks,
+// the BOM), and non-characters.
+bool forbiddenNonAscii(char32_t cp) {
+  return cp <= 0x9f || cp == 0xad || (cp >= 0x2000 && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202f) ||
+         (cp >= 0x205f && cp <= 0x206f) || cp == 0xfeff || (cp >= 0xfff0 && cp <= 0xffff) ||
+         (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe || (cp >= 0xe0000 && cp <= 0xe007f);
+}
+
+std::string describeChar(char32_t cp) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "U+%04X", unsigned(cp));
+  return buf;
 }
 
 // nlohmann reports a byte offset; users want line and column.
@@ -303,6 +405,31 @@ ConfigProblem parseErrorProblem(const std::string& text, const nlohmann::json::p
 
 }  // namespace
 
+std::string nameProblem(std::string_view name) {
+  if (name.empty()) return "must not be empty";
+  if (name.size() > limits::kMaxNameBytes)
+    return "is " + std::to_string(name.size()) + " bytes long; at most " + std::to_string(limits::kMaxNameBytes);
+  if (name.front() == ' ' || name.back() == ' ') return "must not start or end with a space";
+  for (size_t i = 0; i < name.size();) {
+    char32_t cp = 0;
+    const size_t n = decodeUtf8(name, i, cp);
+    if (n == 0) return "is not valid UTF-8 (byte " + std::to_string(i) + ")";
+    if (cp < 0x80) {
+      const char c = char(cp);
+      const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                           std::string_view(" _-.()'").find(c) != std::string_view::npos;
+      if (!allowed)
+        return "may hold letters, digits, spaces and _ - . ( ) ' only; got " +
+               (cp >= 0x20 && cp < 0x7f ? "'" + std::string(1, c) + "'" : describeChar(cp)) + " at byte " +
+               std::to_string(i);
+    } else if (forbiddenNonAscii(cp)) {
+      return "holds the invisible or control character " + describeChar(cp) + " at byte " + std::to_string(i);
+    }
+    i += n;
+  }
+  return {};
+}
+
 BiomeConfig parseBiomeConfig(const std::string& path, std::vector<ConfigProblem>& problems) {
   BiomeConfig config;
   config.configPath = path;
@@ -316,6 +443,9 @@ BiomeConfig parseBiomeConfig(const std::string& path, std::vector<ConfigProblem>
   } catch (const nlohmann::json::parse_error& e) {
     problems.push_back(parseErrorProblem(text, e));
     return config;
+  } catch (const nlohmann::json::out_of_range&) {
+    problems.push_back(numberOverflowProblem(text));
+    return config;
   }
   if (!json.is_object()) {
     problems.push_back({"", "expected a JSON object at the top level, got " + jsonTypeName(json)});
@@ -326,7 +456,8 @@ BiomeConfig parseBiomeConfig(const std::string& path, std::vector<ConfigProblem>
   ObjectReader root(json, "", problems);
   std::string schemaPath;
   root.string("$schema", schemaPath);
-  root.string("name", config.name, true);
+  if (root.string("name", config.name, true))
+    if (std::string why = nameProblem(config.name); !why.empty()) root.report("/name", why);
   if (const Json* t = root.object("terrain", true)) readTerrain(*t, "/terrain", folder, problems, config.terrain);
   if (const Json* r = root.object("river")) readRiver(*r, "/river", folder, problems, config.river);
   if (const Json* sun = root.object("sun")) {
@@ -338,7 +469,8 @@ BiomeConfig parseBiomeConfig(const std::string& path, std::vector<ConfigProblem>
   bool tileSizeOk = true;
   if (const Json* tiling = root.object("tiling")) {
     ObjectReader r(*tiling, "/tiling", problems);
-    tileSizeOk = r.number("tile_size", config.tileSize, Limits::positive()) || !r.has("tile_size");
+    tileSizeOk = r.number("tile_size", config.tileSize, Limits::between(limits::kMinLength, limits::kMaxLength)) ||
+                 !r.has("tile_size");
     r.rejectUnknownKeys();
   }
   root.unsignedInteger("seed", config.seed);
@@ -356,6 +488,13 @@ BiomeConfig parseBiomeConfig(const std::string& path, std::vector<ConfigProblem>
   bool spacingOk = true;
   if (const Json* species = root.array("species", true)) {
     if (species->empty()) root.report("/species", "list at least one species");
+    if (species->size() > limits::kMaxSpecies) {
+      // Every species costs a heightmap-sized raster and a slot in every tile: refuse before
+      // reading thousands of them.
+      root.report("/species", "at most " + std::to_string(limits::kMaxSpecies) + " species, got " +
+                                  std::to_string(species->size()));
+      return config;
+    }
     for (auto [item, itemPath] : objectsOf(*species, "/species", problems))
       spacingOk &= readSpecies(*item, itemPath, problems, config.species.emplace_back());
     spacingOk &= config.species.size() == species->size();
@@ -368,23 +507,10 @@ BiomeConfig parseBiomeConfig(const std::string& path, std::vector<ConfigProblem>
   root.rejectUnknownKeys();
   checkSpeciesNames(config, problems);
 
-  float interaction = maxInteractionDistance(config);
-  if (spacingOk && tileSizeOk && !config.species.empty() && config.tileSize < 2 * interaction)
-    problems.push_back({"/tiling/tile_size", "must be at least 2 * the largest interaction distance (2 * " +
-                                                 describeNumber(interaction) + " = " +
-                                                 describeNumber(2 * interaction) + " m), got " +
-                                                 describeNumber(config.tileSize)});
+  // The sampler's own checks (tile-size rule, grid size per tile), with the fields' paths;
+  // those that need the world's extent follow once the heightmap is read (checkWorld).
+  if (spacingOk && tileSizeOk && !config.species.empty()) checkSamplingConfig(config, 0.f, 0.f, problems);
   return config;
 }
-
-float maxInteractionDistance(const BiomeConfig& config) {
-  float distance = 0;
-  for (const SpeciesConfig& s : config.species)
-    distance = std::max({distance, s.radius * s.maxRadiusFactor, 2 * s.footprint});
-  for (const ExclusionOverride& e : config.exclusions) distance = std::max(distance, e.distance);
-  return distance;
-}
-
-const char* speciesKindName(SpeciesKind kind) { return kKindNames[size_t(kind)].c_str(); }
 
 }  // namespace eco

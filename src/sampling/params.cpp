@@ -16,6 +16,8 @@ int tileCount(float extent, float tile) { return int(std::ceil(double(extent) / 
 // Grid cells per class and tile (tile plus margins) beyond which a worker's scratch (about
 // 22 bytes per cell with the coverage raster) would exceed ~180 MB.
 constexpr double kMaxCellsPerTile = 8.0 * 1024 * 1024;
+// The schedule and the manifest hold an entry per tile.
+constexpr double kMaxTiles = 1e9;
 
 std::string num(double v) {
   char buf[32];
@@ -45,39 +47,94 @@ float interactionDistance(const SamplerParams& p) {
   return reach;
 }
 
-void validateSamplerParams(const SamplerParams& p) {
-  auto fail = [](const std::string& what) { throw InputError("sampler: " + what); };
-  if (!(p.worldX > 0.f && p.worldZ > 0.f) || !std::isfinite(p.worldX) || !std::isfinite(p.worldZ))
-    fail("world extent " + num(p.worldX) + " x " + num(p.worldZ) + " m must be positive");
-  if (!(p.tileSize > 0.f) || !std::isfinite(p.tileSize)) fail("tile size " + num(p.tileSize) + " m must be positive");
-  if (double(tilesX(p)) * double(tilesZ(p)) > 1e9) fail("too many tiles (world / tile size)");
+float minTileSize(const SamplerParams& p) { return interactionDistance(p); }
+
+std::vector<SamplerProblem> samplerProblems(const SamplerParams& p, bool knownExtent) {
+  using S = SamplerProblem::Subject;
+  std::vector<SamplerProblem> out;
+  auto add = [&](S subject, int cls, int other, std::string reason) {
+    out.push_back({subject, cls, other, std::move(reason)});
+  };
+  if (knownExtent) {
+    if (!(p.worldX > 0.f && p.worldZ > 0.f) || !std::isfinite(p.worldX) || !std::isfinite(p.worldZ))
+      add(S::World, -1, -1, "world extent " + num(p.worldX) + " x " + num(p.worldZ) + " m must be positive");
+    else if (p.tileSize > 0.f && std::isfinite(p.tileSize) && double(tilesX(p)) * double(tilesZ(p)) > kMaxTiles)
+      add(S::TileSize, -1, -1, "tile size " + num(p.tileSize) + " m cuts the " + num(p.worldX) + " x " + num(p.worldZ) +
+                                    " m world into " + num(double(tilesX(p)) * double(tilesZ(p))) +
+                                    " tiles, more than " + num(kMaxTiles) + "; use larger tiles");
+  }
+  const bool tileOk = p.tileSize > 0.f && std::isfinite(p.tileSize);
+  if (!tileOk) add(S::TileSize, -1, -1, "tile size " + num(p.tileSize) + " m must be positive");
   if (p.candidates < 1 || p.candidates > 10000)
-    fail("candidates (Bridson k) " + std::to_string(p.candidates) + " must be in [1, 10000]");
+    add(S::Candidates, -1, -1, "candidates (Bridson k) " + std::to_string(p.candidates) + " must be in [1, 10000]");
   const size_t n = p.classes.size();
-  if (n == 0) fail("no sample classes");
-  if (n > 65535) fail("too many sample classes");
+  if (n == 0) add(S::ClassCount, -1, -1, "no sample classes");
+  if (n > 65535) add(S::ClassCount, -1, -1, "too many sample classes (" + std::to_string(n) + ", at most 65535)");
+  bool classesOk = n > 0 && n <= 65535;
   for (size_t c = 0; c < n; ++c) {
     const SampleClass& sc = p.classes[c];
-    const std::string name = "class " + std::to_string(c);
-    if (!(sc.radius > 0.f) || !std::isfinite(sc.radius)) fail(name + ": radius " + num(sc.radius) + " must be positive");
-    if (p.variableRadius && !(sc.maxRadius >= sc.radius && std::isfinite(sc.maxRadius)))
-      fail(name + ": maxRadius " + num(sc.maxRadius) + " must be >= radius " + num(sc.radius));
+    if (!(sc.radius > 0.f) || !std::isfinite(sc.radius)) {
+      add(S::Radius, int(c), -1, "radius " + num(sc.radius) + " must be positive");
+      classesOk = false;
+    } else if (p.variableRadius && !(sc.maxRadius >= sc.radius && std::isfinite(sc.maxRadius))) {
+      add(S::MaxRadius, int(c), -1, "maxRadius " + num(sc.maxRadius) + " must be >= radius " + num(sc.radius));
+      classesOk = false;
+    }
   }
-  if (!p.classDistance.empty() && p.classDistance.size() != n * n)
-    fail("classDistance has " + std::to_string(p.classDistance.size()) + " entries, expected " +
-         std::to_string(n * n) + " (" + std::to_string(n) + " x " + std::to_string(n) + ")");
-  for (float d : p.classDistance)
-    if (!(d >= 0.f) || !std::isfinite(d)) fail("classDistance entry " + num(d) + " must be >= 0");
-  const float reach = interactionDistance(p);
-  if (p.tileSize < reach)
-    fail("tile size " + num(p.tileSize) + " m is smaller than the largest interaction distance " + num(reach) +
-         " m (largest radius or class distance); use tiles of at least " + num(reach) + " m");
+  if (!p.classDistance.empty() && p.classDistance.size() != n * n) {
+    add(S::ClassDistance, -1, -1, "classDistance has " + std::to_string(p.classDistance.size()) +
+                                      " entries, expected " + std::to_string(n * n) + " (" + std::to_string(n) +
+                                      " x " + std::to_string(n) + ")");
+    return out;  // pairDistance would read past the end
+  }
+  for (size_t i = 0; i < p.classDistance.size(); ++i) {
+    const float d = p.classDistance[i];
+    if (!(d >= 0.f) || !std::isfinite(d)) {
+      add(S::ClassDistance, int(i / n), int(i % n), "class distance " + num(d) + " must be >= 0");
+      classesOk = false;
+    }
+  }
+  if (!classesOk || !tileOk) return out;
+  // The rule and the grid size in the order that names the cause: a class whose own reach
+  // or pair distance exceeds the tile, then a class too fine for the tile.
+  const float reach = minTileSize(p);
+  if (p.tileSize < reach) {
+    for (int c = 0; c < int(n); ++c) {
+      const SampleClass& sc = p.classes[size_t(c)];
+      const float own = p.variableRadius ? std::max(sc.radius, sc.maxRadius) : sc.radius;
+      if (own == reach) {
+        add(S::TileSize, c, -1, "tile size " + num(p.tileSize) + " m is smaller than the largest interaction distance " +
+                                    num(reach) + " m (the largest radius of class " + std::to_string(c) +
+                                    "); use tiles of at least " + num(reach) + " m");
+        return out;
+      }
+      for (int d = 0; d < int(n); ++d)
+        if (pairDistance(p, c, d) == reach) {
+          add(S::TileSize, c, d, "tile size " + num(p.tileSize) + " m is smaller than the largest interaction distance " +
+                                     num(reach) + " m (the distance between classes " + std::to_string(c) + " and " +
+                                     std::to_string(d) + "); use tiles of at least " + num(reach) + " m");
+          return out;
+        }
+    }
+  }
   for (size_t c = 0; c < n; ++c) {
     const double side = (double(p.tileSize) + 2.0 * reach) / (p.classes[c].radius / std::sqrt(2.0)) + 8.0;
     if (side * side > kMaxCellsPerTile)
-      fail("class " + std::to_string(c) + ": radius " + num(p.classes[c].radius) + " m is too small for tile size " +
-           num(p.tileSize) + " m (" + num(side * side) + " grid cells per tile); use smaller tiles");
+      add(S::Radius, int(c), -1, "radius " + num(p.classes[c].radius) + " m is too small for tile size " +
+                                     num(p.tileSize) + " m (" + num(side * side) + " grid cells per tile, at most " +
+                                     num(kMaxCellsPerTile) + "); use a larger radius or smaller tiles (tile size" +
+                                     " + 2 * " + num(reach) + " m at most " +
+                                     num(std::sqrt(kMaxCellsPerTile) - 8.0) + " cells of radius / sqrt(2))");
   }
+  return out;
+}
+
+void validateSamplerParams(const SamplerParams& p) {
+  std::vector<SamplerProblem> problems = samplerProblems(p);
+  if (problems.empty()) return;
+  const SamplerProblem& first = problems.front();
+  const bool perClass = first.cls >= 0 && first.subject != SamplerProblem::Subject::TileSize;
+  throw InputError("sampler: " + (perClass ? "class " + std::to_string(first.cls) + ": " : std::string()) + first.reason);
 }
 
 namespace sampling {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "core/bilinear.h"
@@ -92,7 +93,23 @@ float pairDistance(const SamplerParams& p, int c, int d);
 // radius and every pair distance. Tiles must be at least this wide.
 float interactionDistance(const SamplerParams& p);
 
-// Throws InputError naming the field and the numbers when params cannot be sampled.
+// The tile-size rule, one definition for the sampler and the config checks: a tile depends
+// only on its 8 neighbours, so tiles must be at least interactionDistance() wide.
+float minTileSize(const SamplerParams& p);
+
+// One reason params cannot be sampled, with what it concerns, so a caller (the config
+// checks) can name its own field: cls / other are class indices or -1.
+struct SamplerProblem {
+  enum class Subject { World, TileSize, Candidates, ClassCount, Radius, MaxRadius, ClassDistance };
+  Subject subject = Subject::World;
+  int cls = -1, other = -1;
+  std::string reason;  // with the numbers; no "class N" prefix
+};
+// Every check validateSamplerParams makes. knownExtent = false leaves out the checks of
+// worldX / worldZ (a config before its heightmap is read).
+std::vector<SamplerProblem> samplerProblems(const SamplerParams& p, bool knownExtent = true);
+
+// Throws InputError with the first of samplerProblems(p).
 void validateSamplerParams(const SamplerParams& p);
 
 // Calls sink once per tile of `range` as soon as that tile is final, from worker threads

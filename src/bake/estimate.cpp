@@ -1,0 +1,314 @@
+#include "bake/estimate.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+#include "config/json_fields.h"
+#include "core/error.h"
+#include "sampling/bridson.h"
+#include "sampling/pool.h"
+#include "sampling/schedule.h"
+#include "tileio/manifest.h"
+
+namespace eco {
+
+namespace {
+
+using Problems = std::vector<ConfigProblem>;
+namespace limits = config_limits;
+
+std::string speciesPath(size_t id) { return "/species/" + std::to_string(id); }
+
+// Calibration (ecobake bake, commit of this file; estimate / actual):
+//   instances: the maximal Poisson-disk packing of radius r holds about 0.70 / r^2 points
+//   per square metre; the sampler's pool and the species' mutual exclusions land a little
+//   below that. Measured on configs/temperate_mountain.json, configs/arid_canyon.json and
+//   bench/configs/puget_forest.json (see tests/bake_estimate_test.cpp).
+constexpr double kPackingPerRadius2 = 0.59;
+// Encoded bytes per instance (tile.fbs: quantized position, yaw, scale, up, colour, species,
+// plus FlatBuffers vectors): 16.06 to 16.15 on the sample worlds.
+constexpr double kBytesPerInstance = 16.2;
+// Per tile file: header, bounds, vtables; and per species in each tile's species table.
+constexpr double kBytesPerTile = 160, kBytesPerTileSpecies = 64;
+// Grid scratch per cell of a class in one tile: position (8), radius (4), occupancy bit,
+// coverage or near raster (16 bits), reach and alive blocks (ClassGrid).
+constexpr double kBytesPerCell = 22;
+// The process itself (code, the base pool, allocator, thread stacks) and, per heightmap
+// pixel, what the image decode and the terrain set-up leave resident (measured: peak RSS of
+// bakes of one tile and of the whole world, 1025 x 1025 heightmaps, 4 and 7 species).
+constexpr double kBaseBytes = 20e6, kLoadBytesPerPixel = 12;
+
+double physicalMemory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && pageSize > 0 ? double(pages) * double(pageSize) : 0.0;
+}
+
+std::string bytesText(double bytes) {
+  char buf[32];
+  if (bytes >= 1e12)
+    std::snprintf(buf, sizeof buf, "%.1f TB", bytes / 1e12);
+  else if (bytes >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f MB", std::ceil(bytes / 1e6));
+  return buf;
+}
+
+std::string countText(double n) {
+  char buf[32];
+  if (n >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.3g G", n / 1e9);
+  else if (n >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.3g M", n / 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f", n);
+  return buf;
+}
+
+// The config field behind an exclusion distance between two species: the first exclusion
+// naming the pair (it wins, as in samplerParams), else the first species' footprint.
+std::string pairPath(const BiomeConfig& c, size_t a, size_t b) {
+  for (size_t i = 0; i < c.exclusions.size(); ++i) {
+    const ExclusionOverride& e = c.exclusions[i];
+    if ((e.a == c.species[a].name && e.b == c.species[b].name) || (e.a == c.species[b].name && e.b == c.species[a].name))
+      return "/exclusions/" + std::to_string(i) + "/distance";
+  }
+  return speciesPath(a) + "/footprint";
+}
+
+}  // namespace
+
+void checkSamplingConfig(const BiomeConfig& c, float worldX, float worldZ, Problems& problems) {
+  if (c.species.empty() || c.species.size() > limits::kMaxSpecies) return;  // reported by the parser
+  const bool known = worldX > 0.f && worldZ > 0.f;
+  const SpeciesOrder order = speciesOrder(c);
+  const SamplerParams p = samplerParams(c, known ? worldX : c.tileSize, known ? worldZ : c.tileSize, order);
+  auto species = [&](int cls) { return size_t(order.speciesOfClass[size_t(cls)]); };
+  using S = SamplerProblem::Subject;
+  for (const SamplerProblem& sp : samplerProblems(p, known)) {
+    switch (sp.subject) {
+      case S::World:
+        problems.push_back({"/terrain/cell_size", sp.reason});
+        break;
+      case S::TileSize: {
+        std::string reason = sp.reason;
+        const std::string reach = describeNumber(minTileSize(p));
+        const std::string got = ", got " + describeNumber(c.tileSize);
+        if (sp.cls >= 0 && sp.other >= 0)
+          reason = "must be at least " + reach + " m, the exclusion distance between " + speciesPath(species(sp.cls)) +
+                   " and " + speciesPath(species(sp.other)) + " (" + pairPath(c, species(sp.cls), species(sp.other)) +
+                   ")" + got;
+        else if (sp.cls >= 0)
+          reason = "must be at least " + reach + " m, the largest spacing of " + speciesPath(species(sp.cls)) +
+                   (p.variableRadius ? " (radius * max_radius_factor)" : " (radius)") + got;
+        problems.push_back({"/tiling/tile_size", reason});
+        break;
+      }
+      case S::Candidates:
+        problems.push_back({"/sampling/candidates", sp.reason});
+        break;
+      case S::ClassCount:
+        problems.push_back({"/species", sp.reason});
+        break;
+      case S::Radius:
+        problems.push_back({speciesPath(species(sp.cls)) + "/radius", sp.reason});
+        break;
+      case S::MaxRadius:
+        problems.push_back({speciesPath(species(sp.cls)) + "/max_radius_factor", sp.reason});
+        break;
+      case S::ClassDistance:
+        problems.push_back({sp.cls >= 0 ? pairPath(c, species(sp.cls), species(sp.other)) : "/exclusions", sp.reason});
+        break;
+    }
+  }
+}
+
+void checkWorld(const World& world, Problems& problems) {
+  const BiomeConfig& c = world.config;
+  const Heightmap& t = world.terrain;
+  const double extentX = double(t.metres.width - 1) * double(t.cellSize);
+  const double extentZ = double(t.metres.height - 1) * double(t.cellSize);
+  if (!(std::max(extentX, extentZ) <= limits::kMaxWorldExtent)) {
+    problems.push_back({"/terrain/cell_size", "the heightmap's " + std::to_string(t.metres.width) + " x " +
+                                                  std::to_string(t.metres.height) + " pixels at " +
+                                                  describeNumber(t.cellSize) + " m span " + describeNumber(extentX) +
+                                                  " x " + describeNumber(extentZ) + " m; at most " +
+                                                  describeNumber(limits::kMaxWorldExtent) + " m a side"});
+    return;
+  }
+  for (size_t k = 0; k < t.metres.values.size(); ++k) {
+    const float h = t.metres.values[k];
+    if (!(std::fabs(h) <= float(limits::kMaxAbsElevation))) {
+      const size_t i = k % size_t(t.metres.width), j = k / size_t(t.metres.width);
+      problems.push_back({"/terrain/heightmap", c.terrain.heightmap + ": pixel (" + std::to_string(i) + ", " +
+                                                    std::to_string(j) + ") maps to " + describeNumber(h) +
+                                                    " m; heights must stay within +-" +
+                                                    describeNumber(limits::kMaxAbsElevation) +
+                                                    " m (check height_scale and height_offset)"});
+      break;
+    }
+  }
+  // Positions are floats in world metres: a spacing below about 8 float steps at the far
+  // edge of the world would be rounding noise.
+  const double precision = std::max(extentX, extentZ) * std::ldexp(1.0, -20);
+  for (size_t s = 0; s < c.species.size(); ++s)
+    if (double(c.species[s].radius) < precision)
+      problems.push_back({speciesPath(s) + "/radius", "radius " + describeNumber(c.species[s].radius) +
+                                                          " m is below the float precision of positions in a " +
+                                                          describeNumber(std::max(extentX, extentZ)) +
+                                                          " m world; use at least " + describeNumber(precision) + " m"});
+  checkSamplingConfig(c, t.extentX(), t.extentZ(), problems);
+}
+
+void requireValidWorld(const World& world) {
+  Problems problems;
+  checkWorld(world, problems);
+  if (!problems.empty()) throw InputError(formatProblem(world.config.configPath, problems.front()));
+}
+
+BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRange> range) {
+  const BiomeConfig& c = world.config;
+  const Heightmap& t = world.terrain;
+  const SpeciesOrder order = speciesOrder(c);
+  const SamplerParams p = samplerParams(world, order);
+  const TileRange r = range.value_or(TileRange{0, 0, tilesX(p), tilesZ(p)});
+  const size_t nSpecies = c.species.size();
+  BakeEstimate e;
+  e.tiles = (long long)(r.x1 - r.x0) * (long long)(r.z1 - r.z0);
+  const double x0 = double(r.x0) * p.tileSize, z0 = double(r.z0) * p.tileSize;
+  const double x1 = std::min(double(r.x1) * p.tileSize, double(p.worldX));
+  const double z1 = std::min(double(r.z1) * p.tileSize, double(p.worldZ));
+  const double area = std::max(0.0, x1 - x0) * std::max(0.0, z1 - z0);
+
+  // Mean suitability of each species over a grid of pixels inside the range: the raster's
+  // values there, from the same functions (speciesWeights multiplies the same factors).
+  const int W = t.metres.width, H = t.metres.height;
+  constexpr int kEstimateGrid = 512;
+  const int stride = std::max(1, (std::max(W, H) + kEstimateGrid - 1) / kEstimateGrid);
+  threads = std::clamp(threads, 1, 64);
+  std::vector<std::vector<double>> sums(size_t(threads), std::vector<double>(nSpecies, 0.0));
+  std::vector<long long> counts(size_t(threads), 0);
+  // Classes are placed in layer order and each keeps footprint_a + footprint_b away from the
+  // instances already placed, so a class sees the ground its predecessors left free: with
+  // n_t instances per square metre of class t, a fraction exp(-sum_t n_t pi (f_t + f_s)^2)
+  // (a Boolean model of discs), expanded into three running sums so a point costs O(species).
+  std::vector<double> perArea(nSpecies);  // instances per square metre at suitability 1
+  for (size_t s = 0; s < nSpecies; ++s) perArea[s] = kPackingPerRadius2 / (double(c.species[s].radius) * c.species[s].radius);
+  auto rows = [&](int first) {
+    std::vector<double>& sum = sums[size_t(first)];
+    for (int j = first * stride; j < H; j += threads * stride)
+      for (int i = 0; i < W; i += stride) {
+        const float x = float(i) * t.cellSize, z = float(j) * t.cellSize;
+        if (x < x0 || x > x1 || z < z0 || z > z1) continue;
+        ++counts[size_t(first)];
+        const Environment env = environmentAt(world, x, z);
+        double n0 = 0, n1 = 0, n2 = 0;  // sum over placed classes of n_t, n_t f_t, n_t f_t^2
+        for (uint16_t s : order.speciesOfClass) {
+          const SpeciesConfig& sp = c.species[s];
+          const double suitability = speciesWeights(sp, env).suitability;
+          if (!(suitability > 0)) continue;
+          const double f = sp.footprint;
+          const double free = std::exp(-3.14159265358979 * (n2 + 2.0 * f * n1 + f * f * n0));
+          const double n = perArea[s] * suitability * free;
+          sum[s] += n;
+          n0 += n, n1 += n * f, n2 += n * f * f;
+        }
+      }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (int k = 1; k < threads; ++k) pool.emplace_back(rows, k);
+    rows(0);
+  }
+  long long samples = 0;
+  for (long long n : counts) samples += n;
+  e.speciesInstances.assign(nSpecies, 0.0);
+  for (size_t s = 0; s < nSpecies; ++s) {
+    double sum = 0;
+    for (const std::vector<double>& part : sums) sum += part[s];
+    e.speciesInstances[s] = samples ? sum / double(samples) * area : 0.0;
+    e.instances += e.speciesInstances[s];
+  }
+
+  // Output: tiles (at most one file per tile in the range, never more files than instances),
+  // the terrain copy and the manifest.
+  const double tileFiles = std::min(double(e.tiles), std::ceil(e.instances));
+  const double pixels = double(W) * double(H);
+  e.outputBytes = e.instances * kBytesPerInstance +
+                  tileFiles * (kBytesPerTile + kBytesPerTileSpecies * double(nSpecies)) + pixels * 4.0 +
+                  tileFiles * (160.0 + 12.0 * double(nSpecies)) + 300.0 * double(nSpecies);
+
+  // Memory: the world (heights, river distances), the derivatives, the suitability rasters
+  // with their max pyramids, the per-class pools, per worker the class grids of one tile and
+  // its instances, the tile rows the schedule holds, and the manifest's tile entries.
+  const double riverPixels = double(world.river.metres.values.size());
+  double memory = kBaseBytes + pixels * (kLoadBytesPerPixel + sizeof(float) + sizeof(Vec2)) + riverPixels * 2.0 * sizeof(float) +
+                  double(nSpecies) * pixels * sizeof(float) * 4.0 / 3.0;
+  const double poolBytes = double(sampling::basePool().size()) * sizeof(sampling::PoolPoint) +
+                           double(sampling::kPoolBuckets * sampling::kPoolBuckets + 1) * sizeof(uint32_t);
+  // A class's margin: its largest radius and pair distance (makeSetup's margin).
+  std::vector<double> margin(p.classes.size());
+  for (size_t cls = 0; cls < p.classes.size(); ++cls) {
+    float m = p.variableRadius ? p.classes[cls].maxRadius : p.classes[cls].radius;
+    for (size_t d = 0; d < p.classes.size(); ++d) m = std::max(m, pairDistance(p, int(cls), int(d)));
+    margin[cls] = m;
+  }
+  double gridBytes = 0;
+  for (size_t cls = 0; cls < p.classes.size(); ++cls) {
+    const SampleClass& sc = p.classes[cls];
+    const double ratio = p.variableRadius ? double(sc.maxRadius) / double(sc.radius) : 1.0;
+    if (p.method == SamplerMethod::Pool && ratio <= sampling::kPoolMaxRatio) memory += poolBytes;
+    const double side = (double(p.tileSize) + 2.0 * margin[cls]) / (double(sc.radius) / std::sqrt(2.0)) + 8.0;
+    gridBytes += side * side * kBytesPerCell;
+  }
+  // A tile's instances: twice the mean of the tiles that have any (suitability is uneven).
+  const double perTile = tileFiles > 0 ? 2.0 * e.instances / tileFiles : 0.0;
+  const double perTileBytes = perTile * (sizeof(Sample) + sizeof(Instance) + kBytesPerInstance);
+  const int workers = threads;
+  memory += double(workers) * (gridBytes + perTileBytes);
+  // Border samples (within a class's margin of a tile's edges) of the rows the schedule holds.
+  double borderFraction = 0;
+  for (size_t cls = 0; cls < p.classes.size(); ++cls) {
+    const double share = e.instances > 0 ? e.speciesInstances[order.speciesOfClass[cls]] / e.instances : 0.0;
+    borderFraction += share * std::min(1.0, 4.0 * margin[cls] / double(p.tileSize));
+  }
+  memory += double(sampling::TileSchedule::kWindowRows) * double(r.x1 - r.x0 + 6) * perTile * 0.5 * borderFraction *
+            sizeof(sampling::FixedSample);
+  memory += tileFiles * (sizeof(TileEntry) + 32.0 + 8.0 * double(nSpecies));
+  e.peakMemoryBytes = memory;
+  return e;
+}
+
+double defaultMemoryLimit() {
+  const double physical = physicalMemory();
+  return physical > 0 ? 0.75 * physical : 16.0 * 1024 * 1024 * 1024;
+}
+
+std::string describeEstimate(const BakeEstimate& e) {
+  return "about " + countText(e.instances) + " instances in " + std::to_string(e.tiles) + " tiles, " +
+         bytesText(e.outputBytes) + " of output, " + bytesText(e.peakMemoryBytes) + " peak memory";
+}
+
+std::string limitProblem(const BakeEstimate& e, const BakeLimits& limits) {
+  if (limits.allow) return {};
+  const double maxMemory = limits.maxMemoryBytes > 0 ? limits.maxMemoryBytes : defaultMemoryLimit();
+  std::string over;
+  if (!(e.instances <= limits.maxInstances))
+    over = countText(e.instances) + " instances exceed the limit of " + countText(limits.maxInstances) +
+           " (--max-instances)";
+  else if (!(e.outputBytes <= limits.maxOutputBytes))
+    over = bytesText(e.outputBytes) + " of output exceed the limit of " + bytesText(limits.maxOutputBytes) +
+           " (--max-output)";
+  else if (!(e.peakMemoryBytes <= maxMemory))
+    over = bytesText(e.peakMemoryBytes) + " of memory exceed the limit of " + bytesText(maxMemory) + " (--max-memory)";
+  if (over.empty()) return {};
+  return "the bake would make " + describeEstimate(e) + ": " + over +
+         "; check the species' radius and density, bake a part with --tiles/--region, raise the limit, or pass "
+         "--allow-large";
+}
+
+}  // namespace eco
