@@ -149,7 +149,7 @@ TEST(TerrainImage, RejectsMissingAndUnknownFiles) {
   test::TempDir dir;
   EXPECT_INPUT_ERROR(loadImage(dir.file("nope.png")), "nope.png", "not found");
   EXPECT_INPUT_ERROR(probeImage(dir.file("nope.exr")), "nope.exr", "not found");
-  EXPECT_INPUT_ERROR(loadImage(dir.path.string()), dir.path.string(), "not a regular file");
+  EXPECT_INPUT_ERROR(loadImage(dir.path.string()), dir.path.string(), "is a folder");
   test::writeBytes(dir.file("text.png"), "hello, this is not an image at all");
   EXPECT_INPUT_ERROR(loadImage(dir.file("text.png")), "text.png", "not a PNG or EXR");
   test::writeBytes(dir.file("empty.png"), "");

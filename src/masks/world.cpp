@@ -1,30 +1,21 @@
 #include "masks/eco_masks.h"
 
-#include <filesystem>
+#include <utility>
 
 namespace eco {
 
-namespace {
-
-Image loadAnyImage(const std::string& path, const TerrainConfig& t) {
-  auto ext = std::filesystem::path(path).extension().string();
-  if (ext == ".r16") return loadRaw(path, RawFormat::R16, t.rawWidth, t.rawHeight);
-  if (ext == ".r32f" || ext == ".r32") return loadRaw(path, RawFormat::R32F, t.rawWidth, t.rawHeight);
-  return loadImage(path);
-}
-
-}  // namespace
-
 World loadWorld(const std::string& configPath) {
   World world;
-  world.config = loadBiomeConfig(configPath);
+  // The same reads and checks as `validate`; the images they decoded are the ones used.
+  BiomeInputs inputs;
+  world.config = loadBiomeConfig(configPath, &inputs);
   const BiomeConfig& c = world.config;
-  world.terrain = makeHeightmap(loadAnyImage(c.terrain.heightmap, c.terrain), c.terrain.mapping);
+  world.terrain = makeHeightmap(std::move(*inputs.heightmap), c.terrain.mapping);
   if (!c.river.file.empty()) {
-    Image river = loadImage(c.river.file);
     world.river = c.river.source == RiverSource::Mask
-                      ? riverFieldFromMask(river, world.terrain, c.river.file)
-                      : riverFieldFromDistance(river, c.river.distanceScale, world.terrain, c.river.file);
+                      ? riverFieldFromMask(*inputs.river, world.terrain, c.river.file)
+                      : riverFieldFromDistance(std::move(*inputs.river), c.river.distanceScale, world.terrain,
+                                               c.river.file);
     world.hasRiver = true;
   }
   world.sunDirXZ = sunDirectionXZ(c.sunAzimuthDeg);

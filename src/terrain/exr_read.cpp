@@ -1,7 +1,10 @@
-// Single-channel OpenEXR reading through tinyexr (scanline files, half or float pixels).
+// Single-channel OpenEXR reading through tinyexr (scanline files, half or float pixels), from
+// bytes in memory: tinyexr never opens the path itself.
 #include <tinyexr.h>
 
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "core/error.h"
 #include "terrain/image_io_internal.h"
@@ -19,24 +22,24 @@ struct ExrHeader {
 };
 
 [[noreturn]] void throwExrError(const std::string& path, const char* what, const char* err) {
-  std::string message = path + ": " + what;
-  if (err) {
-    message += std::string(" (") + err + ")";
-    FreeEXRErrorMessage(err);
-  }
-  for (char& c : message)
-    if (c == '\n' || c == '\r') c = ' ';
-  throw InputError(message);
+  std::string reason = err ? err : "";
+  if (err) FreeEXRErrorMessage(err);
+  // tinyexr's reasons are sentences, some ending in a newline or a full stop; keep one line
+  // of printable text.
+  for (char& c : reason)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = ' ';
+  while (!reason.empty() && (reason.back() == ' ' || reason.back() == '.')) reason.pop_back();
+  throw InputError(path + ": " + what + (reason.empty() ? "" : " (" + reason + ")"));
 }
 
-void parseHeader(const std::string& path, ExrHeader& out) {
+void parseHeader(const std::string& path, Bytes file, ExrHeader& out) {
   EXRVersion version;
-  if (ParseEXRVersionFromFile(&version, path.c_str()) != TINYEXR_SUCCESS)
+  if (ParseEXRVersionFromMemory(&version, file.data, file.size) != TINYEXR_SUCCESS)
     throwExrError(path, "corrupt EXR (bad version header)", nullptr);
   if (version.multipart || version.non_image)
     throw InputError(path + ": multi-part or deep EXR is not supported, expected a single-channel scanline image");
   const char* err = nullptr;
-  if (ParseEXRHeaderFromFile(&out.header, &version, path.c_str(), &err) != TINYEXR_SUCCESS)
+  if (ParseEXRHeaderFromMemory(&out.header, &version, file.data, file.size, &err) != TINYEXR_SUCCESS)
     throwExrError(path, "corrupt or truncated EXR header", err);
 
   const EXRHeader& h = out.header;
@@ -52,16 +55,17 @@ void parseHeader(const std::string& path, ExrHeader& out) {
 
 }  // namespace
 
-ImageInfo probeExr(const std::string& path) {
+ImageInfo probeExr(const std::string& path, Bytes file) {
   ExrHeader exr;
-  parseHeader(path, exr);
+  parseHeader(path, file, exr);
   const EXRBox2i& box = exr.header.data_window;
   return {box.max_x - box.min_x + 1, box.max_y - box.min_y + 1, 1, 32};
 }
 
-Image loadExr(const std::string& path) {
+Image loadExr(const std::string& path, std::vector<uint8_t>&& fileBytes) {
+  std::vector<uint8_t> bytes = std::move(fileBytes);
   ExrHeader exr;
-  parseHeader(path, exr);
+  parseHeader(path, {bytes.data(), bytes.size()}, exr);
   exr.header.requested_pixel_types[0] = TINYEXR_PIXELTYPE_FLOAT;  // converts half on load
 
   EXRImage loaded;
@@ -69,10 +73,13 @@ Image loadExr(const std::string& path) {
   const char* err = nullptr;
   // No FreeEXRImage on failure: tinyexr 1.0.1 already frees on some error paths (a second
   // free would crash) and leaks on others; a leak on a rejected file is the lesser evil.
-  if (LoadEXRImageFromFile(&loaded, &exr.header, path.c_str(), &err) != TINYEXR_SUCCESS)
+  if (LoadEXRImageFromMemory(&loaded, &exr.header, bytes.data(), bytes.size(), &err) != TINYEXR_SUCCESS)
     throwExrError(path, "corrupt or truncated EXR", err);
+  std::vector<uint8_t>().swap(bytes);  // before the Grid: the peak is tinyexr's floats + the Grid
 
-  if (!loaded.images || !loaded.images[0] || loaded.num_channels != 1) {
+  const EXRBox2i& box = exr.header.data_window;
+  if (!loaded.images || !loaded.images[0] || loaded.num_channels != 1 || loaded.width != box.max_x - box.min_x + 1 ||
+      loaded.height != box.max_y - box.min_y + 1) {
     FreeEXRImage(&loaded);
     throw InputError(path + ": corrupt EXR (no scanline pixel data)");
   }

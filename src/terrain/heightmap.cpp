@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstddef>
 #include <string>
+#include <utility>
 
 #include "core/bilinear.h"
 #include "core/error.h"
@@ -98,10 +99,10 @@ HeightGradient HeightDerivatives::at(float x, float z) const {
   return {mix(top, bottom, f.v.t), bilinear(g, f)};
 }
 
-Heightmap makeHeightmap(const Image& image, const HeightMapping& mapping) {
+Heightmap makeHeightmap(Image image, const HeightMapping& mapping) {
   if (!(mapping.cellSize > 0) || !std::isfinite(mapping.cellSize))
     throw InputError("heightmap cellSize must be a positive finite number, got " + std::to_string(mapping.cellSize));
-  Heightmap terrain{image.pixels, mapping.cellSize};
+  Heightmap terrain{std::move(image.pixels), mapping.cellSize};
   for (float& h : terrain.metres.values) h = h * mapping.heightScale + mapping.heightOffset;
   return terrain;
 }

@@ -1,10 +1,11 @@
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <vector>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "terrain/image_io_internal.h"
 
 namespace eco {
@@ -30,44 +31,78 @@ void checkFinite(const std::string& path, const Grid& grid) {
 
 namespace {
 
+// Enough for any PNG header and for EXR headers with the usual attributes (a header larger
+// than this, e.g. with a big embedded preview, fails the probe as truncated).
+constexpr uint64_t kProbeBytes = uint64_t(4) << 20;
+
 enum class FileKind { Png, Exr };
 
 // Identifies the file by its magic bytes, so a misnamed file still gets a precise message.
-FileKind fileKind(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path + ": file not found or not a regular file");
-  std::ifstream file(path, std::ios::binary);
-  unsigned char magic[8] = {};
-  if (!file.read(reinterpret_cast<char*>(magic), sizeof(magic))) {
-    if (!file.is_open()) throw InputError(path + ": cannot open file");
-    throw InputError(path + ": file too short to be a PNG or EXR image");
-  }
+FileKind fileKind(const std::string& path, detail::Bytes file) {
+  if (file.size < 8) throw InputError(path + ": file too short to be a PNG or EXR image");
   const unsigned char png[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
   const unsigned char exr[4] = {0x76, 0x2f, 0x31, 0x01};
-  if (std::memcmp(magic, png, 8) == 0) return FileKind::Png;
-  if (std::memcmp(magic, exr, 4) == 0) return FileKind::Exr;
+  if (std::memcmp(file.data, png, 8) == 0) return FileKind::Png;
+  if (std::memcmp(file.data, exr, 4) == 0) return FileKind::Exr;
   throw InputError(path + ": not a PNG or EXR image (unknown file signature)");
+}
+
+ImageInfo probeBytes(const std::string& path, detail::Bytes file) {
+  return fileKind(path, file) == FileKind::Png ? detail::probePng(path, file) : detail::probeExr(path, file);
 }
 
 }  // namespace
 
+InputFormat inputFormatOf(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  for (InputFormat f : {InputFormat::Png, InputFormat::Exr, InputFormat::R16, InputFormat::R32F})
+    if (ext == inputFormatExtension(f)) return f;
+  return InputFormat::Unknown;
+}
+
+const char* inputFormatExtension(InputFormat format) {
+  switch (format) {
+    case InputFormat::Png: return ".png";
+    case InputFormat::Exr: return ".exr";
+    case InputFormat::R16: return ".r16";
+    case InputFormat::R32F: return ".r32f";
+    case InputFormat::Unknown: break;
+  }
+  return "";
+}
+
+uint64_t imageFileLimit(const ImageInfo& info) {
+  const uint64_t samples = uint64_t(info.width) * uint64_t(info.height) * uint64_t(std::max(info.bitsPerChannel / 8, 1));
+  return 2 * (samples + 16 * uint64_t(info.height)) + (uint64_t(16) << 20);
+}
+
+uint64_t imageLoadPeakBytes(const ImageInfo& info) {
+  // File bytes, one buffer of decoded samples (PNG rows, tinyexr's floats) and the Grid.
+  const uint64_t pixels = uint64_t(info.width) * uint64_t(info.height);
+  return imageFileLimit(info) + pixels * 4 + pixels * sizeof(float);
+}
+
 ImageInfo probeImage(const std::string& path) {
-  return fileKind(path) == FileKind::Png ? detail::probePng(path) : detail::probeExr(path);
+  std::vector<uint8_t> head = readFileHead(path, kProbeBytes);
+  return probeBytes(path, {head.data(), head.size()});
 }
 
 Image loadImage(const std::string& path) {
-  return fileKind(path) == FileKind::Png ? detail::loadPng(path) : detail::loadExr(path);
+  // The header first, from the file's head: its size bounds how much of the file is read.
+  const ImageInfo info = probeImage(path);
+  std::vector<uint8_t> bytes = readFileBytes(path, imageFileLimit(info), "image file");
+  // The loaders re-check the header from the full bytes (the file may have changed since).
+  if (fileKind(path, {bytes.data(), bytes.size()}) == FileKind::Exr) return detail::loadExr(path, std::move(bytes));
+  return detail::loadPng(path, std::move(bytes));
 }
 
 ImageInfo probeRaw(const std::string& path, RawFormat format, int width, int height) {
   detail::checkImageSize(path, width, height);
   const int bytesPerSample = format == RawFormat::R16 ? 2 : 4;
   const char* name = format == RawFormat::R16 ? "r16" : "r32f";
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path + ": file not found or not a regular file");
-  uintmax_t actual = std::filesystem::file_size(path, ec);
-  if (ec) throw InputError(path + ": cannot read file size");
-  uintmax_t expected = uintmax_t(width) * uintmax_t(height) * uintmax_t(bytesPerSample);
+  uint64_t actual = regularFileSize(path);
+  uint64_t expected = uint64_t(width) * uint64_t(height) * uint64_t(bytesPerSample);
   if (actual != expected)
     throw InputError(path + ": raw " + name + " file of " + std::to_string(width) + "x" + std::to_string(height) +
                      " should be " + std::to_string(expected) + " bytes but is " + std::to_string(actual) + " bytes");
@@ -76,10 +111,11 @@ ImageInfo probeRaw(const std::string& path, RawFormat format, int width, int hei
 
 Image loadRaw(const std::string& path, RawFormat format, int width, int height) {
   ImageInfo info = probeRaw(path, format, width, height);
-  std::vector<unsigned char> bytes(size_t(width) * size_t(height) * size_t(info.bitsPerChannel / 8));
-  std::ifstream file(path, std::ios::binary);
-  if (!file.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size())))
-    throw InputError(path + ": cannot read file");
+  const uint64_t expected = uint64_t(width) * uint64_t(height) * uint64_t(info.bitsPerChannel / 8);
+  std::vector<uint8_t> bytes = readFileBytes(path, expected, "raw heightmap");
+  if (bytes.size() != expected)
+    throw InputError(path + ": raw file changed size while being read (" + std::to_string(bytes.size()) +
+                     " bytes, expected " + std::to_string(expected) + ")");
 
   Image image{Grid(width, height), info.bitsPerChannel};
   for (size_t i = 0; i < image.pixels.values.size(); ++i) {
@@ -94,6 +130,22 @@ Image loadRaw(const std::string& path, RawFormat format, int width, int height) 
   }
   if (format == RawFormat::R32F) detail::checkFinite(path, image.pixels);
   return image;
+}
+
+ImageInfo probeInput(const std::string& path, int rawWidth, int rawHeight) {
+  switch (inputFormatOf(path)) {
+    case InputFormat::R16: return probeRaw(path, RawFormat::R16, rawWidth, rawHeight);
+    case InputFormat::R32F: return probeRaw(path, RawFormat::R32F, rawWidth, rawHeight);
+    default: return probeImage(path);
+  }
+}
+
+Image loadInput(const std::string& path, int rawWidth, int rawHeight) {
+  switch (inputFormatOf(path)) {
+    case InputFormat::R16: return loadRaw(path, RawFormat::R16, rawWidth, rawHeight);
+    case InputFormat::R32F: return loadRaw(path, RawFormat::R32F, rawWidth, rawHeight);
+    default: return loadImage(path);
+  }
 }
 
 }  // namespace eco

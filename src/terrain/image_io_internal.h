@@ -1,23 +1,33 @@
 #pragma once
-// Shared pieces of the image readers (image_io.cpp, png_read.cpp, exr_read.cpp).
+// Shared pieces of the image readers (image_io.cpp, png_read.cpp, exr_read.cpp). The readers
+// decode from bytes in memory (read through core/file_io); `path` only names the file in
+// messages.
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "terrain/terrain.h"
 
 namespace eco::detail {
 
-constexpr int64_t kMaxImageSide = 32768;
-constexpr int64_t kMaxImagePixels = int64_t(1) << 28;
+// A file's bytes, or its first bytes for a header probe.
+struct Bytes {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+};
 
 // Throws InputError unless 0 < width, height <= kMaxImageSide and the pixel count fits.
 void checkImageSize(const std::string& path, int64_t width, int64_t height);
 // Throws InputError naming the first NaN/Inf pixel as "x,y".
 void checkFinite(const std::string& path, const Grid& grid);
 
-ImageInfo probePng(const std::string& path);
-Image loadPng(const std::string& path);
-ImageInfo probeExr(const std::string& path);
-Image loadExr(const std::string& path);
+// Header checks of everything the loaders rely on; the bytes may be only the file's head.
+ImageInfo probePng(const std::string& path, Bytes file);
+ImageInfo probeExr(const std::string& path, Bytes file);
+// Full decodes of a whole file. They take the bytes to free them before the Grid is
+// allocated, which keeps the peak of a load near the final Grid.
+Image loadPng(const std::string& path, std::vector<uint8_t>&& file);
+Image loadExr(const std::string& path, std::vector<uint8_t>&& file);
 
 }  // namespace eco::detail

@@ -1,6 +1,7 @@
 #pragma once
 // Terrain inputs: heightmaps and river distance fields loaded into metres, bilinear sampling,
 // and derived fields (normal, slope, aspect, sun exposure). See core/types.h for the frame.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,17 +26,45 @@ struct ImageInfo {
   int bitsPerChannel = 0;
 };
 
+// Limits on every input image, checked from its header before anything the size of the image
+// is allocated: at most kMaxImageSide pixels per side and kMaxImagePixels in all (16384 x
+// 16384, a 1 GiB float grid). A PNG must inflate to exactly the size its header gives, and a
+// PNG or EXR file may not be larger than imageFileLimit of its header.
+constexpr int64_t kMaxImageSide = 32768;
+constexpr int64_t kMaxImagePixels = int64_t(1) << 28;
+
+// The type of an input file, from its name's extension, case-insensitive (.png .exr .r16
+// .r32f). The one rule used by the config parser, validate and loadWorld.
+enum class InputFormat { Unknown, Png, Exr, R16, R32F };
+InputFormat inputFormatOf(const std::string& path);
+// ".png", ".exr", ".r16", ".r32f" ("" for Unknown).
+const char* inputFormatExtension(InputFormat format);
+inline bool isRawFormat(InputFormat format) { return format == InputFormat::R16 || format == InputFormat::R32F; }
+
 // Reads the header only (PNG, EXR; for .r16/.r32f use probeRaw). Identifies the format by
-// its signature, not the extension. Throws InputError on anything loadImage would reject
-// short of decoding errors and NaN/Inf.
+// its signature, not the extension. Cheap: reads at most the first few MiB of the file.
+// Throws InputError on anything loadImage would reject short of decoding errors and NaN/Inf.
 ImageInfo probeImage(const std::string& path);
 // Checks a raw file's size against width * height samples without reading it.
 ImageInfo probeRaw(const std::string& path, RawFormat format, int width, int height);
-// Single-channel PNG (8 or 16 bit gray) or EXR (exactly one channel, no NaN/Inf).
+// Single-channel PNG (8 or 16 bit gray, interlaced or not) or EXR (exactly one channel, no
+// NaN/Inf), read through core/file_io (no FIFO, device or folder) and decoded from memory.
 // Throws InputError naming the file (and pixel, for NaN/Inf) on any problem.
 Image loadImage(const std::string& path);
 // Little-endian raw file of exactly width * height samples.
 Image loadRaw(const std::string& path, RawFormat format, int width, int height);
+// probeImage / probeRaw and loadImage / loadRaw by inputFormatOf(path); raw sizes are only
+// used for raw files. Unknown extensions are probed by signature like .png / .exr.
+ImageInfo probeInput(const std::string& path, int rawWidth, int rawHeight);
+Image loadInput(const std::string& path, int rawWidth, int rawHeight);
+
+// Largest PNG or EXR file accepted for an image of this header: twice the decoded samples
+// plus 16 MiB of metadata (no encoder needs more; the bound keeps the file read in step with
+// the image limits).
+uint64_t imageFileLimit(const ImageInfo& info);
+// Peak bytes a load of this image allocates (file bytes, decode buffers and the final Grid
+// together), for up-front memory estimates; an upper bound.
+uint64_t imageLoadPeakBytes(const ImageInfo& info);
 
 // How image values become metres: metres = value * heightScale + heightOffset.
 struct HeightMapping {
@@ -77,8 +106,9 @@ HeightDerivatives heightDerivatives(const Heightmap& terrain);
 // clamped to the border.
 float sampleBilinear(const Grid& grid, float cellSize, float x, float z);
 
-// Throws InputError unless mapping.cellSize is positive and finite.
-Heightmap makeHeightmap(const Image& image, const HeightMapping& mapping);
+// Throws InputError unless mapping.cellSize is positive and finite. Takes the image by value:
+// pass an rvalue to reuse its pixels instead of copying a large grid.
+Heightmap makeHeightmap(Image image, const HeightMapping& mapping);
 
 // Distance to the nearest river in metres over the same world extent as the heightmap,
 // possibly at another resolution.
@@ -90,13 +120,16 @@ struct RiverField {
 
 // From a distance image: metres = value * scale. Its extent must equal the heightmap's
 // (within half a heightmap cell), else InputError naming the file.
-RiverField riverFieldFromDistance(const Image& image, float scale, const Heightmap& terrain,
-                                  const std::string& path);
+RiverField riverFieldFromDistance(Image image, float scale, const Heightmap& terrain, const std::string& path);
 // From a mask image (pixel > 0.5 is river): exact Euclidean distance transform
 // (Felzenszwalb-Huttenlocher), in metres. Same extent rule. A mask without any river pixel
 // gives the world diagonal everywhere (finite: "far from any river").
 // Both: cellSize = heightmap extentX / (river width - 1); images must be at least 2x2.
 RiverField riverFieldFromMask(const Image& image, const Heightmap& terrain, const std::string& path);
+// The extent rule of both, in pixels: "" when a river image of riverWidth x riverHeight spans
+// the heightmap's rectangle within half a heightmap cell on both axes, else why not (plain
+// words, without a file name). Validate and the bake use this one rule.
+std::string riverExtentProblem(int riverWidth, int riverHeight, int heightmapWidth, int heightmapHeight);
 
 struct SurfaceSample {
   Vec3 normal;          // normalize(-dH/dx, 1, -dH/dz)
