@@ -334,3 +334,34 @@ TEST(CliBakeFiles, FifosAreRefusedWithoutHanging) {
     EXPECT_EQ(r.code, 2) << r.output;
   }
 }
+
+// masks --bake drew each instance with the crown radius of world.config.species[id]: a bake
+// of four species over a config of one read past the config's species. The preview now
+// takes radii from the bake's own (verified) species table, so the config given to masks
+// cannot change the picture of a bake's instances.
+TEST(CliBakeFiles, MasksDrawsABakeWithItsOwnSpeciesTable) {
+  TempDir dir;
+  std::string bake = eco::test::copyBake(dir);
+  std::string config = eco::test::writeRidgeWorld(dir);
+  nlohmann::json original = nlohmann::json::parse(eco::test::readBytes(config));
+  Result r = run("masks " + config + " --bake " + bake + " -o " + dir.file("a"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::string expected = eco::test::readBytes(dir.file("a/instances.png"));
+
+  nlohmann::json wide = original;  // pines drawn 10x wider if the config's radius were used
+  wide["species"][0]["mesh"]["crown_radius"] = 30;
+  nlohmann::json single = original;  // ids 1-3 of the bake are not in this config
+  single["species"] = nlohmann::json::array({original["species"][0]});
+  for (const nlohmann::json& variant : {wide, single}) {
+    eco::test::writeBytes(config, variant.dump());
+    r = run("masks " + config + " --bake " + bake + " -o " + dir.file("b"));
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_TRUE(eco::test::readBytes(dir.file("b/instances.png")) == expected);
+  }
+
+  // A bake whose tiles disagree with its manifest is refused there too.
+  eco::test::rewriteTile(bake, 0, [](eco::TileData& t) { t.species[0].name = "impostor"; });
+  r = run("masks " + config + " --bake " + bake + " -o " + dir.file("c"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "differs from the manifest's")) << r.output;
+}
