@@ -12,3 +12,8 @@ export VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-/usr/share/vulkan/icd.d/lvp_icd.x86_
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
 chmod 700 "$XDG_RUNTIME_DIR"
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
+# Fuzzing under ASan + UBSan in its own clang build folder: ECO_FUZZ_SECONDS per target
+# (default 30; five targets), ECO_SKIP_FUZZ=1 to leave it out.
+if [[ "${ECO_SKIP_FUZZ:-0}" != 1 ]]; then
+  ECO_FUZZ_SECONDS=${ECO_FUZZ_SECONDS:-30} "$root/scripts/fuzz.sh"
+fi
