@@ -45,11 +45,20 @@ Renderer::Renderer(Context& ctx, const World& world, const RendererOptions& opti
   uint32_t w = uint32_t(options.width), h = uint32_t(options.height);
 
   // instance pool and visible list
-  uint64_t maxVisible = ctx.properties.limits.maxStorageBufferRange / 4;
-  options_.stream.budgetInstances = std::min(options_.stream.budgetInstances, maxVisible);
-  maxPages_ = uint32_t((options_.stream.budgetInstances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE +
-                       world.tiles.size() + 1);
-  maxPages_ = std::min<uint32_t>(maxPages_, ctx.properties.limits.maxComputeWorkGroupCount[1]);
+  // The budget is clamped to the visible list the device can address (one uint per resident
+  // instance in one storage buffer); the cull shader writes at most that many entries.
+  const uint64_t maxVisible = ctx.properties.limits.maxStorageBufferRange / 4;
+  if (options_.stream.budgetInstances > maxVisible) {
+    spdlog::warn("instance budget {} clamped to {} (this device's storage buffer range)",
+                 options_.stream.budgetInstances, maxVisible);
+    options_.stream.budgetInstances = maxVisible;
+  }
+  // a page per 4096 budgeted instances plus each tile's partial last page, within one
+  // dispatch row per page; makeResident turns away a tile the pool cannot hold
+  maxPages_ = uint32_t(std::min<uint64_t>(
+      (options_.stream.budgetInstances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE + world.tiles.size() + 1,
+      ctx.properties.limits.maxComputeWorkGroupCount[1]));
+  if (options.maxPages > 0) maxPages_ = std::min(maxPages_, options.maxPages);
   visibleCapacity_ = std::max<uint64_t>(options_.stream.budgetInstances, 1);
   pageTable_ = createBuffer(ctx, VkDeviceSize(maxPages_) * 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::Upload);
   std::memset(pageTable_.data, 0, pageTable_.size);
@@ -192,7 +201,7 @@ uint32_t Renderer::allocatePage() {
   return p;
 }
 
-void Renderer::makeResident(LoadedTile& tile) {
+bool Renderer::makeResident(LoadedTile& tile) {
   TileSlot& slot = tiles_[tile.tile];
   auto* table = static_cast<gpu::uvec4*>(pageTable_.data);
   size_t n = tile.instances.size();
@@ -202,6 +211,8 @@ void Renderer::makeResident(LoadedTile& tile) {
     throw std::logic_error("tile " + std::to_string(tile.tile) + ": " + std::to_string(n) + " instances would exceed " +
                            "the visible list (" + std::to_string(residentInstances_) + " resident, capacity " +
                            std::to_string(visibleCapacity_) + ")");
+  // Many small tiles can use up the pages (one dispatch row each) before the budget
+  if ((n + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE > freePages_.size()) return false;
   // Kind regions of the visible list are sized from the kind the shader reads, extra.y.
   for (const gpu::GpuInstance& g : tile.instances) slot.kindCounts[std::min<uint32_t>(g.extra.y, gpu::KIND_COUNT - 1)]++;
   for (size_t first = 0; first < n; first += gpu::PAGE_SIZE) {
@@ -218,6 +229,7 @@ void Renderer::makeResident(LoadedTile& tile) {
   for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k) kindResident_[k] += slot.kindCounts[k];
   residentInstances_ += n;
   resident_[tile.tile] = true;
+  return true;
 }
 
 void Renderer::evict(size_t index) {
@@ -243,7 +255,11 @@ void Renderer::stream(const Camera& cam, bool settle) {
   LoadedTile tile;
   while ((settle || uploaded < options_.uploadInstancesPerFrame) && streamer_->poll(tile)) {
     uploaded += tile.instances.size();
-    makeResident(tile);
+    if (!makeResident(tile)) {
+      const WorldTile& t = world_.tiles[tile.tile];
+      spdlog::warn("tile {},{} skipped: no free instance pages ({} in use)", t.x, t.z, maxPages_ - freePages_.size());
+      streamer_->reject(tile.tile);
+    }
   }
 }
 

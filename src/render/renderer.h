@@ -30,6 +30,7 @@ struct RendererOptions {
   StreamSettings stream;
   uint64_t uploadInstancesPerFrame = 4'000'000;  // bounds the per-frame copy work
   bool capture = false;                            // keep a host copy of each frame's pixels
+  uint32_t maxPages = 0;  // instance pages (4096 each); 0: as many as the budget and device allow
 };
 
 struct FrameStats {
@@ -83,7 +84,7 @@ class Renderer {
     std::array<uint64_t, gpu::KIND_COUNT> kindCounts{};
   };
   void stream(const Camera& cam, bool settle);
-  void makeResident(LoadedTile& tile);
+  bool makeResident(LoadedTile& tile);  // false: too few free pages, nothing changed
   void evict(size_t tile);
   uint32_t allocatePage();
   void checkCullCapacity() const;  // std::logic_error unless every cull shader write fits

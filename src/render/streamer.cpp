@@ -67,7 +67,13 @@ void Streamer::update(Vec3 eye, std::vector<size_t>& unload) {
 
   for (size_t i : wanted) {
     uint64_t need = world_.tiles[i].instances;
-    if (need > settings_.budgetInstances) continue;
+    if (need > settings_.budgetInstances) {
+      // could never load under this budget: say so once instead of showing nothing silently
+      spdlog::warn("tile {},{} skipped: {} instances exceed the budget of {}", world_.tiles[i].x, world_.tiles[i].z,
+                   need, settings_.budgetInstances);
+      state_[i] = State::Failed;
+      continue;
+    }
     while (committed_ + need > settings_.budgetInstances) {
       // evict the farthest resident tile if it is clearly farther than this one
       size_t victim = SIZE_MAX;
@@ -107,6 +113,15 @@ bool Streamer::poll(LoadedTile& out) {
     return true;
   }
   return false;
+}
+
+void Streamer::reject(size_t i) {
+  std::lock_guard lock(mutex_);
+  if (state_[i] != State::Resident) return;
+  state_[i] = State::Failed;
+  residentCount_--;
+  loads_--;
+  committed_ -= world_.tiles[i].instances;
 }
 
 void Streamer::waitIdle() {

@@ -29,6 +29,8 @@ class Streamer {
   void update(Vec3 eye, std::vector<size_t>& unload);
   // Takes one finished tile, if any (non-blocking). The caller makes it resident.
   bool poll(LoadedTile& out);
+  // A tile poll() returned that the caller could not make resident: not retried.
+  void reject(size_t tile);
   // Blocks until every planned load has finished (headless runs that want settled frames).
   void waitIdle();
 
