@@ -23,11 +23,11 @@ namespace limits = config_limits;
 
 std::string speciesPath(size_t id) { return "/species/" + std::to_string(id); }
 
-// Calibration (ecobake bake, commit of this file; estimate / actual):
-//   instances: the maximal Poisson-disk packing of radius r holds about 0.70 / r^2 points
-//   per square metre; the sampler's pool and the species' mutual exclusions land a little
-//   below that. Measured on configs/temperate_mountain.json, configs/arid_canyon.json and
-//   bench/configs/puget_forest.json (see tests/bake_estimate_test.cpp).
+// Instances per square metre of a species alone at suitability 1, times r^2: a maximal
+// Poisson-disk set of radius r holds about 0.70 / r^2; the sampler's pool fills to about 0.59.
+// Calibrated on real bakes (estimate / actual, whole world): configs/temperate_mountain.json
+// 0.991, configs/arid_canyon.json 0.973, bench/configs/puget_forest.json 0.997
+// (tests/bake_estimate_test.cpp keeps them within 10 %).
 constexpr double kPackingPerRadius2 = 0.59;
 // Encoded bytes per instance (tile.fbs: quantized position, yaw, scale, up, colour, species,
 // plus FlatBuffers vectors): 16.06 to 16.15 on the sample worlds.
