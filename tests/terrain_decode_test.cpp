@@ -6,11 +6,15 @@
 #include <stb/stb_image.h>
 #include <tinyexr.h>
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <array>
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <functional>
 #include <limits>
 #include <random>
@@ -18,6 +22,28 @@
 #include "core/error.h"
 #include "terrain/terrain.h"
 #include "test_support.h"
+
+// Bytes held through operator new (the decoders' buffers and the Grid are std::vectors), and
+// their high-water mark, for the peak-memory test.
+static std::atomic<size_t> gLiveBytes{0}, gPeakBytes{0};
+
+void* operator new(size_t size) {
+  void* p = std::malloc(size ? size : 1);
+  if (!p) throw std::bad_alloc();
+  size_t live = gLiveBytes += malloc_usable_size(p);
+  for (size_t peak = gPeakBytes; live > peak && !gPeakBytes.compare_exchange_weak(peak, live);) {
+  }
+  return p;
+}
+void* operator new[](size_t size) { return operator new(size); }
+void operator delete(void* p) noexcept {
+  if (!p) return;
+  gLiveBytes -= malloc_usable_size(p);
+  std::free(p);
+}
+void operator delete[](void* p) noexcept { operator delete(p); }
+void operator delete(void* p, size_t) noexcept { operator delete(p); }
+void operator delete[](void* p, size_t) noexcept { operator delete(p); }
 
 // Defined in libstb (stb_image_write.c), as in terrain/png16.cpp.
 extern "C" unsigned char* stbi_zlib_compress(unsigned char* data, int dataLen, int* outLen, int quality);
@@ -366,4 +392,31 @@ TEST(TerrainDecode, RiverExtentRuleIsSymmetric) {
   // Within half a cell along z but 1 cell off along x: validate used to check z only.
   EXPECT_NE(riverExtentProblem(10, 2, 1001, 112), "");
   EXPECT_NE(riverExtentProblem(1, 5, 9, 9), "");
+}
+
+// Item 10: a load holds the file, the inflated rows (2 bytes a pixel) and the Grid (4), not
+// more copies; makeHeightmap takes the Grid over instead of copying it.
+TEST(TerrainDecode, PeakMemoryOfALoadStaysNearTheGrid) {
+  test::TempDir dir;
+  const int w = 2048, h = 2048;
+  std::string path = dir.file("big.png");
+  {
+    std::vector<uint16_t> samples(size_t(w) * h);
+    for (size_t i = 0; i < samples.size(); ++i) samples[i] = uint16_t(i * 2654435761u >> 7);
+    test::writeBytes(path, encodePng(w, h, samples, {}));
+  }
+  const size_t fileBytes = test::readBytes(path).size();
+  const size_t gridBytes = size_t(w) * h * sizeof(float), rowBytes = size_t(h) * (1 + size_t(w) * 2);
+  const size_t before = gLiveBytes;
+  gPeakBytes = before;
+  Image image = loadImage(path);
+  const size_t peak = gPeakBytes - before;
+  EXPECT_LE(peak, fileBytes + rowBytes + gridBytes + (size_t(1) << 20)) << "file " << fileBytes;
+  EXPECT_GE(peak, rowBytes + gridBytes);  // the accounting sees the decoder's buffers
+
+  const float* pixels = image.pixels.values.data();
+  const float first = image.pixels.values[0];
+  Heightmap terrain = makeHeightmap(std::move(image), {1.f, 2.f, 3.f});
+  EXPECT_EQ(terrain.metres.values.data(), pixels);
+  EXPECT_EQ(terrain.metres.values[0], first * 2.f + 3.f);
 }
