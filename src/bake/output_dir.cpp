@@ -185,7 +185,6 @@ void checkOutputFolder(const std::string& dest) {
 StagedDir::StagedDir(const std::string& dest) {
   fs::path d = resolveDestination(dest);
   checkParent(d, dest);
-  checkReplaceable(d, dest);
   std::error_code ec;
   fs::create_directories(d.parent_path(), ec);
   if (ec) throw InputError(dest + ": cannot create parent folder: " + ec.message());
@@ -194,7 +193,7 @@ StagedDir::StagedDir(const std::string& dest) {
   lockFd_ = tryLock(lockPath_, dest);
   if (lockFd_ < 0) throwBusy(dest, lockPath_);
   try {
-    checkReplaceable(d, dest);  // again, now that no other bake can swap it
+    checkReplaceable(d, dest);  // under the lock, so no other bake swaps it meanwhile
     removeStaleStaging(d);
     for (int attempt = 0; staging.empty(); ++attempt) {
       std::string candidate = d.string() + kStagingTag + randomToken(kStagingTokenLength);
