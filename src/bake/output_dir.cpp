@@ -60,7 +60,7 @@ fs::path resolveDestination(const std::string& dest) {
 }
 
 // The parent can be created and written: its nearest existing ancestor is a folder we may
-// write in. Creates nothing.
+// write in (the staging folder and the lock file go beside the output folder). Creates nothing.
 void checkParent(const fs::path& d, const std::string& shown) {
   fs::path p = d.parent_path();
   for (;;) {
@@ -68,16 +68,19 @@ void checkParent(const fs::path& d, const std::string& shown) {
     if (::stat(p.c_str(), &st) == 0) {
       if (!S_ISDIR(st.st_mode)) throw InputError(shown + ": cannot create the output folder: " + p.string() + " is not a folder");
       if (::access(p.c_str(), W_OK | X_OK) != 0)
-        throw InputError(shown + ": cannot create the output folder in " + p.string() + ": " + errnoText());
+        throw InputError(shown + ": cannot write in " + p.string() +
+                         " (a bake is staged beside its output folder, then swapped in): " + errnoText());
       return;
     }
-    if (errno == ENOTDIR) {  // a file somewhere above p
-      p = p.parent_path();
-      continue;
+    const int err = errno;
+    if (err == ENOENT && ::lstat(p.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+      std::error_code ec;
+      throw InputError(shown + ": cannot create the output folder: " + p.string() + " is a symbolic link to '" +
+                       fs::read_symlink(p, ec).string() + "', which does not exist");
     }
-    if (errno != ENOENT) throw InputError(shown + ": cannot examine " + p.string() + ": " + errnoText());
+    if (err != ENOENT && err != ENOTDIR) throw InputError(shown + ": cannot examine " + p.string() + ": " + errnoText(err));
     if (p == p.parent_path()) return;
-    p = p.parent_path();
+    p = p.parent_path();  // missing, or a file somewhere above it (ENOTDIR): found further up
   }
 }
 
