@@ -99,6 +99,31 @@ TEST(EcoviewCli, TilesLargerThanTheBudgetAreReported) {
   EXPECT_TRUE(contains(r.output, "resident 0")) << r.output;
 }
 
+// --screenshot and --stats are output paths: a folder is refused before rendering, a FIFO
+// without a reader is refused instead of blocking, a regular file is written whole.
+TEST(EcoviewCli, OutputPathsAreCheckedAndNeverHang) {
+  if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
+  test::TempDir dir;
+  const std::string run = "--synthetic 1000 --headless --size 64x64 ";
+  for (const char* option : {"--screenshot", "--stats"}) {
+    test::CommandResult r = test::runTool("ecoview", run + option + " " + dir.path.string(), 30);
+    EXPECT_EQ(r.code, 2) << option << ": " << r.output;
+    EXPECT_EQ(test::lineCount(r.output), 1u) << option << ": " << r.output;
+    EXPECT_TRUE(contains(r.output, std::string(option) + ": " + dir.path.string() + " is a folder")) << r.output;
+  }
+  ASSERT_EQ(mkfifo(dir.file("fifo").c_str(), 0600), 0);
+  for (const char* option : {"--screenshot", "--stats"}) {
+    test::CommandResult r = test::runTool("ecoview", run + option + " " + dir.file("fifo"), 30);
+    EXPECT_EQ(r.code, 2) << option << ": " << r.output;
+    EXPECT_TRUE(contains(r.output, dir.file("fifo"))) << r.output;
+  }
+  test::CommandResult r =
+      test::runTool("ecoview", run + "--screenshot " + dir.file("shot.png") + " --stats " + dir.file("stats.json"), 30);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(test::readBytes(dir.file("shot.png")).substr(1, 3), "PNG");
+  EXPECT_EQ(readJson(dir.file("stats.json"))["frames"][0]["instances_resident"].get<uint64_t>(), 1000u);
+}
+
 // A manifest claiming a huge terrain next to a small terrain.r32f: exit 2 naming the file,
 // without allocating what the manifest claims (the viewer zero-filled it first: bad_alloc
 // for 2^20 x 2^20, 4 GB for 32768 x 32768, refused here by a 1 GiB address-space limit).

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,10 @@ int main(int argc, char** argv) {
     if (!camera.empty()) o.camera = parseCamera(camera, "--camera");
     if (!cameraEnd.empty()) o.cameraEnd = parseCamera(cameraEnd, "--camera-to");
     if (bakeDir.empty() && syntheticCount == 0) throw InputError("give a bake folder or --synthetic N");
+    // outputs are written after the frames; a folder given as a file would only fail then
+    for (auto [option, path] : {std::pair{"--screenshot", &screenshot}, std::pair{"--stats", &statsFile}})
+      if (!path->empty() && std::filesystem::is_directory(*path))
+        throw InputError(std::string(option) + ": " + *path + " is a folder");
 
     o.cull.occlusion = !noOcclusion;
     o.cull.frustum = !noFrustum;

@@ -2,13 +2,14 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
+
+#include "core/file_io.h"
 #include <stb/stb_image_write.h>
 
 namespace eco::render {
@@ -48,12 +49,10 @@ HeadlessResult runHeadless(const World& world, const HeadlessOptions& o) {
   }
   result.validationErrors = ctx.validationErrors;
   destroyContext(ctx);
-  if (!o.screenshot.empty() && !writePng(o.screenshot, o.width, o.height, result.pixels))
-    throw std::runtime_error("cannot write " + o.screenshot);
+  if (!o.screenshot.empty()) writePng(o.screenshot, o.width, o.height, result.pixels);
   if (!o.statsFile.empty()) {
-    std::ofstream out(o.statsFile);
-    out << statsJson(result, o) << "\n";
-    if (!out) throw std::runtime_error("cannot write " + o.statsFile);
+    std::string text = statsJson(result, o) + "\n";
+    writeFileAtomic(o.statsFile, text.data(), text.size());
   }
   return result;
 }
@@ -92,9 +91,17 @@ std::string statsJson(const HeadlessResult& r, const HeadlessOptions& o) {
   return doc.dump(2);
 }
 
-bool writePng(const std::string& path, int width, int height, const std::vector<uint8_t>& rgba) {
-  if (rgba.size() < size_t(width) * size_t(height) * 4) return false;
-  return stbi_write_png(path.c_str(), width, height, 4, rgba.data(), width * 4) != 0;
+void writePng(const std::string& path, int width, int height, const std::vector<uint8_t>& rgba) {
+  if (rgba.size() < size_t(width) * size_t(height) * 4)
+    throw std::logic_error(path + ": fewer pixels than " + std::to_string(width) + "x" + std::to_string(height));
+  std::vector<uint8_t> png;
+  auto append = [](void* context, void* data, int size) {
+    auto* out = static_cast<std::vector<uint8_t>*>(context);
+    out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
+  };
+  if (!stbi_write_png_to_func(append, &png, width, height, 4, rgba.data(), width * 4))
+    throw std::runtime_error(path + ": PNG encoding failed");
+  writeFileAtomic(path, png.data(), png.size());
 }
 
 }  // namespace eco::render

@@ -35,7 +35,8 @@ struct HeadlessResult {
 HeadlessResult runHeadless(const World& world, const HeadlessOptions& options);
 
 std::string statsJson(const HeadlessResult& result, const HeadlessOptions& options);
-bool writePng(const std::string& path, int width, int height, const std::vector<uint8_t>& rgba);
+// Written through core/file_io writeFileAtomic: InputError naming the path on failure.
+void writePng(const std::string& path, int width, int height, const std::vector<uint8_t>& rgba);
 
 }  // namespace eco::render
 
