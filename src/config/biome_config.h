@@ -131,10 +131,8 @@ BiomeConfig loadBiomeConfig(const std::string& path, BiomeInputs* inputs = nullp
 // One line: "<file>: <json path>: <reason>" (the path is left out when empty).
 std::string formatProblem(const std::string& file, const ConfigProblem& problem);
 
-// Largest distance at which two instances can affect each other: the largest variable
-// radius (radius * maxRadiusFactor), twice the largest footprint and every exclusion
-// distance. Tiles must be at least twice this wide.
-float maxInteractionDistance(const BiomeConfig& config);
+// The tile-size rule lives with the sampler (minTileSize in sampling/poisson.h); the config
+// checks apply it through checkSamplingConfig (bake/estimate.h) with the fields' paths.
 
 // Why `name` cannot name a species or a bake, or "" when it can. The rule (also in the
 // schema): 1 to kMaxNameBytes bytes of valid UTF-8; ASCII letters, digits, space and
