@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <thread>
 
 #include "bake/estimate.h"
@@ -73,13 +74,14 @@ void addValidate(CLI::App& app) {
     const std::string& config = a->config;
     std::vector<ConfigProblem> problems;
     BiomeConfig parsed = parseBiomeConfig(config, problems);
-    if (problems.empty()) checkBiomeInputs(parsed, problems);
+    BiomeInputs inputs;  // decoded once: the world below is made from them
+    if (problems.empty()) inputs = loadBiomeInputs(parsed, problems);
     std::optional<BakeEstimate> estimate;
     if (problems.empty()) {
       // Everything bake does before sampling: decode the images, the checks on the loaded
       // world, then the estimate against the limits.
       try {
-        World world = loadWorld(config);
+        World world = makeWorld(parsed, std::move(inputs));
         checkWorld(world, problems);
         if (problems.empty()) {
           estimate = estimateBake(world, threads);

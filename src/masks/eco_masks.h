@@ -29,6 +29,9 @@ struct World {
 
 // Loads the config and its inputs (InputError on any problem).
 World loadWorld(const std::string& configPath);
+// The world of a parsed config and the inputs loadBiomeInputs decoded from it without a
+// problem (for callers that already hold them, like `validate`: no second decode).
+World makeWorld(BiomeConfig config, BiomeInputs&& inputs);
 
 struct Environment {
   float height = 0;

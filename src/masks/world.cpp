@@ -5,10 +5,15 @@
 namespace eco {
 
 World loadWorld(const std::string& configPath) {
-  World world;
   // The same reads and checks as `validate`; the images they decoded are the ones used.
   BiomeInputs inputs;
-  world.config = loadBiomeConfig(configPath, &inputs);
+  BiomeConfig config = loadBiomeConfig(configPath, &inputs);
+  return makeWorld(std::move(config), std::move(inputs));
+}
+
+World makeWorld(BiomeConfig config, BiomeInputs&& inputs) {
+  World world;
+  world.config = std::move(config);
   const BiomeConfig& c = world.config;
   world.terrain = makeHeightmap(std::move(*inputs.heightmap), c.terrain.mapping);
   if (!c.river.file.empty()) {
