@@ -104,7 +104,7 @@ void addExport(CLI::App& app) {
   cmd->add_option("-o,--output", *out, "Output file")->required();
   cmd->callback([dir, format, out] {
     uint64_t n = exportInstances(*dir, *format == "ply" ? ExportFormat::Ply : ExportFormat::Csv, *out);
-    std::fprintf(stderr, , "%llu instances written to %s\n", (unsigned long long)n, out->c_str());
+    std::fprintf(stderr, "%llu instances written to %s\n", (unsigned long long)n, out->c_str());
   });
 }
 
