@@ -5,8 +5,10 @@
 # crash, leak, hang (-timeout), memory blow-up (-rss_limit_mb) or sanitizer report; the
 # offending input is left in the artifact folder it prints.
 # Usage: scripts/fuzz.sh [TARGET...]   (default: all of image raw config manifest tile)
-# Environment: ECO_FUZZ_SECONDS per target (default 60), ECO_FUZZ_BUILD_DIR (default
-# build-fuzz), ECO_FUZZ_WORK (new corpus entries and artifacts; default a fresh temp folder).
+# Environment: ECO_FUZZ_SECONDS per target (default 60), ECO_FUZZ_TIMEOUT seconds for one
+# input (default 10; raise it on a machine busy with other work, where a slow-scheduled input
+# can pass 10 s), ECO_FUZZ_BUILD_DIR (default build-fuzz), ECO_FUZZ_WORK (new corpus entries
+# and artifacts; default a fresh temp folder).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${ECO_FUZZ_BUILD_DIR:-$root/build-fuzz}
@@ -24,7 +26,7 @@ cmake --build "$build" -j"$(nproc)" --target "${targets[@]/#/fuzz_}"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:halt_on_error=1:symbolize=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/fuzz/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:abort_on_error=1}
-limits=(-rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10)
+limits=(-rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout="${ECO_FUZZ_TIMEOUT:-10}")
 
 failed=()
 for t in "${targets[@]}"; do
