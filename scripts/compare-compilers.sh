@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds ecobake with GCC and with clang (Release, folders build-cmp-gcc and build-cmp-clang)
+# and bakes one config with each: the two bakes must be byte-identical (tiles, manifest,
+# terrain). Slow (two full builds); not part of scripts/test.sh.
+# Usage: scripts/compare-compilers.sh [CONFIG]   (default: the sample world)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+config=${1:-$root/configs/temperate_mountain.json}
+out=$(mktemp -d "${TMPDIR:-/tmp}/eco-cmp.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+for cc in gcc clang; do
+  cxx=$([[ $cc == gcc ]] && echo g++ || echo clang++)
+  build=$root/build-cmp-$cc
+  CC=$cc CXX=$cxx cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DECO_BUILD_TESTS=OFF \
+    -DECO_BUILD_VIEWER=OFF -DECO_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
+  cmake --build "$build" -j"$(nproc)" --target ecobake
+  "$build/apps/ecobake/ecobake" bake "$config" -o "$out/$cc" >/dev/null
+done
+if diff -r "$out/gcc" "$out/clang" >/dev/null; then
+  echo "compare-compilers: identical ($(find "$out/gcc" -type f | wc -l) files)"
+else
+  diff -rq "$out/gcc" "$out/clang" | head -20
+  echo "compare-compilers: GCC and clang bakes differ" >&2
+  exit 1
+fi
