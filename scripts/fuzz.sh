@@ -24,7 +24,6 @@ cmake --build "$build" -j"$(nproc)" --target "${targets[@]/#/fuzz_}"
 
 # halt_on_error + abort: a sanitizer report is a crash to libFuzzer, which saves the input.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:halt_on_error=1:symbolize=1}
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/fuzz/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:abort_on_error=1}
 limits=(-rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout="${ECO_FUZZ_TIMEOUT:-10}")
 
