@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "core/species_kind.h"
 #include "render/world.h"
 #include "tileio/manifest.h"
 
@@ -73,12 +74,11 @@ void writeSyntheticBake(const std::string& dir, const SyntheticOptions& options)
     m.tiling.tilesX = std::max(m.tiling.tilesX, t.x + 1);
     m.tiling.tilesZ = std::max(m.tiling.tilesZ, t.z + 1);
   }
-  static const char* names[] = {"tree", "shrub", "grass", "ground_cover"};
   for (size_t i = 0; i < world.species.size(); ++i) {
     const SpeciesShape& s = world.species[i];
     SpeciesRecord r;
     r.id = uint16_t(i);
-    r.name = names[s.kind];
+    r.name = speciesKindName(uint8_t(s.kind));
     r.kind = s.kind;
     r.meshHeight = s.meshHeight;
     r.crownRadius = s.crownRadius;

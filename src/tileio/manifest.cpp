@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "core/species_kind.h"
 #include "tile_generated.h"
 
 namespace eco {
@@ -25,7 +26,6 @@ static_assert(std::endian::native == std::endian::little, "terrain.r32f is writt
 constexpr uint64_t kMaxManifestBytes = uint64_t(256) << 20;
 constexpr const char* kManifestFormat = "ecobake-manifest";
 constexpr int kManifestVersion = 2;  // 2: tile checksums and hashes are XXH3-64 ("xxh3_64")
-constexpr const char* kKindNames[] = {"tree", "shrub", "grass", "ground_cover"};
 // Species ids are 16-bit in tiles and the manifest.
 constexpr size_t kMaxSpecies = 65536;
 // A tile's instances are 16 bytes each in its file: a claim of more than bytes / 16 is a lie.
@@ -50,7 +50,7 @@ static bool tileOrder(const TileEntry& a, const TileEntry& b) { return a.z != b.
 static ordered_json speciesJson(const SpeciesRecord& s) {
   return {{"id", s.id},
           {"name", s.name},
-          {"kind", s.kind < 4 ? kKindNames[s.kind] : "unknown"},
+          {"kind", speciesKindName(s.kind)},
           {"mesh_height", s.meshHeight},
           {"crown_radius", s.crownRadius},
           {"scale_min", s.scaleMin},
@@ -186,9 +186,9 @@ SpeciesRecord readSpecies(const JsonReader& r, const ordered_json& j, const std:
   s.id = uint16_t(r.integer(j, where, "id", 0, 65535));
   s.name = r.str(j, where, "name");
   std::string kind = r.str(j, where, "kind");
-  auto it = std::find(std::begin(kKindNames), std::end(kKindNames), kind);
-  if (it == std::end(kKindNames)) r.fail(where + ".kind", "unknown kind \"" + kind + "\"");
-  s.kind = uint8_t(it - std::begin(kKindNames));
+  std::optional<SpeciesKind> parsed = speciesKindFromName(kind);
+  if (!parsed) r.fail(where + ".kind", "unknown kind \"" + kind + "\"");
+  s.kind = uint8_t(*parsed);
   s.meshHeight = r.real(j, where, "mesh_height");
   s.crownRadius = r.real(j, where, "crown_radius");
   s.scaleMin = r.real(j, where, "scale_min");
