@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/error.h"
+#include "core/parse_number.h"
 #include "stats.h"
 #include "terrain/png16.h"
 #include "tileio/tile_io.h"
@@ -64,7 +65,6 @@ std::string readme(int size, uint64_t seed, const std::string& stats) {
 }
 
 void run(const std::string& outDir, int size, uint64_t seed, const std::string& previewPath) {
-  if (size < 65 || size % 2 == 0) throw InputError("--size: must be odd and at least 65");
   float extent = float(size - 1) * kCellSize;
   River river = makeRiver(extent, seed);
 
@@ -93,15 +93,25 @@ void run(const std::string& outDir, int size, uint64_t seed, const std::string& 
 int main(int argc, char** argv) {
   CLI::App app{"ecosample: generates the bundled sample world (heightmap + river distance)"};
   std::string out, preview;
-  int size = 1025;
-  uint64_t seed = 7;
+  // Numbers arrive as text and are parsed strictly (CLI11 would wrap --seed -1 to 2^64-1).
+  std::string sizeText = "1025", seedText = "7";
   app.add_option("-o,--output", out, "output folder")->required();
-  app.add_option("--size", size, "heightmap size in pixels (odd); cells are 6 m");
-  app.add_option("--seed", seed, "random seed");
+  app.add_option("--size", sizeText, "heightmap size in pixels (odd, 65 to 8193); cells are 6 m");
+  app.add_option("--seed", seedText, "random seed (0 to 2^64-1)");
   app.add_option("--preview", preview, "also write an 8-bit hillshade preview PNG here");
-  CLI11_PARSE(app, argc, argv);
   try {
-    run(out, size, seed, preview);
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "ecosample: %s (see --help)\n", e.what());
+    return 2;
+  }
+  try {
+    // 8193 pixels a side (49 km at 6 m) keeps the generator's rasters under a gigabyte.
+    const int size = int(parseInteger(sizeText, "--size", 65, 8193));
+    if (size % 2 == 0) throw InputError("--size: must be odd, got " + sizeText);
+    run(out, size, parseUnsigned(seedText, "--seed"), preview);
   } catch (const InputError& e) {
     std::fprintf(stderr, "ecosample: %s\n", e.what());
     return 2;

@@ -1,0 +1,53 @@
+// Exit codes of every app as documented in the README: 0 success (and --help), 2 usage or
+// bad input with one line on stderr. CLI11's own codes (105, 109, ...) must never leak out.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "test_support.h"
+
+namespace {
+
+using eco::test::runTool;
+
+struct Case {
+  const char* tool;
+  const char* args;
+};
+
+}  // namespace
+
+TEST(CliApps, UsageErrorsExitTwoWithOneLine) {
+  const Case cases[] = {
+      {"ecobake", ""},
+      {"ecobake", "no-such-command"},
+      {"ecobake", "bake"},
+      {"ecobake", "bake --no-such-flag x -o y"},
+      {"ecobake", "inspect"},
+      {"ecosample", ""},
+      {"ecosample", "--no-such-flag"},
+      {"ecosample", "-o x --size"},
+      {"ecosample", "-o x --size 1e9"},
+      {"ecosample", "-o x --size 100"},    // even
+      {"ecosample", "-o x --size 9999999"},  // far past the limit: no absurd allocation
+      {"ecosample", "-o x --seed -1"},
+      {"ecosample", "-o x --seed 1e23"},
+      {"ecoview", "--no-such-flag"},
+      {"ecoview", "--frames"},
+  };
+  for (const Case& c : cases) {
+    if (!std::filesystem::exists(eco::test::tool(c.tool))) continue;  // ecoview: viewer not built
+    eco::test::CommandResult r = runTool(c.tool, c.args, 30);
+    EXPECT_EQ(r.code, 2) << c.tool << " " << c.args << ": " << r.output;
+    EXPECT_EQ(eco::test::lineCount(r.output), 1u) << c.tool << " " << c.args << ": " << r.output;
+  }
+}
+
+TEST(CliApps, HelpExitsZero) {
+  for (const char* tool : {"ecobake", "ecosample", "ecoview"}) {
+    if (!std::filesystem::exists(eco::test::tool(tool))) continue;
+    eco::test::CommandResult r = runTool(tool, "--help", 30);
+    EXPECT_EQ(r.code, 0) << tool << ": " << r.output;
+  }
+}
