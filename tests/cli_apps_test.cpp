@@ -36,9 +36,12 @@ TEST(CliApps, UsageErrorsExitTwoWithOneLine) {
       {"ecoview", "--no-such-flag"},
       {"ecoview", "--frames"},
   };
+  // Run inside a private folder: a regression that accepts the arguments writes its "x" there.
+  eco::test::TempDir dir;
   for (const Case& c : cases) {
     if (!std::filesystem::exists(eco::test::tool(c.tool))) continue;  // ecoview: viewer not built
-    eco::test::CommandResult r = runTool(c.tool, c.args, 30);
+    eco::test::CommandResult r =
+        eco::test::runCommand("cd " + dir.path.string() + " && " + eco::test::tool(c.tool) + " " + c.args, 30);
     EXPECT_EQ(r.code, 2) << c.tool << " " << c.args << ": " << r.output;
     EXPECT_EQ(eco::test::lineCount(r.output), 1u) << c.tool << " " << c.args << ": " << r.output;
   }
