@@ -41,7 +41,7 @@ TEST(CliApps, UsageErrorsExitTwoWithOneLine) {
   for (const Case& c : cases) {
     if (!std::filesystem::exists(eco::test::tool(c.tool))) continue;  // ecoview: viewer not built
     eco::test::CommandResult r =
-        eco::test::runCommand("cd " + dir.path.string() + " && " + eco::test::tool(c.tool) + " " + c.args, 30);
+        eco::test::runCommand("sh -c 'cd " + dir.path.string() + " && " + eco::test::tool(c.tool) + " " + c.args + "'", 30);
     EXPECT_EQ(r.code, 2) << c.tool << " " << c.args << ": " << r.output;
     EXPECT_EQ(eco::test::lineCount(r.output), 1u) << c.tool << " " << c.args << ": " << r.output;
   }
