@@ -61,3 +61,4 @@ if [[ ${#failed[@]} -gt 0 ]]; then
   exit 1
 fi
 echo "fuzz: all targets passed (${seconds} s each)"
+[[ -n "${ECO_FUZZ_WORK:-}" ]] || rm -rf "$work"
