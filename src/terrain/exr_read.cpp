@@ -46,6 +46,15 @@ void parseHeader(const std::string& path, Bytes file, ExrHeader& out) {
   if (h.num_channels != 1)
     throw InputError(path + ": EXR has " + std::to_string(h.num_channels) + " channels, expected exactly one");
   if (h.tiled) throw InputError(path + ": tiled EXR is not supported, expected a scanline image");
+  // tinyexr 1.0.1's PIZ decoder copies the bitmap range a chunk claims without checking it
+  // against the chunk's size (a heap over-read found by fuzz/fuzz_image), so damaged PIZ data
+  // cannot be read safely; the lossless codecs it checks are accepted.
+  const int compression = h.compression_type;
+  if (compression != TINYEXR_COMPRESSIONTYPE_NONE && compression != TINYEXR_COMPRESSIONTYPE_RLE &&
+      compression != TINYEXR_COMPRESSIONTYPE_ZIPS && compression != TINYEXR_COMPRESSIONTYPE_ZIP)
+    throw InputError(path + ": EXR compression " + (compression == TINYEXR_COMPRESSIONTYPE_PIZ ? std::string("PIZ")
+                                                                                             : std::to_string(compression)) +
+                     " is not supported; save it uncompressed or with RLE, ZIPS or ZIP");
   int type = h.pixel_types[0];
   if (type != TINYEXR_PIXELTYPE_HALF && type != TINYEXR_PIXELTYPE_FLOAT)
     throw InputError(path + ": EXR channel '" + h.channels[0].name + "' is uint, expected half or float");
