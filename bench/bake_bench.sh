@@ -28,7 +28,7 @@ for config in "${configs[@]}"; do
       dir=$(run_output "$out" "$run")
       run=$((run + 1))
       log=$("$ecobake" bake "$config" -o "$dir" -j "$threads")
-      line=$(grep "instances in" <<<"$log")
+      line=$(grep -E "^[0-9]+ instances in" <<<"$log")
       mem=$(grep "peak memory" <<<"$log")
       echo "$(basename "$config") threads=$threads: $line; $mem"
       echo "  $(grep "^time:" <<<"$log")"

@@ -21,7 +21,7 @@ for ((i = 0; i < repeats; i++)); do
   for build in "$a" "$b"; do
     dir=$(run_output "$out" "$run")
     run=$((run + 1))
-    line=$("$build/apps/ecobake/ecobake" bake "$config" -o "$dir" -j "$threads" | grep "instances in")
+    line=$("$build/apps/ecobake/ecobake" bake "$config" -o "$dir" -j "$threads" | grep -E "^[0-9]+ instances in")
     s=$(sed -E 's/.*, ([0-9.]+) s, .*/\1/' <<<"$line")
     r=$(sed -E 's/.* ([0-9.]+) M instances\/s.*/\1/' <<<"$line")
     echo "$build: $s s, $r M instances/s"
