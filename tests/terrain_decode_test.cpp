@@ -21,6 +21,7 @@
 
 #include "core/error.h"
 #include "terrain/terrain.h"
+#include "input_error.h"
 #include "test_support.h"
 
 // Bytes held through operator new (the decoders' buffers and the Grid are std::vectors), and
@@ -49,27 +50,9 @@ void operator delete[](void* p, size_t) noexcept { operator delete(p); }
 extern "C" unsigned char* stbi_zlib_compress(unsigned char* data, int dataLen, int* outLen, int quality);
 
 using namespace eco;
+using eco::test::errorOf;
 
 namespace {
-
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    std::string message = e.what();
-    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-    return message;
-  }
-  ADD_FAILURE() << "expected InputError";
-  return "";
-}
-
-#define EXPECT_INPUT_ERROR(call, path, fragment)                       \
-  do {                                                                 \
-    std::string message_ = errorOf([&] { call; });                     \
-    EXPECT_NE(message_.find(path), std::string::npos) << message_;     \
-    EXPECT_NE(message_.find(fragment), std::string::npos) << message_; \
-  } while (0)
 
 uint32_t crc32(const std::string& data) {
   uint32_t crc = ~0u;

@@ -12,31 +12,13 @@
 #include "core/error.h"
 #include "terrain/png16.h"
 #include "terrain/terrain.h"
+#include "input_error.h"
 #include "test_support.h"
 
 using namespace eco;
+using eco::test::errorOf;
 
 namespace {
-
-// Runs f and returns the InputError message, failing the test when nothing is thrown.
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    std::string message = e.what();
-    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-    return message;
-  }
-  ADD_FAILURE() << "expected InputError";
-  return "";
-}
-
-#define EXPECT_INPUT_ERROR(call, path, fragment)                                     \
-  do {                                                                               \
-    std::string message_ = errorOf([&] { call; });                                   \
-    EXPECT_NE(message_.find(path), std::string::npos) << message_;                   \
-    EXPECT_NE(message_.find(fragment), std::string::npos) << message_;               \
-  } while (0)
 
 void writePng8(const std::string& path, int w, int h, int channels, const std::vector<uint8_t>& data) {
   ASSERT_TRUE(stbi_write_png(path.c_str(), w, h, channels, data.data(), w * channels));

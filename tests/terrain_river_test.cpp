@@ -6,10 +6,12 @@
 #include <random>
 
 #include "core/error.h"
+#include "input_error.h"
 #include "terrain/distance_transform.h"
 #include "terrain/terrain.h"
 
 using namespace eco;
+using eco::test::errorOf;
 
 namespace {
 
@@ -32,15 +34,6 @@ Image maskImage(const std::vector<uint8_t>& sites, int w, int h) {
   Image image{Grid(w, h), 8};
   for (size_t i = 0; i < sites.size(); ++i) image.pixels.values[i] = sites[i] ? 1.f : 0.f;
   return image;
-}
-
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace
