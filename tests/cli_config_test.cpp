@@ -39,12 +39,6 @@ std::string sampleCopy(const TempDir& dir, const std::string& from = "", const s
   return dir.file("sample.json");
 }
 
-std::string ridgeWith(const TempDir& dir, const std::string& from, const std::string& to) {
-  const std::string config = eco::test::writeRidgeWorld(dir);
-  eco::test::writeBytes(config, replaced(eco::test::readBytes(config), from, to));
-  return config;
-}
-
 bool mentions(const Result& r, const std::string& text) { return r.output.find(text) != std::string::npos; }
 
 }  // namespace
