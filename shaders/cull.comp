@@ -1,5 +1,5 @@
 #version 460
-// Per instance: bounding sphere vs frustum, draw distance and LOD choice, then vs the Hi-Z
+// Per instance: bounding sphere vs the frustum planes of frame.clip, draw distance and LOD choice, then vs the Hi-Z
 // pyramid of this frame's terrain depth (reversed Z, min reduction). Survivors are appended to
 // their (kind, LOD) draw: LOD 0 grows up from the kind's region start, LOD 1 down from its end
 // (cull_finish.comp then fixes LOD 1's firstInstance).
@@ -75,12 +75,9 @@ void main() {
 
     bool keep = true;
     if ((flags & CULL_FRUSTUM) != 0) {
-      float fx = frame.proj.x, fy = frame.proj.y;
-      keep = c.z + r > frame.eye.w &&
-                (c.z * fx + c.x) * inversesqrt(fx * fx + 1.0) + r > 0.0 &&
-                (c.z * fx - c.x) * inversesqrt(fx * fx + 1.0) + r > 0.0 &&
-                (c.z * fy + c.y) * inversesqrt(fy * fy + 1.0) + r > 0.0 &&
-                (c.z * fy - c.y) * inversesqrt(fy * fy + 1.0) + r > 0.0;
+      // planes of the same clip matrix the vertex shaders use (camera.cpp frustumPlanes)
+      for (uint i = 0; i < FRUSTUM_PLANES; ++i)
+        keep = keep && dot(frame.frustum[i].xyz, sphere.xyz) + frame.frustum[i].w >= -r;
     }
     uint lod = 0;
     if ((flags & CULL_DISTANCE) != 0) {

@@ -25,6 +25,16 @@ ECO_CONST CULL_FRUSTUM = 1;
 ECO_CONST CULL_OCCLUSION = 2;
 ECO_CONST CULL_DISTANCE = 4;  // LOD selection and per-size draw distance
 
+// FrameData.frustum order. With reversed Z and an infinite far plane, FAR has a zero normal
+// and is stored as (0, 0, 0, 1): it never rejects anything.
+ECO_CONST FRUSTUM_LEFT = 0;
+ECO_CONST FRUSTUM_RIGHT = 1;
+ECO_CONST FRUSTUM_BOTTOM = 2;
+ECO_CONST FRUSTUM_TOP = 3;
+ECO_CONST FRUSTUM_NEAR = 4;
+ECO_CONST FRUSTUM_FAR = 5;
+ECO_CONST FRUSTUM_PLANES = 6;
+
 // Stats counters written by the culling shader.
 ECO_CONST STAT_TESTED = 0;
 ECO_CONST STAT_FRUSTUM = 1;   // passed frustum (and draw distance)
@@ -42,6 +52,9 @@ struct GpuInstance {
 // Per-frame constants (uniform buffer).
 struct FrameData {
   vec4 clip[4];      // rows of the view-projection: clip = (dot(clip[i], vec4(p, 1)))
+  // The frustum planes of clip[] (world space, unit normals pointing inside): a sphere (c, r)
+  // is outside when dot(plane.xyz, c) + plane.w < -r for any plane. FRUSTUM_* order.
+  vec4 frustum[FRUSTUM_PLANES];
   vec4 eye;          // xyz camera position, w = near plane distance
   vec4 right;        // camera basis (world), w unused
   vec4 up;

@@ -1,14 +1,19 @@
-// GPU culling against a CPU reference, and occlusion culling that never changes the picture.
+// GPU culling against a CPU reference built independently of the shader's plane formula
+// (cull_reference.h: planes from the inverse view-projection's corners, double precision), at
+// several aspect ratios and fields of view; the indirect buffer as the GPU wrote it; and
+// occlusion culling that never changes the picture.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
 #include <set>
 #include <tuple>
 
-#include "render/cull_reference.h"
+#include "cull_reference.h"
 #include "render/headless.h"
-#include "render_support.h"
+#include "render/meshes.h"
 #include "render/renderer.h"
+#include "render_support.h"
 
 using namespace eco;
 using namespace eco::render;
@@ -31,10 +36,10 @@ struct RenderCulling : ::testing::Test {
     destroyContext(ctx);
     EXPECT_EQ(ctx.validationErrors.load(), 0) << "Vulkan validation errors (see log)";
   }
-  RendererOptions options() const {
+  RendererOptions options(int width = 192, int height = 108) const {
     RendererOptions r;
-    r.width = 192;
-    r.height = 108;
+    r.width = width;
+    r.height = height;
     r.capture = true;
     r.stream.loadRadius = 5000;
     r.stream.unloadRadius = 5000;
@@ -42,49 +47,98 @@ struct RenderCulling : ::testing::Test {
   }
 };
 
-TEST_F(RenderCulling, GpuFrustumCullingMatchesCpuReference) {
+using Key = std::tuple<size_t, uint32_t, uint32_t>;  // tile, instance, draw
+
+struct Reference {
+  std::set<Key> visible;
+  std::set<std::pair<size_t, uint32_t>> ambiguous;  // within 2 mm of a decision boundary
+  std::array<uint32_t, gpu::DRAW_COUNT> perDraw{};
+};
+
+Reference reference(const World& world, const Renderer& renderer, const Camera& cam, const CullSettings& cull) {
+  gpu::FrameData frame = makeFrameData(cam, renderer.width(), renderer.height(), cull);
+  test::Frustum frustum = test::frustumFromCorners(frame);
+  Reference ref;
+  for (size_t t : renderer.residentTiles()) {
+    LoadedTile tile = world.loadTile(t);
+    for (uint32_t i = 0; i < tile.instances.size(); ++i) {
+      double margin = 0;
+      int draw = test::referenceCull(tile.instances[i], frame, frustum, &margin);
+      if (draw >= 0) {
+        ref.visible.insert({t, i, uint32_t(draw)});
+        ++ref.perDraw[size_t(draw)];
+      }
+      if (margin < 2e-3) ref.ambiguous.insert({t, i});
+    }
+  }
+  return ref;
+}
+
+// The planes the renderer hands the shader agree with the corner-built ones.
+TEST(RenderCullingPlanes, CameraPlanesMatchTheInverseMatrixCorners) {
+  for (auto [w, h] : {std::pair{320, 240}, {320, 180}, {420, 180}, {180, 320}}) {
+    for (float fov : {20.f, 60.f, 100.f}) {
+      Camera cam = camera(300, 120, 700, 37, -23);
+      cam.fovYDeg = fov;
+      gpu::FrameData f = makeFrameData(cam, w, h, CullSettings{});
+      test::Frustum ref = test::frustumFromCorners(f);
+      for (uint32_t i = 0; i < gpu::FRUSTUM_FAR; ++i) {  // the reference's far plane is finite
+        const gpu::vec4& p = f.frustum[i];
+        EXPECT_NEAR(p.x, ref.planes[i][0], 1e-5) << w << "x" << h << " fov " << fov << " plane " << i;
+        EXPECT_NEAR(p.y, ref.planes[i][1], 1e-5) << w << "x" << h << " fov " << fov << " plane " << i;
+        EXPECT_NEAR(p.z, ref.planes[i][2], 1e-5) << w << "x" << h << " fov " << fov << " plane " << i;
+        EXPECT_NEAR(p.w, ref.planes[i][3], 1e-2) << w << "x" << h << " fov " << fov << " plane " << i;
+      }
+      EXPECT_EQ(f.frustum[gpu::FRUSTUM_FAR].w, 1.0f);
+    }
+  }
+}
+
+TEST_F(RenderCulling, GpuFrustumCullingMatchesCornerReferenceAtEveryAspectAndFov) {
   World world = makeSyntheticWorld(smallWorld(40000));
-  RendererOptions ro = options();
-  Renderer renderer(ctx, world, ro);
   CullSettings cull;
   cull.occlusion = false;
   cull.lodFactor = 30;
   cull.drawFactor = 400;  // grass (r ~ 0.5 m) disappears beyond ~200 m
   const Camera cameras[] = {camera(200, 80, 900, 30, -10), camera(512, 600, 512, 0, -60),
-                            camera(100, 45, 100, 135, 0), camera(900, 300, 200, 250, -25)};
-  for (const Camera& cam : cameras) {
-    renderer.settleStreaming(cam);
-    FrameStats s = renderer.render(cam, cull);
-    ASSERT_EQ(s.resident, 40000u);
-    ASSERT_EQ(s.tested, 40000u);
+                            camera(900, 300, 200, 250, -25)};
+  // 4:3, 16:9, 21:9, portrait
+  for (auto [w, h] : {std::pair{160, 120}, {192, 108}, {252, 108}, {108, 192}}) {
+    Renderer renderer(ctx, world, options(w, h));
+    for (float fov : {35.f, 60.f, 95.f}) {
+      for (Camera cam : cameras) {
+        cam.fovYDeg = fov;
+        std::string where = std::to_string(w) + "x" + std::to_string(h) + " fov " + std::to_string(int(fov)) +
+                            " camera " + std::to_string(int(cam.position.x)) + "," + std::to_string(int(cam.position.z));
+        renderer.settleStreaming(cam);
+        FrameStats s = renderer.render(cam, cull);
+        ASSERT_EQ(s.tested, 40000u);
 
-    std::set<std::tuple<size_t, uint32_t, uint32_t>> gpu;
-    for (const VisibleRef& v : renderer.visibleInstances()) gpu.insert({v.tile, v.index, v.draw});
-    EXPECT_EQ(gpu.size(), s.afterFrustum) << "each visible instance drawn once";
-    EXPECT_EQ(s.afterFrustum, s.afterOcclusion);
+        std::set<Key> gpu;
+        for (const VisibleRef& v : renderer.visibleInstances()) gpu.insert({v.tile, v.index, v.draw});
+        EXPECT_EQ(gpu.size(), s.afterFrustum) << where << ": each visible instance drawn once";
+        EXPECT_EQ(s.afterFrustum, s.afterOcclusion) << where;
 
-    gpu::FrameData frame = makeFrameData(cam, ro.width, ro.height, cull);
-    std::set<std::tuple<size_t, uint32_t, uint32_t>> cpu;
-    std::set<std::tuple<size_t, uint32_t>> ambiguous;
-    for (size_t t : renderer.residentTiles()) {
-      LoadedTile tile = world.loadTile(t);
-      for (uint32_t i = 0; i < tile.instances.size(); ++i) {
-        float margin = 0;
-        int draw = referenceCull(tile.instances[i], frame, &margin);
-        if (draw >= 0) cpu.insert({t, i, uint32_t(draw)});
-        if (margin < 1e-3f) ambiguous.insert({t, i});
+        Reference ref = reference(world, renderer, cam, cull);
+        EXPECT_GT(ref.visible.size(), 50u) << where;
+        EXPECT_LT(ref.visible.size(), 40000u) << where << ": camera sees everything, the test would prove nothing";
+        EXPECT_LE(ref.ambiguous.size(), 10u) << where << ": too many near-boundary instances to prove anything";
+        size_t extra = 0, missing = 0;
+        for (auto& v : gpu)
+          if (!ref.visible.count(v) && !ref.ambiguous.count({std::get<0>(v), std::get<1>(v)})) ++extra;
+        for (auto& v : ref.visible)
+          if (!gpu.count(v) && !ref.ambiguous.count({std::get<0>(v), std::get<1>(v)})) ++missing;
+        EXPECT_EQ(missing, 0u) << where << ": in view but culled (gpu " << gpu.size() << ", reference "
+                               << ref.visible.size() << ")";
+        EXPECT_EQ(extra, 0u) << where << ": out of view but drawn (gpu " << gpu.size() << ", reference "
+                             << ref.visible.size() << ")";
+        // per draw, as the GPU wrote the indirect records
+        std::vector<gpu::DrawCommand> cmds = renderer.drawCommands();
+        for (uint32_t d = 0; d < gpu::DRAW_COUNT; ++d)
+          EXPECT_NEAR(double(cmds[d].instanceCount), double(ref.perDraw[d]), double(ref.ambiguous.size()))
+              << where << " draw " << d;
       }
     }
-    EXPECT_GT(cpu.size(), 100u);
-    EXPECT_LT(cpu.size(), 40000u) << "camera sees everything: the test would prove nothing";
-    EXPECT_LE(ambiguous.size(), 2u);
-    size_t mismatches = 0;
-    for (auto& v : gpu)
-      if (!cpu.count(v) && !ambiguous.count({std::get<0>(v), std::get<1>(v)})) ++mismatches;
-    for (auto& v : cpu)
-      if (!gpu.count(v) && !ambiguous.count({std::get<0>(v), std::get<1>(v)})) ++mismatches;
-    EXPECT_EQ(mismatches, 0u) << "camera " << cam.position.x << "," << cam.position.y << "," << cam.position.z
-                              << ": gpu " << gpu.size() << " cpu " << cpu.size();
   }
 }
 
@@ -127,19 +181,55 @@ TEST_F(RenderCulling, OcclusionKeepsThePictureAndDropsInstancesBehindTheRidge) {
   }
 }
 
-TEST_F(RenderCulling, DrawCommandCountDoesNotGrowWithInstances) {
+// The indirect buffer read back after the frame: one record per (kind, LOD) however many
+// instances are resident, each record's instance range inside its kind's region of the
+// visible list, LOD 0 and LOD 1 ranges disjoint, counts equal to the reference's (occlusion
+// off) and never above them (occlusion on).
+TEST_F(RenderCulling, IndirectBufferAsWrittenByTheGpu) {
+  const MeshSet meshes = buildMeshes();
   for (uint64_t n : {2000ull, 60000ull}) {
     World world = makeSyntheticWorld(smallWorld(n));
     Renderer renderer(ctx, world, options());
     Camera cam = camera(512, 400, 1100, 0, -30);
     renderer.settleStreaming(cam);
-    FrameStats s = renderer.render(cam, CullSettings{});
-    EXPECT_EQ(s.resident, n);
-    EXPECT_EQ(s.drawCalls, 1u);
-    EXPECT_EQ(s.drawCommands, gpu::DRAW_COUNT);
-    uint64_t drawn = 0;
-    for (uint32_t d : s.drawInstances) drawn += d;
-    EXPECT_EQ(drawn, s.afterOcclusion);
+    for (bool occlusion : {false, true}) {
+      CullSettings cull;
+      cull.occlusion = occlusion;
+      FrameStats s = renderer.render(cam, cull);
+      EXPECT_EQ(s.resident, n);
+      std::vector<gpu::DrawCommand> cmds = renderer.drawCommands();
+      auto regions = renderer.kindRegions();
+      Reference ref = reference(world, renderer, cam, cull);
+      ASSERT_EQ(cmds.size(), size_t(gpu::DRAW_COUNT));
+      uint64_t drawn = 0;
+      uint32_t nonEmpty = 0, refNonEmpty = 0;
+      for (uint32_t d = 0; d < gpu::DRAW_COUNT; ++d) {
+        const gpu::DrawCommand& c = cmds[d];
+        std::string where = "n " + std::to_string(n) + (occlusion ? " occlusion" : "") + " draw " + std::to_string(d);
+        EXPECT_EQ(c.indexCount, meshes.ranges[d].indexCount) << where;
+        EXPECT_EQ(c.firstIndex, meshes.ranges[d].firstIndex) << where;
+        EXPECT_EQ(c.vertexOffset, meshes.ranges[d].vertexOffset) << where;
+        const gpu::uvec4& region = regions[d / gpu::LOD_COUNT];
+        EXPECT_GE(c.firstInstance, region.x) << where;
+        EXPECT_LE(uint64_t(c.firstInstance) + c.instanceCount, region.y) << where;
+        if (occlusion)
+          EXPECT_LE(c.instanceCount, ref.perDraw[d] + ref.ambiguous.size()) << where;
+        else
+          EXPECT_NEAR(double(c.instanceCount), double(ref.perDraw[d]), double(ref.ambiguous.size())) << where;
+        drawn += c.instanceCount;
+        nonEmpty += c.instanceCount > 0;
+        refNonEmpty += ref.perDraw[d] > 0;
+      }
+      for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k) {
+        const gpu::DrawCommand &lod0 = cmds[k * gpu::LOD_COUNT], &lod1 = cmds[k * gpu::LOD_COUNT + 1];
+        EXPECT_LE(uint64_t(lod0.firstInstance) + lod0.instanceCount, lod1.firstInstance) << "kind " << k;
+      }
+      EXPECT_EQ(drawn, s.afterOcclusion);
+      EXPECT_EQ(s.nonEmptyDraws, nonEmpty);
+      if (!occlusion) EXPECT_EQ(nonEmpty, refNonEmpty);
+      EXPECT_GE(nonEmpty, 2u) << "several kinds and LODs in view";
+      EXPECT_LT(s.afterFrustum, n) << "part of the world out of view";
+    }
   }
 }
 

@@ -77,8 +77,16 @@ TEST(RenderHeadless, BakeFolderRendersTerrainAndVegetation) {
   EXPECT_EQ(f["instances_resident"].get<uint64_t>(), 30000u);
   EXPECT_GT(f["visible_after_frustum"].get<uint64_t>(), 0u);
   EXPECT_LE(f["visible_after_occlusion"].get<uint64_t>(), f["visible_after_frustum"].get<uint64_t>());
-  EXPECT_EQ(f["vegetation_draw_calls"].get<int>(), 1);
-  EXPECT_EQ(f["vegetation_draw_commands"].get<int>(), 8);
+  // the per-draw instance counts are the indirect records as the GPU wrote them; the visible
+  // counter is a separate GPU atomic: the two must agree
+  std::vector<uint64_t> perDraw = f["draw_instances"].get<std::vector<uint64_t>>();
+  ASSERT_EQ(perDraw.size(), size_t(f["vegetation_draw_commands"].get<int>()));
+  uint64_t drawn = 0;
+  int nonEmpty = 0;
+  for (uint64_t n : perDraw) drawn += n, nonEmpty += n > 0;
+  EXPECT_EQ(drawn, f["visible_after_occlusion"].get<uint64_t>());
+  EXPECT_EQ(f["vegetation_draw_commands_nonempty"].get<int>(), nonEmpty);
+  EXPECT_GE(nonEmpty, 2) << "several kinds and LODs drawn";
   EXPECT_TRUE(f.contains("cpu_ms") && f.contains("gpu_ms") && f.contains("gpu_cull_ms"));
   EXPECT_EQ(f["tiles_resident"].get<int>(), 16);
 }

@@ -1,11 +1,38 @@
 #include "render/camera.h"
 
+#include <array>
+
 namespace eco::render {
 
 namespace {
 constexpr float kDegToRad = 3.14159265358979f / 180.0f;
 gpu::vec4 v4(Vec3 v, float w) { return {v.x, v.y, v.z, w}; }
 }  // namespace
+
+void frustumPlanes(const gpu::vec4 clip[4], gpu::vec4 planes[gpu::FRUSTUM_PLANES]) {
+  auto row = [&](int i) { return std::array<double, 4>{clip[i].x, clip[i].y, clip[i].z, clip[i].w}; };
+  auto combine = [](const std::array<double, 4>& a, double s, const std::array<double, 4>& b) {
+    return std::array<double, 4>{a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2], a[3] + s * b[3]};
+  };
+  const auto r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3);
+  std::array<double, 4> p[gpu::FRUSTUM_PLANES];
+  p[gpu::FRUSTUM_LEFT] = combine(r3, 1, r0);     // x >= -w
+  p[gpu::FRUSTUM_RIGHT] = combine(r3, -1, r0);   // x <= w
+  p[gpu::FRUSTUM_BOTTOM] = combine(r3, 1, r1);   // y >= -w (which screen edge depends on the y flip;
+  p[gpu::FRUSTUM_TOP] = combine(r3, -1, r1);     // the pair together is what matters)
+  p[gpu::FRUSTUM_NEAR] = combine(r3, -1, r2);    // z <= w: reversed Z puts the near plane at depth 1
+  p[gpu::FRUSTUM_FAR] = r2;                      // z >= 0
+  for (int i = 0; i < int(gpu::FRUSTUM_PLANES); ++i) {
+    double len = std::sqrt(p[i][0] * p[i][0] + p[i][1] * p[i][1] + p[i][2] * p[i][2]);
+    // infinite far plane: no normal, and its constant is >= 0 (true everywhere) for any
+    // projection that draws anything at all
+    if (len < 1e-12) {
+      planes[i] = {0, 0, 0, p[i][3] >= 0 ? 1.0f : -1e30f};
+      continue;
+    }
+    planes[i] = {float(p[i][0] / len), float(p[i][1] / len), float(p[i][2] / len), float(p[i][3] / len)};
+  }
+}
 
 CameraBasis cameraBasis(const Camera& cam) {
   float yaw = cam.yawDeg * kDegToRad, pitch = cam.pitchDeg * kDegToRad;
@@ -26,6 +53,7 @@ gpu::FrameData makeFrameData(const Camera& cam, int width, int height, const Cul
   f.clip[1] = v4(b.up * -fy, fy * dot(b.up, e));
   f.clip[2] = {0, 0, 0, cam.nearPlane};
   f.clip[3] = v4(b.forward, -dot(b.forward, e));
+  frustumPlanes(f.clip, f.frustum);
   f.eye = v4(e, cam.nearPlane);
   f.right = v4(b.right, 0);
   f.up = v4(b.up, 0);

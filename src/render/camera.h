@@ -41,6 +41,12 @@ struct CullSettings {
   float drawFactor = 1500;   // not drawn beyond drawFactor * sphere radius
 };
 
+// Also fills frame.frustum from frame.clip (frustumPlanes): culling and drawing share one matrix.
 gpu::FrameData makeFrameData(const Camera& cam, int width, int height, const CullSettings& cull);
+
+// Gribb-Hartmann planes of a view-projection (rows of `clip`) in Vulkan's clip space
+// (-w <= x, y <= w, 0 <= z <= w), normalised so dot(n, p) + d is the signed distance in
+// metres, positive inside. Order and the degenerate far plane: FRUSTUM_* in shaders/shared.h.
+void frustumPlanes(const gpu::vec4 clip[4], gpu::vec4 planes[gpu::FRUSTUM_PLANES]);
 
 }  // namespace eco::render

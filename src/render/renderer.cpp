@@ -534,6 +534,17 @@ void Renderer::record(VkCommandBuffer cmd, const CullSettings& cull, const Frame
   if (hooks && hooks->record) hooks->record(cmd, color_);
 }
 
+std::vector<gpu::DrawCommand> Renderer::drawCommands() const {
+  const auto* draws = static_cast<const gpu::DrawCommand*>(draws_.data);
+  return std::vector<gpu::DrawCommand>(draws, draws + gpu::DRAW_COUNT);
+}
+
+std::array<gpu::uvec4, gpu::KIND_COUNT> Renderer::kindRegions() const {
+  std::array<gpu::uvec4, gpu::KIND_COUNT> out;
+  std::memcpy(out.data(), static_cast<const gpu::FrameData*>(frame_.data)->regions, sizeof(out));
+  return out;
+}
+
 std::vector<VisibleRef> Renderer::visibleInstances() const {
   std::vector<VisibleRef> out;
   const auto* draws = static_cast<const gpu::DrawCommand*>(draws_.data);

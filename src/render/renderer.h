@@ -74,6 +74,11 @@ class Renderer {
 
   const std::vector<uint8_t>& pixels() const { return pixels_; }  // RGBA8, capture only
   std::vector<VisibleRef> visibleInstances() const;                // last frame's draws
+  // The indirect buffer as the GPU left it after the last frame (instance counts written by
+  // cull.comp, LOD 1 first instances by cull_finish.comp): what vkCmdDrawIndexedIndirect consumed.
+  std::vector<gpu::DrawCommand> drawCommands() const;
+  // The visible list's kind regions of the last frame: [x, y) per kind.
+  std::array<gpu::uvec4, gpu::KIND_COUNT> kindRegions() const;
   std::vector<size_t> residentTiles() const;
   int width() const { return options_.width; }
   int height() const { return options_.height; }

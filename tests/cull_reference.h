@@ -1,0 +1,113 @@
+#pragma once
+// CPU reference of the culling shader's frustum, draw-distance and LOD decisions (no
+// occlusion), written independently of the shader's plane formula: the frustum is rebuilt in
+// double precision from the 8 corners of the INVERSE view-projection (NDC x, y = +-1 at the
+// near plane, depth 1 with reversed Z, and at a tiny depth standing in for the infinite far
+// plane), each plane through three corners by a cross product and turned to face the corners'
+// centroid. A wrong plane formula in the shader or in camera.cpp cannot be copied into it.
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "../shaders/shared.h"
+
+namespace eco::test {
+
+using Vec4d = std::array<double, 4>;
+using Mat4d = std::array<Vec4d, 4>;  // rows
+
+inline Mat4d inverse(Mat4d m) {  // Gauss-Jordan with partial pivoting
+  Mat4d inv{};
+  for (int i = 0; i < 4; ++i) inv[i][i] = 1;
+  for (int c = 0; c < 4; ++c) {
+    int p = c;
+    for (int r = c + 1; r < 4; ++r)
+      if (std::abs(m[r][c]) > std::abs(m[p][c])) p = r;
+    if (std::abs(m[p][c]) < 1e-30) throw std::runtime_error("singular view-projection");
+    std::swap(m[c], m[p]);
+    std::swap(inv[c], inv[p]);
+    double s = 1 / m[c][c];
+    for (int k = 0; k < 4; ++k) m[c][k] *= s, inv[c][k] *= s;
+    for (int r = 0; r < 4; ++r) {
+      if (r == c) continue;
+      double f = m[r][c];
+      for (int k = 0; k < 4; ++k) m[r][k] -= f * m[c][k], inv[r][k] -= f * inv[c][k];
+    }
+  }
+  return inv;
+}
+
+struct Frustum {
+  std::array<Vec4d, 6> planes;  // unit normal, inside where dot(n, p) + d >= 0
+  std::array<std::array<double, 3>, 8> corners;
+};
+
+inline Frustum frustumFromCorners(const gpu::FrameData& f) {
+  Mat4d m;
+  for (int i = 0; i < 4; ++i) m[i] = {f.clip[i].x, f.clip[i].y, f.clip[i].z, f.clip[i].w};
+  Mat4d inv = inverse(m);
+  Frustum fr;
+  const double depth[2] = {1.0, 1e-7};  // near, far (reversed Z: far is depth -> 0)
+  for (int k = 0; k < 8; ++k) {
+    Vec4d ndc{(k & 1) ? 1.0 : -1.0, (k & 2) ? 1.0 : -1.0, depth[k >> 2], 1.0};
+    Vec4d p{};
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 4; ++c) p[r] += inv[r][c] * ndc[c];
+    fr.corners[k] = {p[0] / p[3], p[1] / p[3], p[2] / p[3]};
+  }
+  std::array<double, 3> mid{};
+  for (auto& c : fr.corners)
+    for (int a = 0; a < 3; ++a) mid[a] += c[a] / 8;
+  // each face: three of its corners (bit 0 = x, bit 1 = y, bit 2 = far)
+  const int faces[6][3] = {{0, 2, 4}, {1, 3, 5}, {0, 1, 4}, {2, 3, 6}, {0, 1, 2}, {4, 5, 6}};
+  for (int i = 0; i < 6; ++i) {
+    const auto &a = fr.corners[faces[i][0]], &b = fr.corners[faces[i][1]], &c = fr.corners[faces[i][2]];
+    double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+    double len = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    Vec4d pl{n[0] / len, n[1] / len, n[2] / len, 0};
+    pl[3] = -(pl[0] * a[0] + pl[1] * a[1] + pl[2] * a[2]);
+    if (pl[0] * mid[0] + pl[1] * mid[1] + pl[2] * mid[2] + pl[3] < 0)
+      for (double& x : pl) x = -x;
+    fr.planes[i] = pl;
+  }
+  return fr;
+}
+
+// Draw index (kind * LOD_COUNT + lod) or -1 when culled. `margin` receives the smallest
+// distance in metres between the sphere and any decision boundary: float rounding on the GPU
+// can flip only decisions with a tiny margin.
+inline int referenceCull(const gpu::GpuInstance& inst, const gpu::FrameData& f, const Frustum& fr,
+                         double* margin = nullptr) {
+  float radiusF;
+  std::memcpy(&radiusF, &inst.extra.z, 4);
+  const double r = radiusF;
+  // bounding sphere: origin + 0.5 * column 1 (shared.h GpuInstance)
+  const double c[3] = {double(inst.row0.w) + 0.5 * inst.row0.y, double(inst.row1.w) + 0.5 * inst.row1.y,
+                       double(inst.row2.w) + 0.5 * inst.row2.y};
+  double m = 1e300;
+  bool keep = true;
+  if (f.cull.y & gpu::CULL_FRUSTUM) {
+    for (const Vec4d& p : fr.planes) {
+      double d = p[0] * c[0] + p[1] * c[1] + p[2] * c[2] + p[3] + r;
+      m = std::min(m, std::abs(d));
+      keep = keep && d >= 0;
+    }
+  }
+  int lod = 0;
+  if (f.cull.y & gpu::CULL_DISTANCE) {
+    double dx = c[0] - f.eye.x, dy = c[1] - f.eye.y, dz = c[2] - f.eye.z;
+    double dist = std::sqrt(dx * dx + dy * dy + dz * dz);
+    double toDraw = r * f.lod.y - dist, toLod = dist - r * f.lod.x;
+    m = std::min({m, std::abs(toDraw), std::abs(toLod)});
+    keep = keep && toDraw >= 0;
+    lod = toLod > 0 ? 1 : 0;
+  }
+  if (margin) *margin = m;
+  if (!keep) return -1;
+  int kind = int(std::min<uint32_t>(inst.extra.y, gpu::KIND_COUNT - 1));
+  return kind * int(gpu::LOD_COUNT) + lod;
+}
+
+}  // namespace eco::test
