@@ -269,7 +269,9 @@ TEST(RenderStreaming, ManyTinyTilesNeverExhaustThePagePool) {
   Context ctx;
   preferLavapipe();
   std::string why;
-  if (!createContext(ctx, ContextOptions{.validation = true}, &why)) GTEST_SKIP() << "no Vulkan device: " << why;
+  ContextOptions options;
+  options.validation = true;
+  if (!createContext(ctx, options, &why)) GTEST_SKIP() << "no Vulkan device: " << why;
   render::World world = makeSyntheticWorld(smallWorld(0));
   world.tiles.clear();
   for (int i = 0; i < 20; ++i) {
