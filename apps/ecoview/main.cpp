@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/parse_number.h"
 #include "render/headless.h"
 #include "viewer_window.h"
@@ -120,6 +121,8 @@ int main(int argc, char** argv) {
     for (auto [option, path] : {std::pair{"--screenshot", &screenshot}, std::pair{"--stats", &statsFile}})
       if (!path->empty() && std::filesystem::is_directory(*path))
         throw InputError(std::string(option) + ": " + *path + " is a folder");
+      else if (!path->empty() && !bakeDir.empty() && isInsideFolder(*path, bakeDir))
+        throw InputError(std::string(option) + ": " + *path + " is inside the bake being viewed; write it elsewhere");
 
     o.cull.occlusion = !noOcclusion;
     o.cull.frustum = !noFrustum;

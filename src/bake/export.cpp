@@ -50,6 +50,8 @@ std::string plyHeaderName(const std::string& name) {
 }
 
 uint64_t exportInstances(const std::string& bakeDir, ExportFormat format, const std::string& outPath) {
+  if (isInsideFolder(outPath, bakeDir))
+    throw InputError(outPath + ": is inside the bake being exported (" + bakeDir + "); write the export elsewhere");
   Manifest manifest = readManifest(bakeDir);
   // The header comes first and the PLY header needs the count: the manifest's total is exact
   // once every tile has been verified against its entry below, and writing it first keeps

@@ -191,6 +191,20 @@ struct Fd {
 
 }  // namespace
 
+bool isInsideFolder(const std::string& path, const std::string& folder) {
+  std::error_code ec1, ec2;
+  const std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path), ec1);
+  const std::filesystem::path f = std::filesystem::weakly_canonical(std::filesystem::absolute(folder), ec2);
+  if (ec1 || ec2 || f.empty()) return false;
+  // Component-wise prefix: "/a/bake2" is not inside "/a/bake".
+  auto pi = p.begin();
+  for (auto fi = f.begin(); fi != f.end(); ++fi, ++pi) {
+    if (fi->empty()) continue;  // trailing separator of a folder path
+    if (pi == p.end() || *pi != *fi) return false;
+  }
+  return true;
+}
+
 uint64_t regularFileSize(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {

@@ -22,6 +22,11 @@ std::string readFileText(const std::string& path, uint64_t maxBytes, const char*
 // The first min(file size, maxBytes) bytes, with readFileBytes' checks: for header probes.
 std::vector<uint8_t> readFileHead(const std::string& path, uint64_t maxBytes);
 
+// Whether `path` (which need not exist) lies inside `folder` or is the folder itself, after
+// resolving symbolic links, "." and ".." of both: an output written there would overwrite
+// part of an input folder (a bake being exported or viewed).
+bool isInsideFolder(const std::string& path, const std::string& folder);
+
 // Writes bytes to path so that a reader sees the previous file or the whole new one: a
 // temporary with a random name beside it, fsync, rename; creates parent folders. Never
 // replaces what is not a regular file: a symbolic link is followed (its target is replaced,
