@@ -145,3 +145,30 @@ TEST(BakeEstimate, LimitsRefuseWithTheEstimate) {
 }
 
 }  // namespace
+
+// The default memory limit follows a container's cgroup, not the host (a bake of a 16k
+// heightmap in a 2 GB cgroup was told "ok" and then OOM-killed): v1 and v2 layouts, the
+// tightest level wins, "max" and v1's 2^63-1 mean none.
+TEST(BakeEstimate, CgroupMemoryLimitReadsTheTightestLevel) {
+  eco::test::TempDir dir;
+  const std::string root = dir.file("cg");
+  auto put = [](const std::string& path, const std::string& text) {
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    eco::test::writeBytes(path, text);
+  };
+  put(dir.file("v1"), "9:pids:/\n4:memory:/jobs/bake\n0::/\n");
+  put(root + "/memory/memory.limit_in_bytes", "9223372036854771712\n");
+  put(root + "/memory/jobs/memory.limit_in_bytes", "2147483648\n");
+  put(root + "/memory/jobs/bake/memory.limit_in_bytes", "4294967296\n");
+  EXPECT_EQ(eco::cgroupMemoryLimit(dir.file("v1"), root), 2147483648.0);
+
+  put(dir.file("v2"), "0::/user/job\n");
+  put(root + "/user/job/memory.max", "max\n");
+  put(root + "/user/memory.max", "1073741824\n");
+  EXPECT_EQ(eco::cgroupMemoryLimit(dir.file("v2"), root), 1073741824.0);
+
+  put(dir.file("none"), "0::/free\n");
+  put(root + "/free/memory.max", "max\n");
+  EXPECT_EQ(eco::cgroupMemoryLimit(dir.file("none"), root), 0.0);
+  EXPECT_EQ(eco::cgroupMemoryLimit(dir.file("missing"), root), 0.0);
+}

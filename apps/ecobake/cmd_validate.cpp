@@ -42,7 +42,7 @@ void addLimitOptions(CLI::App* cmd, LimitArgs& a) {
   cmd->add_option("--max-instances", a.maxInstances, "Refuse a bake estimated above this many instances (default 1e9)");
   cmd->add_option("--max-output", a.maxOutput, "Refuse a bake estimated to write more (default 100GB; K/M/G/T, KiB..TiB)");
   cmd->add_option("--max-memory", a.maxMemory,
-                  "Refuse a bake estimated to need more memory (default: 3/4 of this machine's memory)");
+                  "Refuse a bake estimated to need more memory (default: 3/4 of this machine's or its cgroup's memory)");
   cmd->add_flag("--allow-large", a.allow, "Print the estimate but never refuse on it");
 }
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <cstdio>
 #include <thread>
 
@@ -41,11 +43,6 @@ constexpr double kBytesPerCell = 22;
 // pixel, what the image decode and the terrain set-up leave resident (measured: peak RSS of
 // bakes of one tile and of the whole world, 1025 x 1025 heightmaps, 4 and 7 species).
 constexpr double kBaseBytes = 20e6, kLoadBytesPerPixel = 12;
-
-double physicalMemory() {
-  const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && pageSize > 0 ? double(pages) * double(pageSize) : 0.0;
-}
 
 std::string bytesText(double bytes) {
   char buf[32];
@@ -283,9 +280,55 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
   return e;
 }
 
+// The tightest memory limit of this process's control groups (v2 memory.max, v1
+// memory.limit_in_bytes, each level up to the root), 0 where there is none: in a container or
+// a batch job the cgroup, not the machine, decides when the kernel kills a bake.
+double cgroupMemoryLimit(const std::string& procSelfCgroup, const std::string& cgroupRoot) {
+  std::ifstream in(procSelfCgroup);
+  double limit = 0;
+  auto consider = [&limit](const std::string& file) {
+    std::ifstream f(file);
+    std::string text;
+    if (!(f >> text) || text == "max") return;
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    // cgroup v1 writes "no limit" as a page-rounded 2^63 - 1.
+    if (end != text.c_str() && v > 0 && v < 4e18 && (limit == 0 || v < limit)) limit = v;
+  };
+  for (std::string line; std::getline(in, line);) {
+    // "hierarchy-id:controllers:path"; v2 is "0::path", v1's memory line names "memory".
+    const size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+    if (b == std::string::npos) continue;
+    const std::string controllers = line.substr(a + 1, b - a - 1);
+    std::string base, file;
+    if (controllers.empty()) {
+      base = cgroupRoot, file = "memory.max";
+    } else if (("," + controllers + ",").find(",memory,") != std::string::npos) {
+      base = cgroupRoot + "/memory", file = "memory.limit_in_bytes";
+    } else {
+      continue;
+    }
+    for (std::filesystem::path path = line.substr(b + 1);; path = path.parent_path()) {
+      consider(base + (path.string() == "/" ? std::string() : path.string()) + "/" + file);
+      if (path.empty() || path == path.parent_path()) break;
+    }
+  }
+  return limit;
+}
+
+namespace {
+
+double physicalMemory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && pageSize > 0 ? double(pages) * double(pageSize) : 0.0;
+}
+
+}  // namespace
+
 double defaultMemoryLimit() {
-  const double physical = physicalMemory();
-  return physical > 0 ? 0.75 * physical : 16.0 * 1024 * 1024 * 1024;
+  double memory = physicalMemory();
+  if (const double cgroup = cgroupMemoryLimit("/proc/self/cgroup", "/sys/fs/cgroup"); cgroup > 0 && (memory <= 0 || cgroup < memory)) memory = cgroup;
+  return memory > 0 ? 0.75 * memory : 16.0 * 1024 * 1024 * 1024;
 }
 
 std::string describeEstimate(const BakeEstimate& e) {

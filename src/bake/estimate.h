@@ -45,11 +45,16 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
 struct BakeLimits {
   double maxInstances = 1e9;
   double maxOutputBytes = 100e9;
-  double maxMemoryBytes = 0;  // 0: 3/4 of the machine's physical memory
+  double maxMemoryBytes = 0;  // 0: defaultMemoryLimit()
   bool allow = false;         // report the estimate but never refuse
 };
-// 3/4 of the physical memory (16 GiB where it cannot be read).
+// 3/4 of the physical memory or of the process's cgroup memory limit, whichever is smaller
+// (16 GiB where neither can be read).
 double defaultMemoryLimit();
+// The tightest memory limit on the cgroup path named in procSelfCgroup (normally
+// /proc/self/cgroup; v2 "0::/path" reads cgroupRoot/path/memory.max, v1 "N:memory:/path"
+// reads cgroupRoot/memory/path/memory.limit_in_bytes), every level up to the root; 0: none.
+double cgroupMemoryLimit(const std::string& procSelfCgroup, const std::string& cgroupRoot);
 
 // One line: "about 10.9 M instances, 190 MB of output, 0.4 GB peak memory".
 std::string describeEstimate(const BakeEstimate& estimate);
