@@ -221,7 +221,8 @@ TEST(BakeOutput, StagingNamesAreRandomAndNothingIsLeftBehind) {
 
 // A killed bake leaves its staging folder and the lock file. The next bake of that destination
 // removes staging folders whose lock no live bake holds, and nothing else: not a live bake's,
-// not another destination's, not a link, not a name ecobake does not make.
+// not another destination's, not a link, not a name ecobake does not make, not a folder
+// without the staging lock file (a user's folder may have such a name).
 TEST(BakeOutput, StaleStagingOfDeadBakesIsRemovedAndNothingElse) {
   TempDir dir;
   auto stagingWith = [&](const std::string& name, bool lockFile) {
@@ -230,8 +231,8 @@ TEST(BakeOutput, StaleStagingOfDeadBakesIsRemovedAndNothingElse) {
     if (lockFile) eco::test::writeBytes(dir.file(name + "/.ecobake-staging-lock"), "");
   };
   stagingWith("out.ecobake-staging-dead000001", true);   // killed while baking
-  stagingWith("out.ecobake-staging-dead000002", false);  // killed before locking, or while deleting an old bake
-  stagingWith("out.ecobake-staging-4242", false);        // an older ecobake's pid-named staging
+  stagingWith("out.ecobake-staging-dead000002", false);  // no staging lock: could be a user's folder
+  stagingWith("out.ecobake-staging-4242", false);        // likewise
   stagingWith("out.ecobake-staging-live000001", true);
   HeldLock live(dir.file("out.ecobake-staging-live000001/.ecobake-staging-lock"));
   stagingWith("other.ecobake-staging-dead000003", true);  // another destination's
@@ -246,8 +247,8 @@ TEST(BakeOutput, StaleStagingOfDeadBakesIsRemovedAndNothingElse) {
   { eco::StagedDir out(dir.file("out")); out.commit(); }
 
   EXPECT_FALSE(fs::exists(dir.file("out.ecobake-staging-dead000001")));
-  EXPECT_FALSE(fs::exists(dir.file("out.ecobake-staging-dead000002")));
-  EXPECT_FALSE(fs::exists(dir.file("out.ecobake-staging-4242")));
+  EXPECT_EQ(eco::test::readBytes(dir.file("out.ecobake-staging-dead000002/tiles/0_0.ecot")), "partial");
+  EXPECT_EQ(eco::test::readBytes(dir.file("out.ecobake-staging-4242/tiles/0_0.ecot")), "partial");
   EXPECT_FALSE(fs::exists(dir.file("out.ecobake-lock")));
   EXPECT_EQ(eco::test::readBytes(dir.file("out.ecobake-staging-live000001/tiles/0_0.ecot")), "partial");
   EXPECT_TRUE(fs::exists(dir.file("other.ecobake-staging-dead000003/tiles/0_0.ecot")));

@@ -8,7 +8,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bake/output_dir.h"
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/parse_number.h"
 #include "stats.h"
 #include "terrain/png16.h"
@@ -33,6 +35,13 @@ Grid dequantized(const Grid& g, const std::vector<uint16_t>& q, float lo, float 
   for (size_t i = 0; i < q.size(); ++i) out.values[i] = lo + float(q[i]) / 65535 * (hi - lo);
   return out;
 }
+
+// The marker that makes a folder ecosample's own (samples/world carries it): -o replaces only
+// a missing or empty folder or one holding it, never a user's folder.
+constexpr const char* kMarker = "ecosample.json";
+constexpr const char* kMarkerFormat = "ecosample-world";
+
+OutputKind sampleOutput() { return markedOutput("ecosample world", "ecosample run", "write a sample world", kMarker, kMarkerFormat); }
 
 std::string readme(int size, uint64_t seed, const std::string& stats) {
   int riverSize = (size - 1) / 2 + 1;
@@ -65,6 +74,8 @@ std::string readme(int size, uint64_t seed, const std::string& stats) {
 }
 
 void run(const std::string& outDir, int size, uint64_t seed, const std::string& previewPath) {
+  if (outDir.empty()) throw InputError("output folder name is empty (-o \"\")");
+  checkOutputFolder(outDir, sampleOutput());  // before the minutes of generation
   float extent = float(size - 1) * kCellSize;
   River river = makeRiver(extent, seed);
 
@@ -74,18 +85,31 @@ void run(const std::string& outDir, int size, uint64_t seed, const std::string& 
   Grid distance = riverDistance(riverSize, extent, river);
   std::vector<uint16_t> distanceQ = toUnorm16(distance, 0, kRiverScale);
 
-  std::filesystem::path dir(outDir);
-  std::filesystem::create_directories(dir);
-  writePng16((dir / "heightmap.png").string(), size, size, heightQ.data());
-  writePng16((dir / "river_distance.png").string(), riverSize, riverSize, distanceQ.data());
+  // Written into a staging folder swapped in whole (see bake/output_dir.h): a failed write
+  // leaves the previous world as it was.
+  StagedDir out(outDir, sampleOutput());
+  std::filesystem::path dir(out.staging);
+  auto put = [&](const char* name, const std::vector<uint8_t>& bytes) {
+    writeFilePlain((dir / name).string(), bytes.data(), bytes.size());
+  };
+  put("heightmap.png", encodePng16(outDir + "/heightmap.png", size, size, heightQ.data()));
+  put("river_distance.png", encodePng16(outDir + "/river_distance.png", riverSize, riverSize, distanceQ.data()));
 
   Grid stored = dequantized(heights, heightQ, kMinElevation, kMaxElevation);
   std::string stats = describe(measure(stored, kCellSize));
   std::string text = readme(size, seed, stats);
-  writeFileAtomic((dir / "README.md").string(), text.data(), text.size());
+  writeFilePlain((dir / "README.md").string(), text.data(), text.size());
+  const std::string marker = std::string("{\"format\": \"") + kMarkerFormat + "\", \"size\": " + std::to_string(size) +
+                             ", \"seed\": " + std::to_string(seed) + "}\n";
+  writeFilePlain((dir / kMarker).string(), marker.data(), marker.size());
+  syncFileSystemOf(out.staging);
+  out.commit();
   std::printf("%s", stats.c_str());
 
-  if (!previewPath.empty()) writePreview(previewPath, stored, riverDistance(size, extent, river), kCellSize);
+  if (!previewPath.empty()) {
+    std::vector<uint8_t> png = previewPng(previewPath, stored, riverDistance(size, extent, river), kCellSize);
+    writeFileAtomic(previewPath, png.data(), png.size());
+  }
 }
 
 }  // namespace

@@ -6,9 +6,8 @@
 #include <numbers>
 #include <vector>
 
-#include <stb_image_write.h>
-
 #include "core/error.h"
+#include "terrain/png16.h"
 
 namespace eco::sample {
 namespace {
@@ -64,7 +63,7 @@ std::string describe(const TerrainStats& s) {
   return text;
 }
 
-void writePreview(const std::string& path, const Grid& h, const Grid& river, float cell) {
+std::vector<uint8_t> previewPng(const std::string& path, const Grid& h, const Grid& river, float cell) {
   // Light from the west, 45 degrees up, so north and south faces shade alike.
   const float lx = -std::sqrt(0.5f), ly = std::sqrt(0.5f), lz = 0;
   std::vector<uint8_t> rgb(size_t(h.width) * size_t(h.height) * 3);
@@ -85,8 +84,7 @@ void writePreview(const std::string& path, const Grid& h, const Grid& river, flo
       uint8_t* px = &rgb[(size_t(j) * size_t(h.width) + size_t(i)) * 3];
       for (int k = 0; k < 3; ++k) px[k] = uint8_t(std::lround(255 * c[k] * shade));
     }
-  if (!stbi_write_png(path.c_str(), h.width, h.height, 3, rgb.data(), h.width * 3))
-    throw InputError(path + ": cannot write preview PNG");
+  return encodePngRgb8(path, h.width, h.height, rgb.data());
 }
 
 }  // namespace eco::sample

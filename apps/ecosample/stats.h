@@ -1,6 +1,8 @@
 #pragma once
 // Terrain statistics that show whether the sample world exercises every eco-mask.
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/types.h"
 
@@ -18,7 +20,8 @@ struct TerrainStats {
 TerrainStats measure(const Grid& heights, float cellSize);
 std::string describe(const TerrainStats& s);  // a few lines of Markdown-friendly text
 
-// Hillshaded, elevation-tinted RGB8 preview with the river in blue.
-void writePreview(const std::string& path, const Grid& heights, const Grid& riverDistanceFull, float cellSize);
+// Hillshaded, elevation-tinted RGB8 preview with the river in blue, as PNG bytes (path only
+// names it in errors).
+std::vector<uint8_t> previewPng(const std::string& path, const Grid& heights, const Grid& riverDistanceFull, float cellSize);
 
 }  // namespace eco::sample

@@ -4,12 +4,16 @@
 #include <stdio.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <vector>
 
 #include "core/error.h"
 #include "core/file_io.h"
@@ -28,9 +32,45 @@ constexpr size_t kStagingTokenLength = 10;  // 36^10: no collision across hosts 
 
 std::string errnoText(int err = errno) { return std::strerror(err); }
 
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x00001000U
+#endif
+
+// The mount that holds path (not following a last symbolic link): its device and, where the
+// kernel says (5.8+), its mount id, so a bind mount of the same file system also differs.
+struct MountOf {
+  dev_t dev = 0;
+  uint64_t mountId = 0;
+  bool hasId = false;
+  bool operator!=(const MountOf& o) const { return dev != o.dev || (hasId && o.hasId && mountId != o.mountId); }
+};
+
+bool mountOf(const fs::path& path, MountOf& out) {
+  struct statx sx {};
+  if (::statx(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_MNT_ID, &sx) != 0) return false;
+  out.dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+  out.hasId = (sx.stx_mask & STATX_MNT_ID) != 0;
+  out.mountId = sx.stx_mnt_id;
+  return true;
+}
+
+// The first entry under dir that is on another mount, or empty. Symbolic links are not
+// followed; the walk stops at the first crossing, before entering it.
+std::string mountPointInside(const fs::path& dir) {
+  MountOf root;
+  if (!mountOf(dir, root)) return {};
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    MountOf here;
+    if (mountOf(it->path(), here) && here != root) return it->path().string();
+  }
+  return {};
+}
+
 // Absolute, with symbolic links resolved, so every spelling of one folder (a link, "..", a
 // bind mount's path) finds the same lock and staging folders beside it.
-fs::path resolveDestination(const std::string& dest) {
+fs::path resolveDestination(const std::string& dest, const OutputKind& kind) {
   if (dest.empty()) throw InputError("output folder name is empty (-o \"\")");
   std::string trimmed = dest;
   while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
@@ -51,7 +91,7 @@ fs::path resolveDestination(const std::string& dest) {
   if (!ec) d = fs::weakly_canonical(d, ec);
   if (ec) throw InputError(dest + ": cannot resolve the output folder: " + ec.message());
   if (d.filename().empty()) d = d.parent_path();
-  if (d == d.root_path() || d.filename().empty()) throw InputError(dest + ": cannot bake into the root folder");
+  if (d == d.root_path() || d.filename().empty()) throw InputError(dest + ": cannot " + kind.verb + " into the root folder");
   const std::string name = d.filename().string();
   if (name.find(kStagingTag) != std::string::npos || name.find(kLockSuffix) != std::string::npos)
     throw InputError(dest + ": names ending like '" + kStagingTag + "...' or '" + kLockSuffix +
@@ -84,8 +124,9 @@ void checkParent(const fs::path& d, const std::string& shown) {
   }
 }
 
-// What a bake may replace: nothing there, an empty folder, or a previous bake.
-void checkReplaceable(const fs::path& d, const std::string& shown) {
+// What a tool may replace: nothing there, an empty folder, or its own previous output that
+// holds no mount point.
+void checkReplaceable(const fs::path& d, const std::string& shown, const OutputKind& kind) {
   struct stat st {};
   if (::lstat(d.c_str(), &st) != 0) {
     if (errno == ENOENT) return;
@@ -97,9 +138,13 @@ void checkReplaceable(const fs::path& d, const std::string& shown) {
   if (ec) throw InputError(shown + ": cannot read the output folder: " + ec.message());
   if (empty) return;
   std::string why;
-  if (hasEcobakeManifest(d.string(), &why)) return;
-  throw InputError(shown + ": is not empty and is not a previous ecobake bake (" + why +
-                   "); refusing to replace it: choose a new or empty folder");
+  if (!kind.owns(d.string(), &why))
+    throw InputError(shown + ": is not empty and is not a previous " + kind.previous + " (" + why +
+                     "); refusing to replace it: choose a new or empty folder");
+  const std::string mount = mountPointInside(d);
+  if (!mount.empty())
+    throw InputError(shown + ": " + mount + " is a mount point (another file system or a bind mount); refusing to "
+                     "replace a folder whose deletion would reach into it: unmount it first");
 }
 
 // flock(LOCK_EX | LOCK_NB) on path, created if missing. Returns the fd, or -1 when another
@@ -128,8 +173,8 @@ int tryLock(const std::string& path, const std::string& shown) {
   throw InputError(shown + ": cannot lock " + path + ": it keeps being replaced");
 }
 
-[[noreturn]] void throwBusy(const std::string& shown, const std::string& lockPath) {
-  throw InputError(shown + ": another ecobake bake is writing this folder (it holds " + lockPath +
+[[noreturn]] void throwBusy(const std::string& shown, const std::string& lockPath, const OutputKind& kind) {
+  throw InputError(shown + ": another " + kind.writer + " is writing this folder (it holds " + lockPath +
                    "); wait for it to finish or choose another folder");
 }
 
@@ -141,10 +186,11 @@ void unlock(const std::string& path, int& fd) {
 }
 
 // The staging folders of this destination left by bakes that died: named DEST.ecobake-staging-
-// followed by [a-z0-9] only (older ecobake versions used a pid), a real folder (not a link),
-// and no live bake holds the lock inside it. A folder without the lock file is a bake killed
-// before it took the lock, or a previous bake whose deletion was interrupted; we hold the
-// destination's lock, so no live bake of this destination can be that young.
+// followed by [a-z0-9] only, a real folder (not a link), holding the staging lock file that
+// ecobake creates in every staging folder (and in a previous bake before deleting it), and no
+// live bake holds that lock. A folder without the lock file may be a user's that happens to
+// have such a name: kept (so is a bake killed between mkdir and taking its lock: a leak, not
+// a loss). One holding a mount point is kept too.
 void removeStaleStaging(const fs::path& dest) {
   std::error_code ec;
   const std::string prefix = dest.filename().string() + kStagingTag;
@@ -158,23 +204,53 @@ void removeStaleStaging(const fs::path& dest) {
     if (!ours || ::lstat(entry.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
     const std::string lockPath = (entry.path() / kStagingLockName).string();
     int fd = ::open(lockPath.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0 && errno != ENOENT) continue;
-    if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      ::close(fd);  // a live bake
+    if (fd < 0) continue;
+    struct stat lockSt {};
+    if (::fstat(fd, &lockSt) != 0 || !S_ISREG(lockSt.st_mode) || ::flock(fd, LOCK_EX | LOCK_NB) != 0 ||
+        !mountPointInside(entry.path()).empty()) {
+      ::close(fd);  // a live bake, or not ours to delete
       continue;
     }
     std::error_code removeError;
     fs::remove_all(entry.path(), removeError);
-    if (fd >= 0) ::close(fd);
+    ::close(fd);
   }
 }
 
 }  // namespace
 
-void checkOutputFolder(const std::string& dest) {
-  fs::path d = resolveDestination(dest);
+OutputKind bakeOutput() {
+  return {"ecobake bake", "ecobake bake", "bake", "tiles",
+          [](const std::string& dir, std::string* why) { return hasEcobakeManifest(dir, why); }};
+}
+
+OutputKind markedOutput(std::string previous, std::string writer, std::string verb, std::string markerFile,
+                        std::string format) {
+  auto owns = [markerFile, format](const std::string& dir, std::string* why) {
+    const std::string path = (fs::path(dir) / markerFile).string();
+    auto no = [why](std::string reason) {
+      if (why) *why = std::move(reason);
+      return false;
+    };
+    std::vector<uint8_t> bytes;
+    try {
+      bytes = readFileBytes(path, 1 << 16, "marker");
+    } catch (const InputError& e) {
+      return no(e.what());
+    }
+    nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+    auto f = j.is_object() ? j.find("format") : j.end();
+    if (j.is_discarded() || !j.is_object() || f == j.end() || !f->is_string() || f->get_ref<const std::string&>() != format)
+      return no(path + ": has no \"format\": \"" + format + "\"");
+    return true;
+  };
+  return {std::move(previous), std::move(writer), std::move(verb), "", owns};
+}
+
+void checkOutputFolder(const std::string& dest, const OutputKind& kind) {
+  fs::path d = resolveDestination(dest, kind);
   checkParent(d, dest);
-  checkReplaceable(d, dest);
+  checkReplaceable(d, dest, kind);
   // A bake already running there: said now rather than after the inputs are loaded. Only a
   // probe, without creating or removing anything; StagedDir takes the lock for real.
   const std::string lockPath = d.string() + kLockSuffix;
@@ -182,11 +258,11 @@ void checkOutputFolder(const std::string& dest) {
   if (fd < 0) return;
   const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
   ::close(fd);
-  if (held) throwBusy(dest, lockPath);
+  if (held) throwBusy(dest, lockPath, kind);
 }
 
-StagedDir::StagedDir(const std::string& dest) {
-  fs::path d = resolveDestination(dest);
+StagedDir::StagedDir(const std::string& dest, OutputKind kind) : kind_(std::move(kind)) {
+  fs::path d = resolveDestination(dest, kind_);
   checkParent(d, dest);
   std::error_code ec;
   fs::create_directories(d.parent_path(), ec);
@@ -194,9 +270,9 @@ StagedDir::StagedDir(const std::string& dest) {
 
   lockPath_ = d.string() + kLockSuffix;
   lockFd_ = tryLock(lockPath_, dest);
-  if (lockFd_ < 0) throwBusy(dest, lockPath_);
+  if (lockFd_ < 0) throwBusy(dest, lockPath_, kind_);
   try {
-    checkReplaceable(d, dest);  // under the lock, so no other bake swaps it meanwhile
+    checkReplaceable(d, dest, kind_);  // under the lock, so no other bake swaps it meanwhile
     removeStaleStaging(d);
     for (int attempt = 0; staging.empty(); ++attempt) {
       std::string candidate = d.string() + kStagingTag + randomToken(kStagingTokenLength);
@@ -209,7 +285,7 @@ StagedDir::StagedDir(const std::string& dest) {
     stagingLockPath_ = staging + "/" + kStagingLockName;
     stagingLockFd_ = tryLock(stagingLockPath_, dest);
     if (stagingLockFd_ < 0) throw InputError(dest + ": staging folder " + staging + " is locked by another process");
-    fs::create_directories(fs::path(staging) / "tiles", ec);
+    if (!kind_.subfolder.empty()) fs::create_directories(fs::path(staging) / kind_.subfolder, ec);
     if (ec) throw InputError(dest + ": cannot create staging folder " + staging + ": " + ec.message());
   } catch (...) {
     release();
@@ -232,7 +308,7 @@ void StagedDir::release() {
 void StagedDir::commit() {
   const fs::path d(destination);
   // A person may have put files there while the bake ran.
-  checkReplaceable(d, destination);
+  checkReplaceable(d, destination, kind_);
   // Not part of the bake. The destination lock still keeps other bakes' cleanup away.
   unlock(stagingLockPath_, stagingLockFd_);
 
@@ -254,10 +330,18 @@ void StagedDir::commit() {
   committed = true;
   syncFolderOf(destination);  // the swap itself survives a crash
   if (swapped) {
-    // The staging name now holds the previous bake. Removed while we still hold the lock; if
-    // this is interrupted, the next bake's cleanup finishes it (no staging lock inside).
-    std::error_code ec;
-    fs::remove_all(staging, ec);
+    // The staging name now holds the previous output. Removed while we still hold the lock,
+    // the staging lock file put in first and deleted last, so that if this is interrupted the
+    // next run's cleanup knows the folder as ecobake's and finishes it.
+    const fs::path old(staging);
+    int fd = ::open((old / kStagingLockName).c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0644);
+    if (fd >= 0) ::close(fd);
+    std::error_code ec, removeError;
+    std::vector<fs::path> entries;
+    for (fs::directory_iterator it(old, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+      if (it->path().filename() != kStagingLockName) entries.push_back(it->path());
+    for (const fs::path& p : entries) fs::remove_all(p, removeError);
+    fs::remove_all(old, removeError);
   }
   release();
 }

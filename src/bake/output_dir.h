@@ -1,7 +1,26 @@
 #pragma once
+#include <functional>
 #include <string>
 
 namespace eco {
+
+// Which folders a tool may replace: its own previous output, recognised by a marker it
+// writes into every output (a bake's manifest.json, masks.json, ecosample.json).
+struct OutputKind {
+  std::string previous;  // "ecobake bake": in "is not a previous <previous>"
+  std::string writer;    // "ecobake bake": in "another <writer> is writing this folder"
+  std::string verb;      // "bake": in "cannot <verb> into the root folder"
+  std::string subfolder;  // created in the staging folder ("tiles"), or empty
+  // True when the non-empty folder dir is a previous output of this kind; else false, with
+  // why saying what is missing.
+  std::function<bool(const std::string& dir, std::string* why)> owns;
+};
+
+// A bake: manifest.json with the ecobake format marker (any format_version).
+OutputKind bakeOutput();
+// Owned when dir/markerFile is a JSON object whose "format" is `format`.
+OutputKind markedOutput(std::string previous, std::string writer, std::string verb, std::string markerFile,
+                        std::string format);
 
 // The output folder of a bake, and the rules for touching it:
 // - A destination may be replaced only when it does not exist, is an empty folder, or holds a
@@ -17,11 +36,15 @@ namespace eco {
 //   it can take (their bake died), never anything else.
 // - A symbolic link as destination is followed (its target folder is replaced, the link
 //   stays); a dangling one is refused.
+// - A previous output holding a mount point (an entry on another file system, or another
+//   mount of this one, e.g. a bind mount) is refused: its deletion would reach into it.
+// The same rules serve other tools' output folders, with the ownership marker of an
+// OutputKind in place of the manifest.
 
 // The checks StagedDir makes before it creates anything, without creating or locking
 // anything: a bake calls this before loading its inputs, so an unusable -o fails at once
 // rather than after the bake. InputError naming the folder.
-void checkOutputFolder(const std::string& destination);
+void checkOutputFolder(const std::string& destination, const OutputKind& kind = bakeOutput());
 
 struct StagedDir {
   std::string destination;  // absolute, symbolic links resolved
@@ -30,7 +53,7 @@ struct StagedDir {
 
   // Throws InputError when the destination may not be replaced (see above), when another bake
   // holds it, or when the staging folder cannot be created.
-  explicit StagedDir(const std::string& destination);
+  explicit StagedDir(const std::string& destination, OutputKind kind = bakeOutput());
   ~StagedDir();  // removes the staging folder unless committed, releases the locks
   StagedDir(const StagedDir&) = delete;
   StagedDir& operator=(const StagedDir&) = delete;
@@ -41,6 +64,7 @@ struct StagedDir {
   void commit();
 
  private:
+  OutputKind kind_;
   std::string lockPath_;        // DEST.ecobake-lock
   int lockFd_ = -1;             // flock held on lockPath_
   std::string stagingLockPath_;  // staging/.ecobake-staging-lock, removed before the swap

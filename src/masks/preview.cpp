@@ -1,12 +1,12 @@
 #include "masks/preview.h"
 
-#include <stb_image_write.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 
 #include "core/error.h"
+#include "core/file_io.h"
+#include "terrain/png16.h"
 
 namespace eco {
 
@@ -21,18 +21,20 @@ struct Rgb8Image {
 
 uint8_t unorm8(float v) { return uint8_t(std::lround(std::clamp(v, 0.f, 1.f) * 255.f)); }
 
+// Written plainly: the files go into a staging folder that is synced and swapped in whole.
 void savePng(const std::string& path, const Rgb8Image& img) {
-  if (!stbi_write_png(path.c_str(), img.width, img.height, 3, img.rgb.data(), img.width * 3))
-    throw InputError(path + ": cannot write PNG");
+  std::vector<uint8_t> png = encodePngRgb8(path, img.width, img.height, img.rgb.data());
+  writeFilePlain(path, png.data(), png.size());
 }
 
-// Grey ramp for a scalar field; `map` turns the value into [0, 1].
+// Grey ramp for a scalar field of w x h cells, one pixel every `step` cells; `map` turns the
+// value at a cell into [0, 1].
 template <class Field>
-void writeScalar(const std::string& path, int w, int h, Field map) {
-  Rgb8Image img(w, h);
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) {
-      uint8_t v = unorm8(map(x, y));
+void writeScalar(const std::string& path, int w, int h, int step, Field map) {
+  Rgb8Image img((w - 1) / step + 1, (h - 1) / step + 1);
+  for (int y = 0; y < img.height; ++y)
+    for (int x = 0; x < img.width; ++x) {
+      uint8_t v = unorm8(map(x * step, y * step));
       uint8_t* p = img.at(x, y);
       p[0] = p[1] = p[2] = v;
     }
@@ -48,9 +50,9 @@ float hillshade(const World& world, float x, float z) {
 }  // namespace
 
 std::vector<std::string> writeMaskPreviews(const World& world, const SuitabilityRasters& rasters, const std::string& dir) {
-  std::filesystem::create_directories(dir);
   const Heightmap& t = world.terrain;
   int w = t.metres.width, h = t.metres.height;
+  const int step = (std::max(w, h) + kMaxPreviewSide - 1) / kMaxPreviewSide;
   auto [lo, hi] = std::minmax_element(t.metres.values.begin(), t.metres.values.end());
   float minH = *lo, range = std::max(*hi - *lo, 1e-3f);
   auto env = [&](int x, int y) { return environmentAt(world, float(x) * t.cellSize, float(y) * t.cellSize); };
@@ -58,7 +60,7 @@ std::vector<std::string> writeMaskPreviews(const World& world, const Suitability
   std::vector<std::string> files;
   auto add = [&](const std::string& name, auto map) {
     files.push_back((std::filesystem::path(dir) / name).string());
-    writeScalar(files.back(), w, h, map);
+    writeScalar(files.back(), w, h, step, map);
   };
   add("elevation.png", [&](int x, int y) { return (t.metres.at(x, y) - minH) / range; });
   add("slope.png", [&](int x, int y) { return env(x, y).slopeDeg / 90.f; });
@@ -72,10 +74,12 @@ std::vector<std::string> writeMaskPreviews(const World& world, const Suitability
   return files;
 }
 
-void writeInstancePreview(const World& world, const std::vector<TileData>& tiles, float pixelsPerMetre,
-                          const std::string& path) {
-  int w = std::max(1, int(world.terrain.extentX() * pixelsPerMetre));
-  int h = std::max(1, int(world.terrain.extentZ() * pixelsPerMetre));
+float writeInstancePreview(const World& world, const std::vector<TileData>& tiles, float pixelsPerMetre,
+                           const std::string& path) {
+  const double longest = std::max<double>(world.terrain.extentX(), world.terrain.extentZ());
+  if (longest * pixelsPerMetre > kMaxPreviewSide) pixelsPerMetre = float(kMaxPreviewSide / longest);
+  int w = std::clamp(int(double(world.terrain.extentX()) * pixelsPerMetre), 1, kMaxPreviewSide);
+  int h = std::clamp(int(double(world.terrain.extentZ()) * pixelsPerMetre), 1, kMaxPreviewSide);
   Rgb8Image img(w, h);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
@@ -108,6 +112,7 @@ void writeInstancePreview(const World& world, const std::vector<TileData>& tiles
       }
   }
   savePng(path, img);
+  return pixelsPerMetre;
 }
 
 }  // namespace eco

@@ -10,6 +10,8 @@
 
 // Defined in libstb (stb_image_write.c) but only declared inside its implementation section.
 extern "C" unsigned char* stbi_zlib_compress(unsigned char* data, int dataLen, int* outLen, int quality);
+extern "C" unsigned char* stbi_write_png_to_mem(const unsigned char* pixels, int strideBytes, int x, int y, int n,
+                                                int* outLen);
 
 namespace eco {
 namespace {
@@ -73,7 +75,25 @@ void filterRow(const uint8_t* row, const uint8_t* prev, size_t size, std::vector
 
 }  // namespace
 
+std::vector<uint8_t> encodePngRgb8(const std::string& path, int w, int h, const uint8_t* rgb) {
+  if (w <= 0 || h <= 0 || size_t(w) * 3 * size_t(h) > size_t(INT32_MAX))
+    throw InputError(path + ": cannot write PNG of size " + std::to_string(w) + "x" + std::to_string(h));
+  int size = 0;
+  unsigned char* png = stbi_write_png_to_mem(rgb, w * 3, w, h, 3, &size);
+  if (!png) throw InputError(path + ": PNG encoding failed");
+  std::vector<uint8_t> out(png, png + size);
+  std::free(png);
+  return out;
+}
+
 void writePng16(const std::string& path, int w, int h, const uint16_t* pixels) {
+  std::vector<uint8_t> png = encodePng16(path, w, h, pixels);
+  std::ofstream file(path, std::ios::binary);
+  file.write(reinterpret_cast<const char*>(png.data()), std::streamsize(png.size()));
+  if (!file.good()) throw InputError(path + ": cannot write file");
+}
+
+std::vector<uint8_t> encodePng16(const std::string& path, int w, int h, const uint16_t* pixels) {
   const size_t rowBytes = size_t(w) * 2;
   if (w <= 0 || h <= 0 || (rowBytes + 1) * size_t(h) > size_t(INT32_MAX))
     throw InputError(path + ": cannot write PNG of size " + std::to_string(w) + "x" + std::to_string(h));
@@ -104,10 +124,7 @@ void writePng16(const std::string& path, int w, int h, const uint16_t* pixels) {
   putChunk(png, "IDAT", zlib, size_t(zlibSize));
   putChunk(png, "IEND", nullptr, 0);
   std::free(zlib);
-
-  std::ofstream file(path, std::ios::binary);
-  file.write(reinterpret_cast<const char*>(png.data()), std::streamsize(png.size()));
-  if (!file.good()) throw InputError(path + ": cannot write file");
+  return png;
 }
 
 }  // namespace eco
