@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "bake_world.h"
 #include "test_support.h"
 
 namespace {
@@ -52,5 +53,27 @@ TEST(CliApps, HelpExitsZero) {
     if (!std::filesystem::exists(eco::test::tool(tool))) continue;
     eco::test::CommandResult r = runTool(tool, "--help", 30);
     EXPECT_EQ(r.code, 0) << tool << ": " << r.output;
+  }
+}
+
+// A file name a user was handed may carry an escape sequence, a tile's species name a
+// newline: printed errors stay one line of printable text (\xNN for control bytes).
+TEST(CliApps, ErrorsNeverPrintControlBytes) {
+  eco::test::TempDir dir;
+  std::string config = eco::test::writeRidgeWorld(dir);
+  std::string text = eco::test::readBytes(config);
+  const std::string from = R"("heightmap": "heightmap.png")";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), R"("heightmap": "a\u001b]0;PWNED\u0007b.png")");
+  eco::test::writeBytes(config, text);
+  for (const std::string& command : {std::string("validate "), "bake -o " + dir.file("out") + " "}) {
+    eco::test::CommandResult r = eco::test::runTool("ecobake", command + config);
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(r.output.find("\\x1b]0;PWNED\\x07"), std::string::npos) << r.output;
+    std::string body = r.output.substr(0, r.output.size() - 1);  // without the final newline
+    for (char c : body) {
+      if (c == '\n') continue;  // validate prints one line per problem plus a count
+      EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7f) << "control byte " << int(c) << " in " << r.output;
+    }
   }
 }

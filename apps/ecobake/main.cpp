@@ -24,13 +24,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "ecobake: %s (see --help)\n", e.what());
+    std::fprintf(stderr, "ecobake: %s (see --help)\n", eco::printableLine(e.what()).c_str());
     return 2;
   } catch (const eco::InputError& e) {
-    std::fprintf(stderr, "ecobake: error: %s\n", e.what());
+    std::fprintf(stderr, "ecobake: error: %s\n", eco::printableLine(e.what()).c_str());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "ecobake: internal error: %s\n", e.what());
+    std::fprintf(stderr, "ecobake: internal error: %s\n", eco::printableLine(e.what()).c_str());
     return 1;
   }
   return eco::cli::exitCode();

@@ -54,9 +54,7 @@ Camera parseCamera(const std::string& text, const char* option) {
 
 // One line on stderr whatever the message holds (a path may contain a newline).
 void printError(const std::string& message) {
-  std::string line = message;
-  std::replace(line.begin(), line.end(), '\n', ' ');
-  std::fprintf(stderr, "ecoview: %s\n", line.c_str());
+  std::fprintf(stderr, "ecoview: %s\n", printableLine(message).c_str());
 }
 
 }  // namespace

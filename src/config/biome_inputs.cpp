@@ -68,10 +68,7 @@ BiomeConfig loadBiomeConfig(const std::string& path, BiomeInputs* inputs) {
 }
 
 std::string formatProblem(const std::string& file, const ConfigProblem& problem) {
-  std::string line = file + ": " + (problem.path.empty() ? "" : problem.path + ": ") + problem.reason;
-  for (char& c : line)
-    if (c == '\n' || c == '\r') c = ' ';
-  return line;
+  return printableLine(file + ": " + (problem.path.empty() ? "" : problem.path + ": ") + problem.reason);
 }
 
 }  // namespace eco

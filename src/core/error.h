@@ -1,6 +1,8 @@
 #pragma once
+#include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace eco {
 
@@ -9,5 +11,23 @@ namespace eco {
 struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// A message as the apps print it: one line of printable text. Control bytes (a newline in a
+// species name, an escape sequence in a file name a user was handed) become \xNN, so an
+// error can neither span lines nor drive the terminal.
+inline std::string printableLine(std::string_view message) {
+  std::string out;
+  out.reserve(message.size());
+  for (unsigned char c : message) {
+    if (c < 0x20 || c == 0x7f) {
+      char escaped[5];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
+      out += escaped;
+    } else {
+      out += char(c);
+    }
+  }
+  return out;
+}
 
 }  // namespace eco
