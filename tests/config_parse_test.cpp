@@ -206,7 +206,7 @@ TEST(ConfigParse, FormatProblemIsOneLine) {
   EXPECT_EQ(eco::formatProblem("a.json", {"/species/1/radius", "must be > 0, got 0"}),
             "a.json: /species/1/radius: must be > 0, got 0");
   EXPECT_EQ(eco::formatProblem("a.json", {"", "config file not found"}), "a.json: config file not found");
-  EXPECT_EQ(eco::formatProblem("a.json", {"/x", "two\nlines"}), "a.json: /x: two lines");
+  EXPECT_EQ(eco::formatProblem("a.json", {"/x", "two\nlines"}), "a.json: /x: two\\x0alines");
 }
 
 TEST(ConfigLoad, ThrowsInputErrorWithTheFirstProblem) {
@@ -332,3 +332,25 @@ TEST(ConfigParse, TileRuleSharedWithSampler) {
 }
 
 }  // namespace
+
+// A hostile tester's configs that parsed with exit 0: text after a NUL byte was ignored, and a
+// second "seed" silently replaced the first.
+TEST(ConfigParse, NulBytesAndDuplicateKeysAreProblems) {
+  std::string withNul = std::string(kMinimal) + std::string("\0{\"garbage\"", 11);
+  std::vector<eco::ConfigProblem> problems = parseProblems(withNul);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].reason.rfind("byte " + std::to_string(std::string(kMinimal).size()) + " is a NUL byte", 0), 0u)
+      << problems[0].reason;
+
+  problems = parseProblems(edited(R"("name": "meadow",)", R"("name": "meadow", "seed": 1, "seed": 2,)"));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].path, "/seed");
+  EXPECT_NE(problems[0].reason.find("duplicate key"), std::string::npos);
+
+  // Nested and inside arrays, with the pointer of the repeated key; the same key in two
+  // different objects is fine.
+  problems = parseProblems(edited(R"("radius": 0.8,)", R"("radius": 0.8, "radius": 0.9, "density": 1,)"));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].path, "/species/0/radius");
+  EXPECT_TRUE(parseProblems(kMinimal).empty());
+}

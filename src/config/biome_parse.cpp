@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "config/biome_config.h"
 #include "config/json_fields.h"
@@ -310,6 +311,7 @@ class PointerTracker final : public nlohmann::json_sax<Json> {
     return out;
   }
   std::string token;
+  std::vector<std::string> duplicates;  // JSON pointers of keys seen twice in one object
 
   bool null() override { return value(); }
   bool boolean(bool) override { return value(); }
@@ -320,7 +322,11 @@ class PointerTracker final : public nlohmann::json_sax<Json> {
   bool binary(binary_t&) override { return value(); }
   bool start_object(std::size_t) override { return push(false); }
   bool key(string_t& k) override {
-    frames_.back().key = k;
+    Frame& f = frames_.back();
+    f.key = k;
+    // JSON leaves duplicate keys undefined and nlohmann keeps the last: a config editor's
+    // stray second "seed" would silently win, so each one is reported.
+    if (!f.keys.insert(k).second) duplicates.push_back(pointer());
     return true;
   }
   bool end_object() override { return pop(); }
@@ -336,13 +342,14 @@ class PointerTracker final : public nlohmann::json_sax<Json> {
     bool array = false;
     size_t index = 0;
     std::string key;
+    std::set<std::string> keys;  // objects: every key so far
   };
   bool value() {
     if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
     return true;
   }
   bool push(bool array) {
-    frames_.push_back({array, 0, {}});
+    frames_.push_back({array, 0, {}, {}});
     return true;
   }
   bool pop() {
@@ -437,6 +444,11 @@ BiomeConfig parseBiomeConfig(const std::string& path, std::vector<ConfigProblem>
   std::string text = readText(path, problems);
   if (problems.size() > firstProblem) return config;
 
+  // nlohmann stops at a NUL byte and would accept whatever follows it.
+  if (size_t nul = text.find('\0'); nul != std::string::npos) {
+    problems.push_back({"", "byte " + std::to_string(nul) + " is a NUL byte; a config is JSON text"});
+    return config;
+  }
   Json json;
   try {
     json = Json::parse(text);
@@ -451,6 +463,10 @@ BiomeConfig parseBiomeConfig(const std::string& path, std::vector<ConfigProblem>
     problems.push_back({"", "expected a JSON object at the top level, got " + jsonTypeName(json)});
     return config;
   }
+  PointerTracker tracker;
+  Json::sax_parse(text, &tracker);
+  for (const std::string& pointer : tracker.duplicates)
+    problems.push_back({pointer, "duplicate key (only one value per key; the last would silently win)"});
 
   fs::path folder = fs::path(path).parent_path();
   ObjectReader root(json, "", problems);
