@@ -380,3 +380,44 @@ TEST(BakeOutput, ExportWritesThroughDevicesAndNeverReplacesThem) {
   EXPECT_TRUE(fs::is_symlink(dir.file("link.csv")));
   EXPECT_EQ(eco::test::readBytes(dir.file("real.csv")).rfind("x,y,z,", 0), 0u);
 }
+
+// A user's folder that merely has a staging folder's name (no staging lock file inside)
+// survives a bake of the destination it seems to belong to.
+TEST(BakeOutput, UserFolderNamedLikeStagingSurvivesABake) {
+  TempDir dir;
+  const std::string config = eco::test::writeRidgeWorld(dir);
+  fs::create_directories(dir.file("out.ecobake-staging-abc"));
+  eco::test::writeBytes(dir.file("out.ecobake-staging-abc/thesis.txt"), "do not delete");
+  Result r = run("bake " + config + " -o " + dir.file("out") + " -q");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(eco::test::readBytes(dir.file("out.ecobake-staging-abc/thesis.txt")), "do not delete");
+}
+
+// Replacing a previous bake deletes it; a mount inside it (a bind mount: same device, other
+// mount; a tmpfs: other device) would have that deletion reach into another folder or file
+// system. The rebake is refused before anything changes. Skipped where mounting is not allowed.
+TEST(BakeOutput, MountPointInsideAPreviousBakeIsRefused) {
+  TempDir dir;
+  const std::string config = eco::test::writeRidgeWorld(dir);
+  const std::string out = dir.file("out");
+  ASSERT_EQ(run("bake " + config + " -o " + out + " -q").code, 0);
+  fs::create_directories(dir.file("elsewhere"));
+  eco::test::writeBytes(dir.file("elsewhere/precious.txt"), "do not delete");
+  fs::create_directories(out + "/mnt");
+  const std::vector<std::string> mounts = {"mount --bind " + dir.file("elsewhere") + " " + out + "/mnt",
+                                           "mount -t tmpfs -o size=64k tmpfs " + out + "/mnt"};
+  for (const std::string& mount : mounts) {
+    SCOPED_TRACE(mount);
+    if (eco::test::runCommand(mount + " 2>/dev/null").code != 0) GTEST_SKIP() << "cannot mount here";
+    if (mount.find("tmpfs") != std::string::npos) eco::test::writeBytes(out + "/mnt/precious.txt", "on tmpfs");
+    const auto before = snapshot(out);
+    Result r = run("bake " + config + " -o " + out + " -q");
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_TRUE(has(r.output, out + "/mnt is a mount point")) << r.output;
+    EXPECT_EQ(snapshot(out), before);
+    eco::test::runCommand("umount " + out + "/mnt");
+  }
+  EXPECT_EQ(eco::test::readBytes(dir.file("elsewhere/precious.txt")), "do not delete");
+  ASSERT_EQ(run("bake " + config + " -o " + out + " -q").code, 0);  // unmounted: replaced again
+  expectCompleteBake(out);
+}
