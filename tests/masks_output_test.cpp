@@ -184,3 +184,33 @@ TEST(SampleOutput, CommittedSampleWorldRegeneratesIdentically) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_EQ(snapshot(dir.file("world")), snapshot(committed));
 }
+
+// The tester's valid config with cell_size 7700 (a 493 km square): instances.png at the
+// default 0.25 px/m would be 123 000 px a side (std::bad_alloc). Now drawn at most 4096 px a
+// side, the scale said on stderr and in masks.json.
+TEST(MasksOutput, PreviewSizeIsCapped) {
+  TempDir dir;
+  const int n = 65;
+  std::vector<uint16_t> pixels(size_t(n) * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) pixels[size_t(j) * n + i] = uint16_t(20000 + 300 * i + 200 * j);
+  eco::writePng16(dir.file("hm.png"), n, n, pixels.data());
+  eco::test::writeBytes(dir.file("big.json"), R"({"name": "big", "terrain": {"heightmap": "hm.png", "cell_size": 7700,
+    "min_elevation": 0, "max_elevation": 1200}, "tiling": {"tile_size": 4096}, "seed": 3, "species": [
+    {"name": "pine", "kind": "tree", "radius": 400, "max_radius_factor": 3,
+     "elevation": {"min": 250, "opt_low": 350, "opt_high": 650, "max": 750},
+     "slope": {"max_deg": 35, "falloff_deg": 10}, "mesh": {"height": 20, "crown_radius": 30}}]})");
+  Result r = masks(dir.file("big.json") + " -o " + dir.file("out"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "instances.png drawn at 0.0083")) << r.output;
+  const std::string png = eco::test::readBytes(dir.file("out/instances.png"));
+  ASSERT_GT(png.size(), 24u);
+  auto be32 = [&](size_t at) {
+    return uint32_t(uint8_t(png[at])) << 24 | uint32_t(uint8_t(png[at + 1])) << 16 | uint32_t(uint8_t(png[at + 2])) << 8 |
+           uint32_t(uint8_t(png[at + 3]));
+  };
+  EXPECT_GE(be32(16), 4000u);  // IHDR width, height: 64 * 7700 m at 4096 / 492800 px/m
+  EXPECT_LE(be32(16), 4096u);
+  EXPECT_EQ(be32(16), be32(20));
+  EXPECT_TRUE(has(eco::test::readBytes(dir.file("out/masks.json")), "\"instances_pixels_per_metre\": 0.0083"));
+}
