@@ -55,16 +55,18 @@ bool mountOf(const fs::path& path, MountOf& out) {
 }
 
 // The first entry under dir that is on another mount, or empty. Symbolic links are not
-// followed; the walk stops at the first crossing, before entering it.
+// followed; the walk stops at the first crossing, before entering it. Fails closed: an entry
+// or folder that cannot be examined is reported as if it were a mount point.
 std::string mountPointInside(const fs::path& dir) {
   MountOf root;
-  if (!mountOf(dir, root)) return {};
+  if (!mountOf(dir, root)) return dir.string();
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+  auto it = fs::recursive_directory_iterator(dir, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     MountOf here;
-    if (mountOf(it->path(), here) && here != root) return it->path().string();
+    if (!mountOf(it->path(), here) || here != root) return it->path().string();
   }
+  if (ec) return dir.string() + " (cannot be read: " + ec.message() + ")";
   return {};
 }
 
