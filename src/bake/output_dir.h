@@ -32,8 +32,9 @@ OutputKind markedOutput(std::string previous, std::string writer, std::string ve
 // - The bake is written into DEST.ecobake-staging-<random> beside the destination, swapped in
 //   at the end (renameat2 RENAME_EXCHANGE), so readers never see a half-written bake and an
 //   interrupted one leaves the old intact. Each live bake holds an flock on a file inside its
-//   staging folder; a later bake of the same destination removes staging folders whose lock
-//   it can take (their bake died), never anything else.
+//   staging folder; a later bake of the same destination removes staging folders that hold
+//   that lock file and whose lock it can take (their bake died), never anything else (a
+//   user's folder that merely has such a name has no lock file).
 // - A symbolic link as destination is followed (its target folder is replaced, the link
 //   stays); a dangling one is refused.
 // - A previous output holding a mount point (an entry on another file system, or another
