@@ -15,7 +15,7 @@ Manifest sampleManifest() {
   Manifest m;
   m.name = "alpine";
   m.seed = 42;
-  m.world = {6144, 6144, 200, 2800};
+  m.world = {12, 6, 200, 2800};  // the terrain's extent: (3 - 1) x 6 m by (2 - 1) x 6 m
   m.terrain = {"terrain.r32f", 3, 2, 6};
   m.tiling = {128, 48, 48};
   SpeciesRecord pine;
@@ -67,7 +67,8 @@ TEST(Manifest, RoundTrip) {
   EXPECT_EQ(r.toolVersion, ECO_VERSION);
   EXPECT_EQ(r.name, "alpine");
   EXPECT_EQ(r.seed, 42u);
-  EXPECT_EQ(r.world.sizeX, 6144.f);
+  EXPECT_EQ(r.world.sizeX, 12.f);
+  EXPECT_EQ(r.world.sizeZ, 6.f);
   EXPECT_EQ(r.world.maxY, 2800.f);
   EXPECT_EQ(r.terrain.width, 3);
   EXPECT_EQ(r.terrain.cellSize, 6.f);

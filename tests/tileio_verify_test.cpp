@@ -255,6 +255,20 @@ TEST(TileVerify, FloatFieldsMustFitAFloat) {
   EXPECT_NE(error.find("world.max_y: out of float range"), std::string::npos) << error;
 }
 
+// A hostile tester's manifest with world.size_x = -768 was accepted by every reader.
+TEST(TileVerify, WorldSizeMustBeTheTerrainsExtent) {
+  TempDir dir;
+  for (double bad : {-768.0, 0.0, 1e6}) {
+    std::string bake = test::copyBake(dir, "bake" + std::to_string(int(bad)));
+    test::editManifest(bake, [bad](ordered_json& j) { j["world"]["size_x"] = bad; });
+    std::string error = inputError([&] { readManifest(bake); });
+    EXPECT_NE(error.find("world.size_x: is "), std::string::npos) << error;
+  }
+  std::string bake = test::copyBake(dir, "inverted");
+  test::editManifest(bake, [](ordered_json& j) { j["world"]["min_y"] = j["world"]["max_y"].get<double>() + 1; });
+  EXPECT_NE(inputError([&] { readManifest(bake); }).find("min_y is above max_y"), std::string::npos);
+}
+
 TEST(TileVerify, ManifestWithMoreSpeciesThanIdsIsRefused) {
   TempDir dir;
   std::string bake = test::copyBake(dir);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <tuple>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -324,6 +325,14 @@ Manifest readManifest(const std::string& dir) {
     throw InputError(terrainPath + ": " + std::to_string(actual) + " bytes, but " + r.file + " claims a " +
                      std::to_string(m.terrain.width) + " x " + std::to_string(m.terrain.height) +
                      " float32 terrain (" + std::to_string(claimed) + " bytes)");
+  // After the file check, which names the likelier mistake. The world is the terrain's
+  // extent (the bake writes exactly these products); readers size the view from it.
+  const double extentX = double(m.terrain.width - 1) * m.terrain.cellSize;
+  const double extentZ = double(m.terrain.height - 1) * m.terrain.cellSize;
+  for (auto [key, size, extent] : {std::tuple{"size_x", m.world.sizeX, extentX}, std::tuple{"size_z", m.world.sizeZ, extentZ}})
+    if (!(std::abs(double(size) - extent) <= 1e-5 * std::max(1.0, extent)))
+      r.fail(std::string("world.") + key, "is " + std::to_string(size) + ", but the terrain spans " + std::to_string(extent) + " m");
+  if (!(m.world.minY <= m.world.maxY)) r.fail("world", "min_y is above max_y");
   return m;
 }
 
