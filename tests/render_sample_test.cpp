@@ -13,16 +13,26 @@
 
 using namespace eco;
 
-TEST(RenderSample, SampleWorldBakeRendersTerrainAndVegetation) {
-  std::string config = test::sourceDir() + "/configs/temperate_mountain.json";
-  if (!std::filesystem::exists(test::sourceDir() + "/samples/world/heightmap.png")) GTEST_SKIP() << "no sample world";
+namespace {
+
+const std::string kSampleConfig = test::sourceDir() + "/configs/temperate_mountain.json";
+
+// Why a sample-world render test cannot run here, or "" when it can.
+std::string sampleSkipReason() {
+  if (!std::filesystem::exists(test::sourceDir() + "/samples/world/heightmap.png")) return "no sample world";
   render::preferLavapipe();
-  {
-    render::Context ctx;
-    bool ok = render::createContext(ctx, render::ContextOptions{}, nullptr);
-    render::destroyContext(ctx);
-    if (!ok) GTEST_SKIP() << "no Vulkan device";
-  }
+  render::Context ctx;
+  bool ok = render::createContext(ctx, render::ContextOptions{}, nullptr);
+  render::destroyContext(ctx);
+  return ok ? "" : "no Vulkan device";
+}
+
+}  // namespace
+
+
+TEST(RenderSample, SampleWorldBakeRendersTerrainAndVegetation) {
+  const std::string config = kSampleConfig;
+  if (std::string why = sampleSkipReason(); !why.empty()) GTEST_SKIP() << why;
 
   test::TempDir dir;
   eco::World bakeWorld = loadWorld(config);
@@ -65,15 +75,8 @@ TEST(RenderSample, SampleWorldBakeRendersTerrainAndVegetation) {
 // the left and right screen edges (2.2 % of the pixels at 960x540 looking down, 25 % at
 // 1280x360). Same cameras and aspect ratios at a quarter of the size.
 TEST(RenderSample, FrustumCullingKeepsTheSampleViewsIntact) {
-  std::string config = test::sourceDir() + "/configs/temperate_mountain.json";
-  if (!std::filesystem::exists(test::sourceDir() + "/samples/world/heightmap.png")) GTEST_SKIP() << "no sample world";
-  render::preferLavapipe();
-  {
-    render::Context ctx;
-    bool ok = render::createContext(ctx, render::ContextOptions{}, nullptr);
-    render::destroyContext(ctx);
-    if (!ok) GTEST_SKIP() << "no Vulkan device";
-  }
+  const std::string config = kSampleConfig;
+  if (std::string why = sampleSkipReason(); !why.empty()) GTEST_SKIP() << why;
   test::TempDir dir;
   eco::World bakeWorld = loadWorld(config);
   BakeOptions bake;
