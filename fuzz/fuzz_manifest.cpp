@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     for (const eco::TileEntry& entry : manifest.tiles) {
       try {
-        (void)eco::readTileVerified(dir, entry);
+        (void)eco::readTileVerified(dir, manifest, entry);
       } catch (const eco::InputError&) {
       }
     }

@@ -43,7 +43,7 @@ std::map<std::string, std::string> snapshot(const fs::path& dir) {
 void expectCompleteBake(const std::string& dir) {
   eco::Manifest m = eco::readManifest(dir);
   EXPECT_FALSE(m.tiles.empty());
-  for (const eco::TileEntry& e : m.tiles) EXPECT_NO_THROW(eco::readTileVerified(dir, e)) << e.file;
+  for (const eco::TileEntry& e : m.tiles) EXPECT_NO_THROW(eco::readTileVerified(dir, m, e)) << e.file;
 }
 
 // An flock held by this test, as a live bake holds it.

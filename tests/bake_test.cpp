@@ -226,9 +226,9 @@ TEST(Bake, CorruptTileIsRejectedByVerifiedRead) {
   std::string bytes = eco::test::readBytes(dir.file("out/" + e.file));
   bytes[bytes.size() / 2] ^= 0x5a;
   eco::test::writeBytes(dir.file("out/" + e.file), bytes);
-  EXPECT_THROW(eco::readTileVerified(dir.file("out"), e), eco::InputError);
+  EXPECT_THROW(eco::readTileVerified(dir.file("out"), m, e), eco::InputError);
   eco::test::writeBytes(dir.file("out/" + e.file), bytes.substr(0, bytes.size() / 3));
-  EXPECT_THROW(eco::readTileVerified(dir.file("out"), e), eco::InputError);
+  EXPECT_THROW(eco::readTileVerified(dir.file("out"), m, e), eco::InputError);
 }
 
 TEST(Bake, FailedBakeLeavesPreviousOutputAndNoStaging) {

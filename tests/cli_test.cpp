@@ -106,7 +106,7 @@ int waitFor(pid_t pid) {
 uint64_t expectCompleteBake(const std::string& dir) {
   eco::Manifest m = eco::readManifest(dir);
   EXPECT_FALSE(m.tiles.empty());
-  for (const eco::TileEntry& e : m.tiles) eco::readTileVerified(dir, e);
+  for (const eco::TileEntry& e : m.tiles) eco::readTileVerified(dir, m, e);
   return m.seed;
 }
 

@@ -160,21 +160,24 @@ TEST(Manifest, TileVerifiedAgainstSizeAndChecksum) {
   std::vector<uint8_t> bytes = encodeTile(tile);
   writeFileAtomic(dir.file("tiles/0_0.ecot"), bytes.data(), bytes.size());
   TileEntry entry{0, 0, "tiles/0_0.ecot", 5, bytes.size(), checksum64(bytes), {5}};
-  EXPECT_EQ(readTileVerified(dir.path.string(), entry).instances.size(), 5u);
+  Manifest m;
+  m.species = tile.species;
+  m.tiling = {64, 1, 1};
+  EXPECT_EQ(readTileVerified(dir.path.string(), m, entry).instances.size(), 5u);
 
   TileEntry wrongHash = entry;
   wrongHash.checksum ^= 1;
   try {
-    readTileVerified(dir.path.string(), wrongHash);
+    readTileVerified(dir.path.string(), m, wrongHash);
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("0_0.ecot: checksum mismatch"), std::string::npos) << e.what();
   }
   TileEntry wrongSize = entry;
   wrongSize.bytes += 4;
-  EXPECT_THROW(readTileVerified(dir.path.string(), wrongSize), InputError);
+  EXPECT_THROW(readTileVerified(dir.path.string(), m, wrongSize), InputError);
 
   bytes[bytes.size() / 2] ^= 0x40;  // same size, different content
   test::writeBytes(dir.file("tiles/0_0.ecot"), std::string(bytes.begin(), bytes.end()));
-  EXPECT_THROW(readTileVerified(dir.path.string(), entry), InputError);
+  EXPECT_THROW(readTileVerified(dir.path.string(), m, entry), InputError);
 }

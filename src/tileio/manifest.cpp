@@ -432,11 +432,4 @@ TileData readTileVerified(const std::string& dir, const Manifest& manifest, cons
   return tile;
 }
 
-TileData readTileVerified(const std::string& dir, const TileEntry& entry) {
-  std::string path = (fs::path(dir) / entry.file).string();
-  TileData tile = readAndDecode(path, entry);
-  verifyAgainstEntry(entry, tile, path);
-  return tile;
-}
-
 }  // namespace eco

@@ -81,9 +81,5 @@ TileData readTileVerified(const std::string& dir, const Manifest& manifest, cons
 // The checks of readTileVerified after the decode, for a tile already in memory.
 void verifyTileAgainstManifest(const Manifest& manifest, const TileEntry& entry, const TileData& tile,
                                const std::string& name);
-// Older form without the manifest: checks size, checksum, coordinates, instance and
-// per-species counts but neither the species table nor the tile size. Kept until every
-// caller passes the manifest; prefer the overload above.
-TileData readTileVerified(const std::string& dir, const TileEntry& entry);
 
 }  // namespace eco
