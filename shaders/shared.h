@@ -66,7 +66,17 @@ struct FrameData {
   vec4 lod;          // lod distance factor, draw distance factor, pyramid width, height
   uvec4 cull;        // page count, flags, pyramid levels, unused
   uvec4 regions[KIND_COUNT];  // x = first visible slot of the kind, y = one past its last
+  // Near field / far field hand-over, per kind (x tree, y shrub, z grass, w ground cover), in
+  // metres from the eye: instances fade out between fadeStart and fadeEnd and are not drawn
+  // beyond; the far-field layer of that kind fades in over the same interval.
+  vec4 fadeStart;
+  vec4 fadeEnd;
+  vec4 farField;     // x, y: world x, z to far-field texture coordinates (1 / extent); z: 1 when on
 };
+
+// Far-field layers (render/far_field.h): one RGBA8 layer per kind, rgb = mean colour of the
+// kind's instances over the texel, a = fraction of the texel covered by their crowns.
+ECO_CONST FAR_LAYERS = KIND_COUNT;
 
 // VkDrawIndexedIndirectCommand plus padding to 32 bytes.
 struct DrawCommand {

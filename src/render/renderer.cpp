@@ -72,31 +72,8 @@ Renderer::Renderer(Context& ctx, const World& world, const RendererOptions& opti
   tiles_.resize(world.tiles.size());
   resident_.assign(world.tiles.size(), false);
 
-  // terrain: heights buffer and a grid of at most ~512 quads per side
-  const Grid& hm = world.heights;
-  if (hm.width < 2 || hm.height < 2) throw std::runtime_error("terrain needs at least 2x2 samples");
-  if (hm.values.size() * 4 > ctx.properties.limits.maxStorageBufferRange)
-    throw InputError("terrain " + std::to_string(hm.width) + "x" + std::to_string(hm.height) + " (" +
-                     std::to_string(hm.values.size() * 4) + " bytes) exceeds this device's storage buffer limit (" +
-                     std::to_string(ctx.properties.limits.maxStorageBufferRange) + " bytes)");
-  heights_ = createBuffer(ctx, hm.values.size() * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::Upload);
-  std::memcpy(heights_.data, hm.values.data(), hm.values.size() * 4);
-  terrainStep_ = uint32_t(std::max(1, (std::max(hm.width, hm.height) + 511) / 512));
-  terrainQuadsX_ = (uint32_t(hm.width) - 1 + terrainStep_ - 1) / terrainStep_;
-  terrainQuadsZ_ = (uint32_t(hm.height) - 1 + terrainStep_ - 1) / terrainStep_;
-  {
-    std::vector<uint32_t> grid;
-    grid.reserve(size_t(terrainQuadsX_) * terrainQuadsZ_ * 6);
-    uint32_t columns = terrainQuadsX_ + 1;
-    for (uint32_t z = 0; z < terrainQuadsZ_; ++z) {
-      for (uint32_t x = 0; x < terrainQuadsX_; ++x) {
-        uint32_t a = z * columns + x, b = a + 1, c = a + columns, d = c + 1;
-        grid.insert(grid.end(), {a, c, b, b, c, d});
-      }
-    }
-    terrainIndices_ = createBuffer(ctx, grid.size() * 4, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, MemoryUse::Upload);
-    std::memcpy(terrainIndices_.data, grid.data(), grid.size() * 4);
-  }
+  terrain_ = createTerrainDraw(ctx, world.heights, world.cellSize, kColorFormat, kDepthFormat);
+  farField_ = createFarField(ctx, world);
 
   // vegetation meshes
   meshes_ = buildMeshes();
@@ -127,9 +104,6 @@ Renderer::Renderer(Context& ctx, const World& world, const RendererOptions& opti
   ECO_VK(vkCreateSampler(dev, &si, nullptr, &sampler_));
 
   // pipelines
-  terrain_ = createGraphicsPipeline(
-      ctx, {"terrain.vert", "terrain.frag", {}, {}, kColorFormat, kDepthFormat, VK_CULL_MODE_NONE},
-      {{0, kUbo, kVF}, {1, kSsbo, VK_SHADER_STAGE_VERTEX_BIT}}, 4);
   GraphicsDesc veg{"vegetation.vert", "vegetation.frag", {{0, sizeof(MeshVertex), VK_VERTEX_INPUT_RATE_VERTEX}},
                    {{0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0}, {1, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 16}},
                    kColorFormat, kDepthFormat, VK_CULL_MODE_NONE};
@@ -179,11 +153,13 @@ Renderer::~Renderer() {
   vkDestroyFence(dev, fence_, nullptr);
   vkFreeCommandBuffers(dev, ctx_.commandPool, 1, &cmd_);
   if (queries_) vkDestroyQueryPool(dev, queries_, nullptr);
-  for (Pipeline* p : {&terrain_, &vegetation_, &cull_, &cullFinish_, &reduce_}) destroyPipeline(ctx_, *p);
+  for (Pipeline* p : {&vegetation_, &cull_, &cullFinish_, &reduce_}) destroyPipeline(ctx_, *p);
   vkDestroySampler(dev, sampler_, nullptr);
   if (pyramid_.mipViews.size() == 1 && pyramid_.mipViews[0] == pyramid_.view) pyramid_.mipViews.clear();
   for (Image* i : {&color_, &depth_, &pyramid_}) destroyImage(ctx_, *i);
-  for (Buffer* b : {&pageTable_, &visible_, &draws_, &stats_, &frame_, &heights_, &vertices_, &indices_, &terrainIndices_, &readback_})
+  destroyTerrainDraw(ctx_, terrain_);
+  destroyFarField(ctx_, farField_);
+  for (Buffer* b : {&pageTable_, &visible_, &draws_, &stats_, &frame_, &vertices_, &indices_, &readback_})
     destroyBuffer(ctx_, *b);
   for (Buffer& b : blocks_) destroyBuffer(ctx_, b);
 }
@@ -300,7 +276,8 @@ FrameStats Renderer::render(const Camera& cam, const CullSettings& cull, const F
 
   // per-frame constants, draw commands (kind regions in the visible list) and counters
   gpu::FrameData frame = makeFrameData(cam, options_.width, options_.height, cull);
-  frame.terrain = {world_.cellSize, float(world_.heights.width), float(world_.heights.height), float(terrainStep_)};
+  prepareTerrainFrame(terrain_, frame, 0);
+  prepareFarFieldFrame(farField_, frame);
   frame.lod.z = float(pyramid_.width);
   frame.lod.w = float(pyramid_.height);
   frame.cull.x = pageCount_;
@@ -431,14 +408,7 @@ void Renderer::record(VkCommandBuffer cmd, const CullSettings& cull, const Frame
   };
   beginPass(true);
   {
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, terrain_.pipeline);
-    DescriptorWrites d;
-    d.buffer(0, kUbo, frame_);
-    d.buffer(1, kSsbo, heights_);
-    d.push(cmd, terrain_);
-    vkCmdPushConstants(cmd, terrain_.layout, kVF, 0, 4, &terrainQuadsX_);
-    vkCmdBindIndexBuffer(cmd, terrainIndices_.buffer, 0, VK_INDEX_TYPE_UINT32);
-    vkCmdDrawIndexed(cmd, terrainQuadsX_ * terrainQuadsZ_ * 6, 1, 0, 0, 0);
+    recordTerrainDraw(cmd, terrain_, frame_, farField_.image.view, farField_.sampler, 0);
   }
   vkCmdEndRendering(cmd);
   if (queries_) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT, queries_, TsTerrain);

@@ -18,8 +18,10 @@
 #include <vector>
 
 #include "render/camera.h"
+#include "render/far_field.h"
 #include "render/meshes.h"
 #include "render/streamer.h"
+#include "render/terrain_draw.h"
 #include "render/vk_context.h"
 #include "render/world.h"
 
@@ -111,12 +113,13 @@ class Renderer {
   uint64_t residentInstances_ = 0;
   uint64_t visibleCapacity_ = 0;
 
-  Buffer pageTable_, visible_, draws_, stats_, frame_, heights_, vertices_, indices_, terrainIndices_, readback_;
+  Buffer pageTable_, visible_, draws_, stats_, frame_, vertices_, indices_, readback_;
   MeshSet meshes_;
-  uint32_t terrainQuadsX_ = 0, terrainQuadsZ_ = 0, terrainStep_ = 1;
+  TerrainDraw terrain_;
+  FarField farField_;
   Image color_, depth_, pyramid_;
   VkSampler sampler_ = VK_NULL_HANDLE;
-  Pipeline terrain_, vegetation_, cull_, cullFinish_, reduce_;
+  Pipeline vegetation_, cull_, cullFinish_, reduce_;
   VkQueryPool queries_ = VK_NULL_HANDLE;
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;

@@ -272,18 +272,19 @@ void destroyBuffer(Context& ctx, Buffer& b) {
 }
 
 Image createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mips, VkFormat format,
-                  VkImageUsageFlags usage) {
+                  VkImageUsageFlags usage, uint32_t layers) {
   Image img;
   img.format = format;
   img.width = width;
   img.height = height;
   img.mips = mips;
+  img.layers = layers;
   VkImageCreateInfo info{.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
   info.imageType = VK_IMAGE_TYPE_2D;
   info.format = format;
   info.extent = {width, height, 1};
   info.mipLevels = mips;
-  info.arrayLayers = 1;
+  info.arrayLayers = layers;
   info.samples = VK_SAMPLE_COUNT_1_BIT;
   info.tiling = VK_IMAGE_TILING_OPTIMAL;
   info.usage = usage;
@@ -297,9 +298,9 @@ Image createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mips, 
   auto makeView = [&](uint32_t base, uint32_t count) {
     VkImageViewCreateInfo v{.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
     v.image = img.image;
-    v.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    v.viewType = layers > 1 ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D;
     v.format = format;
-    v.subresourceRange = {aspect, base, count, 0, 1};
+    v.subresourceRange = {aspect, base, count, 0, layers};
     VkImageView view;
     ECO_VK(vkCreateImageView(ctx.device, &v, nullptr, &view));
     return view;
@@ -330,7 +331,7 @@ void imageBarrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
   b.newLayout = newLayout;
   b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
   b.image = image;
-  b.subresourceRange = {aspect, baseMip, mipCount, 0, 1};
+  b.subresourceRange = {aspect, baseMip, mipCount, 0, VK_REMAINING_ARRAY_LAYERS};
   VkDependencyInfo dep{.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
   dep.imageMemoryBarrierCount = 1;
   dep.pImageMemoryBarriers = &b;

@@ -62,10 +62,11 @@ struct Image {
   VkImageView view = VK_NULL_HANDLE;          // all mips
   std::vector<VkImageView> mipViews;          // one per mip
   VkFormat format = VK_FORMAT_UNDEFINED;
-  uint32_t width = 0, height = 0, mips = 1;
+  uint32_t width = 0, height = 0, mips = 1, layers = 1;
 };
+// layers > 1: a 2D array image whose views are 2D_ARRAY views.
 Image createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mips, VkFormat format,
-                  VkImageUsageFlags usage);
+                  VkImageUsageFlags usage, uint32_t layers = 1);
 void destroyImage(Context& ctx, Image& image);
 
 void imageBarrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
@@ -112,6 +113,9 @@ struct DescriptorWrites {
   void image(uint32_t binding, VkDescriptorType type, VkSampler sampler, VkImageView view, VkImageLayout layout);
   void push(VkCommandBuffer cmd, const Pipeline& pipeline);
 };
+
+// Frames the CPU may record ahead of the GPU: per-frame resources come in this many copies.
+constexpr uint32_t kFramesInFlight = 2;
 
 // One-off command buffer, submitted and waited for.
 VkCommandBuffer beginOneShot(Context& ctx);
