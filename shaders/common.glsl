@@ -18,6 +18,16 @@ vec4 sphereOf(GpuInstance inst) {
   return vec4(instanceOrigin(inst) + 0.5 * instanceColumn(inst, 1), uintBitsToFloat(inst.extra.z));
 }
 
+// Uniform in [0, 1), fixed per instance (a hash of its position bits).
+float instanceHash01(GpuInstance inst) {
+  uvec3 p = floatBitsToUint(instanceOrigin(inst));
+  uint h = p.x * 0x9E3779B1u ^ (p.y + 0x7F4A7C15u) * 0x85EBCA77u ^ (p.z + 0x165667B1u) * 0xC2B2AE3Du;
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 12;
+  return float(h >> 8) * (1.0 / 16777216.0);
+}
+
 vec4 toClip(FrameData f, vec3 p) {
   vec4 h = vec4(p, 1.0);
   return vec4(dot(f.clip[0], h), dot(f.clip[1], h), dot(f.clip[2], h), dot(f.clip[3], h));

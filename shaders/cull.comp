@@ -79,18 +79,22 @@ void main() {
       for (uint i = 0; i < FRUSTUM_PLANES; ++i)
         keep = keep && dot(frame.frustum[i].xyz, sphere.xyz) + frame.frustum[i].w >= -r;
     }
+    uint kind = min(inst.extra.y, KIND_COUNT - 1);
+    float dist = length(rel);
     uint lod = 0;
-    if ((flags & CULL_DISTANCE) != 0) {
-      float dist = length(rel);
-      keep = keep && dist <= r * frame.lod.y;
-      lod = dist > r * frame.lod.x ? 1 : 0;
+    if ((flags & CULL_DISTANCE) != 0) lod = dist > r * frame.lod.x ? 1 : 0;
+    if ((flags & CULL_FADE) != 0) {
+      // thinned out between fadeStart and fadeEnd by a per-instance threshold that does not
+      // depend on where the instance sits in GPU memory, so the picture is stable as tiles stream
+      float start = frame.fadeStart[kind], end = frame.fadeEnd[kind];
+      float t = (dist - start) / max(end - start, 1e-3);
+      keep = keep && dist <= end && (dist <= start || instanceHash01(inst) >= t);
     }
     if (keep) atomicAdd(groupFrustum, 1);
     if (keep && (flags & CULL_OCCLUSION) != 0) keep = !occluded(c, r);
 
     if (keep) {
       atomicAdd(groupVisible, 1);
-      uint kind = min(inst.extra.y, KIND_COUNT - 1);
       uint cmd = kind * LOD_COUNT + lod;
       uint n = atomicAdd(draws[cmd].instanceCount, 1);
       uint dst = lod == 0 ? frame.regions[kind].x + n : frame.regions[kind].y - 1 - n;

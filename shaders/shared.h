@@ -23,7 +23,8 @@ ECO_CONST DRAW_COUNT = KIND_COUNT * LOD_COUNT;  // draw command index = kind * L
 // FrameData.cull.y flags
 ECO_CONST CULL_FRUSTUM = 1;
 ECO_CONST CULL_OCCLUSION = 2;
-ECO_CONST CULL_DISTANCE = 4;  // LOD selection and per-size draw distance
+ECO_CONST CULL_DISTANCE = 4;  // LOD selection by distance
+ECO_CONST CULL_FADE = 8;      // per-kind draw distance: fade out between FrameData.fadeStart and fadeEnd
 
 // FrameData.frustum order. With reversed Z and an infinite far plane, FAR has a zero normal
 // and is stored as (0, 0, 0, 1): it never rejects anything.
@@ -63,7 +64,7 @@ struct FrameData {
   vec4 sun;          // xyz direction toward the sun, w ambient
   vec4 fog;          // rgb sky colour, w = fog density per metre
   vec4 terrain;      // cell size, heightmap width, height, grid step (cells)
-  vec4 lod;          // lod distance factor, draw distance factor, pyramid width, height
+  vec4 lod;          // lod distance factor, unused, pyramid width, height
   uvec4 cull;        // page count, flags, pyramid levels, unused
   uvec4 regions[KIND_COUNT];  // x = first visible slot of the kind, y = one past its last
   // Near field / far field hand-over, per kind (x tree, y shrub, z grass, w ground cover), in

@@ -96,17 +96,25 @@ inline int referenceCull(const gpu::GpuInstance& inst, const gpu::FrameData& f, 
     }
   }
   int lod = 0;
+  const int kind = int(std::min<uint32_t>(inst.extra.y, gpu::KIND_COUNT - 1));
+  double dx = c[0] - f.eye.x, dy = c[1] - f.eye.y, dz = c[2] - f.eye.z;
+  double dist = std::sqrt(dx * dx + dy * dy + dz * dz);
   if (f.cull.y & gpu::CULL_DISTANCE) {
-    double dx = c[0] - f.eye.x, dy = c[1] - f.eye.y, dz = c[2] - f.eye.z;
-    double dist = std::sqrt(dx * dx + dy * dy + dz * dz);
-    double toDraw = r * f.lod.y - dist, toLod = dist - r * f.lod.x;
-    m = std::min({m, std::abs(toDraw), std::abs(toLod)});
-    keep = keep && toDraw >= 0;
+    double toLod = dist - r * f.lod.x;
+    m = std::min(m, std::abs(toLod));
     lod = toLod > 0 ? 1 : 0;
+  }
+  if (f.cull.y & gpu::CULL_FADE) {
+    // drawn up to fadeStart, never beyond fadeEnd; in between a per-instance coin decides,
+    // so the whole band counts as a boundary (margin 0: either answer is right)
+    const float* start = &f.fadeStart.x;
+    const float* end = &f.fadeEnd.x;
+    if (dist > end[kind]) keep = false;
+    if (dist > start[kind] && dist <= end[kind]) m = 0;
+    m = std::min({m, std::abs(dist - start[kind]), std::abs(dist - end[kind])});
   }
   if (margin) *margin = m;
   if (!keep) return -1;
-  int kind = int(std::min<uint32_t>(inst.extra.y, gpu::KIND_COUNT - 1));
   return kind * int(gpu::LOD_COUNT) + lod;
 }
 

@@ -99,7 +99,8 @@ TEST_F(RenderCulling, GpuFrustumCullingMatchesCornerReferenceAtEveryAspectAndFov
   CullSettings cull;
   cull.occlusion = false;
   cull.lodFactor = 30;
-  cull.drawFactor = 400;  // grass (r ~ 0.5 m) disappears beyond ~200 m
+  cull.drawDistance = {1e9f, 700, 250, 150};  // grass and ground cover end in view
+  cull.fadeBand = 0;  // a hard edge: every decision is the reference's
   const Camera cameras[] = {camera(200, 80, 900, 30, -10), camera(512, 600, 512, 0, -60),
                             camera(900, 300, 200, 250, -25)};
   // 4:3, 16:9, 21:9, portrait

@@ -54,7 +54,7 @@ TEST(RenderHeadless, BakeFolderRendersTerrainAndVegetation) {
   EXPECT_EQ(png.substr(1, 3), "PNG");
 
   HeadlessOptions bare = o;
-  bare.cull.drawFactor = 0;  // every instance beyond its draw distance: terrain only
+  bare.cull.drawDistance.fill(0);  // every instance beyond its draw distance: terrain only
   bare.screenshot.clear();
   bare.statsFile.clear();
   HeadlessResult terrainOnly = runHeadless(world, bare);

@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   app.add_flag("--no-occlusion", noOcclusion, "disable Hi-Z occlusion culling");
   app.add_flag("--no-frustum", noFrustum, "disable frustum culling");
   app.add_flag("--no-lod", noLod, "disable LOD selection and draw distance (draw everything at LOD 0)");
-  app.add_flag("--no-draw-distance", noDrawDistance, "draw every instance however far (LOD still by distance)");
+  app.add_flag("--no-draw-distance", noDrawDistance, "draw every resident instance however far (LOD still by distance; no far-field hand-over)");
   app.add_flag("--no-settle", noSettle, "headless: do not wait for streaming before each frame");
   app.add_option("--load-radius", loadRadius, "metres, 0 to 1e8");
   app.add_option("--unload-radius", unloadRadius, "metres, 0 to 1e8 (at least the load radius)");
@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
     o.cull.occlusion = !noOcclusion;
     o.cull.frustum = !noFrustum;
     o.cull.distance = !noLod;
-    if (noDrawDistance) o.cull.drawFactor = 1e9f;
+    o.cull.fade = !noDrawDistance && !noLod;
     o.settle = !noSettle;
     o.validation = validation;
     o.screenshot = screenshot;

@@ -41,18 +41,21 @@ World openBake(const std::string& dir) {
     w.tiles.push_back(t);
   }
   std::vector<SpeciesShape> species = w.species;
-  w.loadTile = [dir, manifest, species](size_t index) {
+  w.placedInstances = [dir, manifest, species](size_t index) {
     TileData data = readTileVerified(dir, *manifest, manifest->tiles[index]);
-    LoadedTile out;
-    out.tile = index;
-    out.instances.reserve(data.instances.size());
+    std::vector<PlacedInstance> out;
+    out.reserve(data.instances.size());
     for (const Instance& inst : data.instances) {
       if (inst.species >= species.size())
         throw InputError(manifest->tiles[index].file + ": species " + std::to_string(inst.species) + " not in manifest");
-      const SpeciesShape& shape = species[inst.species];
-      PlacedInstance p{inst.position, inst.species, inst.yaw, inst.scale, inst.up, inst.color};
-      out.instances.push_back(packInstance(p, shape));
+      out.push_back({inst.position, inst.species, inst.yaw, inst.scale, inst.up, inst.color});
     }
+    return out;
+  };
+  w.loadTile = [placed = w.placedInstances, species](size_t index) {
+    LoadedTile out;
+    out.tile = index;
+    for (const PlacedInstance& p : placed(index)) out.instances.push_back(packInstance(p, species[p.species]));
     return out;
   };
   return w;

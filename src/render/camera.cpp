@@ -1,5 +1,6 @@
 #include "render/camera.h"
 
+#include <algorithm>
 #include <array>
 
 namespace eco::render {
@@ -61,10 +62,21 @@ gpu::FrameData makeFrameData(const Camera& cam, int width, int height, const Cul
   f.proj = {fx, fy, float(width), float(height)};
   f.sun = v4(normalize(Vec3{0.4f, 0.8f, 0.35f}), 0.25f);
   f.fog = {0.62f, 0.72f, 0.85f, 0.00012f};
-  f.lod = {cull.lodFactor, cull.drawFactor, 0, 0};
+  f.lod = {cull.lodFactor, 0, 0, 0};
   f.cull.y = (cull.frustum ? gpu::CULL_FRUSTUM : 0) | (cull.occlusion ? gpu::CULL_OCCLUSION : 0) |
-             (cull.distance ? gpu::CULL_DISTANCE : 0);
+             (cull.distance ? gpu::CULL_DISTANCE : 0) | (cull.fade ? gpu::CULL_FADE : 0);
+  setFadeDistances(f, cull, 1e30f);
   return f;
+}
+
+void setFadeDistances(gpu::FrameData& f, const CullSettings& cull, float loadRadius) {
+  float end[gpu::KIND_COUNT], start[gpu::KIND_COUNT];
+  for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k) {
+    end[k] = cull.fade ? std::max(0.0f, std::min(cull.drawDistance[k], loadRadius)) : 1e30f;
+    start[k] = cull.fade ? (1.0f - std::clamp(cull.fadeBand, 0.0f, 1.0f)) * end[k] : 1e30f;
+  }
+  f.fadeStart = {start[0], start[1], start[2], start[3]};
+  f.fadeEnd = {end[0], end[1], end[2], end[3]};
 }
 
 }  // namespace eco::render

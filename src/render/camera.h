@@ -3,6 +3,7 @@
 // x east, z south, y up. yaw 0 looks north (-z), 90 degrees east (+x); pitch > 0 looks up.
 // Projection: reversed Z with an infinite far plane (depth = near / view depth), so the
 // depth buffer clears to 0 and tests GREATER.
+#include <array>
 #include <cmath>
 
 #include "core/types.h"
@@ -36,10 +37,19 @@ CameraBasis cameraBasis(const Camera& cam);
 struct CullSettings {
   bool frustum = true;
   bool occlusion = true;
-  bool distance = true;      // LOD choice and draw distance
+  bool distance = true;      // LOD choice
+  bool fade = true;          // per-kind draw distance, handing over to the far field
   float lodFactor = 40;      // LOD 1 beyond lodFactor * sphere radius
-  float drawFactor = 1500;   // not drawn beyond drawFactor * sphere radius
+  // Per kind (tree, shrub, grass, ground cover): metres from the eye beyond which instances are
+  // not drawn; they fade out (stochastically, per instance) over the last fadeBand of it. The renderer
+  // caps each at the streaming load radius, inside which every tile is resident, so the near
+  // field ends in a circle rather than at tile edges.
+  std::array<float, gpu::KIND_COUNT> drawDistance{1e9f, 1200, 600, 300};
+  float fadeBand = 0.25f;  // 0: a hard edge
 };
+
+// fadeStart/fadeEnd of FrameData for these settings and a streaming load radius.
+void setFadeDistances(gpu::FrameData& frame, const CullSettings& cull, float loadRadius);
 
 // Also fills frame.frustum from frame.clip (frustumPlanes): culling and drawing share one matrix.
 gpu::FrameData makeFrameData(const Camera& cam, int width, int height, const CullSettings& cull);

@@ -278,6 +278,7 @@ FrameStats Renderer::render(const Camera& cam, const CullSettings& cull, const F
   gpu::FrameData frame = makeFrameData(cam, options_.width, options_.height, cull);
   prepareTerrainFrame(terrain_, frame, 0);
   prepareFarFieldFrame(farField_, frame);
+  setFadeDistances(frame, cull, options_.stream.loadRadius);
   frame.lod.z = float(pyramid_.width);
   frame.lod.w = float(pyramid_.height);
   frame.cull.x = pageCount_;

@@ -115,6 +115,7 @@ World makeSyntheticWorld(const SyntheticOptions& o) {
     }
   }
   auto shared = std::make_shared<World>(w);  // heights, tiles and species for the loader
+  w.placedInstances = [shared, seed = o.seed](size_t index) { return syntheticTileInstances(*shared, seed, index); };
   w.loadTile = [shared, seed = o.seed](size_t index) {
     LoadedTile out;
     out.tile = index;

@@ -30,6 +30,14 @@ struct LoadedTile {
   std::vector<gpu::GpuInstance> instances;
 };
 
+// Instance placement as decoded from a tile (see tileio/tile_io.h Instance).
+struct PlacedInstance {
+  Vec3 position;
+  uint16_t species = 0;
+  float yaw = 0, scale = 1;
+  Vec3 up{0, 1, 0};
+  uint32_t color = 0xffffffff;
+};
 struct World {
   std::string name;
   Grid heights;  // metres; sample (i, j) at world (i * cellSize, j * cellSize)
@@ -39,16 +47,11 @@ struct World {
   std::vector<SpeciesShape> species;
   // Called from the streaming thread; must be thread-safe. Throws on unreadable data.
   std::function<LoadedTile(size_t tile)> loadTile;
+  // The tile's instances as placed (decoded, verified), for CPU-side consumers such as the
+  // far-field survey. Thread-safe; throws on unreadable data.
+  std::function<std::vector<PlacedInstance>(size_t tile)> placedInstances;
 };
 
-// Instance placement as decoded from a tile (see tileio/tile_io.h Instance).
-struct PlacedInstance {
-  Vec3 position;
-  uint16_t species = 0;
-  float yaw = 0, scale = 1;
-  Vec3 up{0, 1, 0};
-  uint32_t color = 0xffffffff;
-};
 // Transform R = tilt(up) * rotY(yaw), scaled by scale * (crownRadius, meshHeight, crownRadius).
 gpu::GpuInstance packInstance(const PlacedInstance& inst, const SpeciesShape& shape);
 
