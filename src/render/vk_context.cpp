@@ -134,6 +134,13 @@ bool createContext(Context& ctx, const ContextOptions& options, std::string* why
   info.ppEnabledExtensionNames = extensions.data();
   info.enabledLayerCount = validation ? 1 : 0;
   info.ppEnabledLayerNames = &kValidationLayer;
+  // Validation includes synchronisation validation: missing barriers between passes and
+  // frames (read-after-write, write-after-read hazards) are reported as errors like any other.
+  const VkValidationFeatureEnableEXT syncValidation = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+  VkValidationFeaturesEXT validationFeatures{.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+  validationFeatures.enabledValidationFeatureCount = 1;
+  validationFeatures.pEnabledValidationFeatures = &syncValidation;
+  if (validation) info.pNext = &validationFeatures;
   if (vkCreateInstance(&info, nullptr, &ctx.instance) != VK_SUCCESS) return fail("vkCreateInstance failed");
   volkLoadInstanceOnly(ctx.instance);
   ctx.validationEnabled = validation;
