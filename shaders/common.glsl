@@ -3,30 +3,81 @@
 #extension GL_EXT_buffer_reference_uvec2 : require
 
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer InstancePage {
-  GpuInstance items[];
+  PackedInstance items[];
 };
 
-vec3 transformPoint(GpuInstance inst, vec3 p) {
-  vec4 h = vec4(p, 1.0);
-  return vec3(dot(inst.row0, h), dot(inst.row1, h), dot(inst.row2, h));
+// An instance decoded from its 16-byte record (shared.h PackedInstance).
+struct Instance {
+  vec3 position;   // base of the trunk / stem, world metres
+  vec3 up;         // unit
+  float yaw;       // radians
+  vec3 size;       // scale * (crownRadius, meshHeight, crownRadius)
+  vec3 color;      // linear 0..1 from the RGB8 tint
+  uint kind;
+  uint hash;       // a per-instance value independent of where the instance sits in memory
+};
+
+float unorm16(uint q, float lo, float hi) { return lo + float(q) * (1.0 / 65535.0) * (hi - lo); }
+
+// tileio/quantize.cpp decodeOctahedral: y is the pole, low byte u (x), high byte v (z)
+vec3 decodeOctahedral(uint code) {
+  float u = max(float(int(code << 24) >> 24) / 127.0, -1.0);
+  float v = max(float(int(code << 16) >> 24) / 127.0, -1.0);
+  float y = 1.0 - abs(u) - abs(v);
+  if (y < 0.0) {
+    float fu = (1.0 - abs(v)) * (u >= 0.0 ? 1.0 : -1.0);
+    float fv = (1.0 - abs(u)) * (v >= 0.0 ? 1.0 : -1.0);
+    u = fu;
+    v = fv;
+  }
+  return normalize(vec3(u, y, v));
 }
 
-vec3 instanceOrigin(GpuInstance inst) { return vec3(inst.row0.w, inst.row1.w, inst.row2.w); }
-vec3 instanceColumn(GpuInstance inst, int c) { return vec3(inst.row0[c], inst.row1[c], inst.row2[c]); }
-
-vec4 sphereOf(GpuInstance inst) {
-  return vec4(instanceOrigin(inst) + 0.5 * instanceColumn(inst, 1), uintBitsToFloat(inst.extra.z));
-}
-
-// Uniform in [0, 1), fixed per instance (a hash of its position bits).
-float instanceHash01(GpuInstance inst) {
-  uvec3 p = floatBitsToUint(instanceOrigin(inst));
+Instance decodeWith(PackedInstance p, GpuTile tile, GpuSpecies sp) {
+  Instance o;
+  o.position = vec3(unorm16(p.x & 0xffffu, tile.boundsMin.x, tile.boundsMax.x),
+                    unorm16(p.y & 0xffffu, tile.boundsMin.y, tile.boundsMax.y),
+                    unorm16(p.x >> 16, tile.boundsMin.z, tile.boundsMax.z));
+  o.yaw = float(p.y >> 16) * (6.283185307179586 / 65536.0);
+  float scale = unorm16(p.z & 0xffffu, sp.shape.z, sp.shape.w);
+  o.up = decodeOctahedral(p.z >> 16);
+  o.size = scale * vec3(sp.shape.y, sp.shape.x, sp.shape.y);
+  o.color = unpackUnorm4x8(p.w).rgb;
+  o.kind = min(sp.info.x, KIND_COUNT - 1);
   uint h = p.x * 0x9E3779B1u ^ (p.y + 0x7F4A7C15u) * 0x85EBCA77u ^ (p.z + 0x165667B1u) * 0xC2B2AE3Du;
   h ^= h >> 15;
   h *= 0x2C1B3C6Du;
   h ^= h >> 12;
-  return float(h >> 8) * (1.0 / 16777216.0);
+  o.hash = h;
+  return o;
 }
+
+// Shortest-arc rotation taking (0, 1, 0) to u, applied to v (tileio instanceTransform's tilt):
+// R = u.y I + [k]x + k k^T / (1 + u.y) with k = (u.z, 0, -u.x).
+vec3 tilt(vec3 u, vec3 v) {
+  if (u.y <= -0.9999) return vec3(v.x, -v.y, -v.z);  // upside down: a half turn about x, as tileio
+  vec3 k = vec3(u.z, 0.0, -u.x);
+  return u.y * v + cross(k, v) + k * (dot(k, v) / (1.0 + u.y));
+}
+
+// rotY(yaw): +x turns toward -z for positive yaw
+vec3 rotateYaw(float yaw, vec3 v) {
+  float c = cos(yaw), s = sin(yaw);
+  return vec3(c * v.x + s * v.z, v.y, -s * v.x + c * v.z);
+}
+
+// Unit-mesh point to world.
+vec3 instancePoint(Instance inst, vec3 p) { return inst.position + tilt(inst.up, rotateYaw(inst.yaw, p * inst.size)); }
+// Unit-mesh normal to world: the inverse transpose of R * S is R * S^-1.
+vec3 instanceNormal(Instance inst, vec3 n) { return tilt(inst.up, rotateYaw(inst.yaw, n / inst.size)); }
+
+// Bounding sphere of the scaled unit mesh: centre half-way up the (tilted) axis.
+vec4 instanceSphere(Instance inst) {
+  float halfHeight = 0.5 * inst.size.y;
+  return vec4(inst.position + inst.up * halfHeight, sqrt(halfHeight * halfHeight + inst.size.x * inst.size.x));
+}
+
+float hash01(uint h) { return float(h >> 8) * (1.0 / 16777216.0); }
 
 vec4 toClip(FrameData f, vec3 p) {
   vec4 h = vec4(p, 1.0);

@@ -8,12 +8,16 @@
 
 layout(local_size_x = CULL_GROUP) in;
 
+layout(buffer_reference, std430, buffer_reference_align = 4) writeonly buffer VisibleList { uint items[]; };
+
 layout(binding = 0) uniform Frame { FrameData frame; };
-layout(binding = 1) readonly buffer Pages { uvec4 pages[]; };  // address lo, hi, count, 0
+layout(binding = 1) readonly buffer Pages { GpuPage pages[]; };
 layout(binding = 2) buffer Draws { DrawCommand draws[]; };
-layout(binding = 3) writeonly buffer Visible { uint visible[]; };
 layout(binding = 4) buffer Stats { uint stats[]; };
 layout(binding = 5) uniform sampler2D pyramid;
+layout(binding = 7) readonly buffer Species { GpuSpecies species[]; };
+// the visible list can exceed maxStorageBufferRange (4 bytes per budgeted instance)
+layout(push_constant) uniform Push { uvec2 visibleAddress; };
 
 shared uint groupFrustum;
 shared uint groupVisible;
@@ -63,12 +67,13 @@ void main() {
   }
   barrier();
 
-  uvec4 page = pages[gl_WorkGroupID.y];
+  GpuPage page = pages[gl_WorkGroupID.y];
   uint slot = gl_GlobalInvocationID.x;
   uint flags = frame.cull.y;
-  if (slot < page.z) {
-    GpuInstance inst = InstancePage(page.xy).items[slot];
-    vec4 sphere = sphereOf(inst);
+  if (slot < page.header.z) {
+    PackedInstance packed = InstancePage(page.header.xy).items[slot];
+    Instance inst = decodeWith(packed, page.box, species[packed.w >> 24]);
+    vec4 sphere = instanceSphere(inst);
     vec3 rel = sphere.xyz - frame.eye.xyz;
     vec3 c = vec3(dot(rel, frame.right.xyz), dot(rel, frame.up.xyz), dot(rel, frame.forward.xyz));
     float r = sphere.w;
@@ -79,7 +84,7 @@ void main() {
       for (uint i = 0; i < FRUSTUM_PLANES; ++i)
         keep = keep && dot(frame.frustum[i].xyz, sphere.xyz) + frame.frustum[i].w >= -r;
     }
-    uint kind = min(inst.extra.y, KIND_COUNT - 1);
+    uint kind = inst.kind;
     float dist = length(rel);
     uint lod = 0;
     if ((flags & CULL_DISTANCE) != 0) lod = dist > r * frame.lod.x ? 1 : 0;
@@ -88,7 +93,7 @@ void main() {
       // depend on where the instance sits in GPU memory, so the picture is stable as tiles stream
       float start = frame.fadeStart[kind], end = frame.fadeEnd[kind];
       float t = (dist - start) / max(end - start, 1e-3);
-      keep = keep && dist <= end && (dist <= start || instanceHash01(inst) >= t);
+      keep = keep && dist <= end && (dist <= start || hash01(inst.hash) >= t);
     }
     if (keep) atomicAdd(groupFrustum, 1);
     if (keep && (flags & CULL_OCCLUSION) != 0) keep = !occluded(c, r);
@@ -98,13 +103,13 @@ void main() {
       uint cmd = kind * LOD_COUNT + lod;
       uint n = atomicAdd(draws[cmd].instanceCount, 1);
       uint dst = lod == 0 ? frame.regions[kind].x + n : frame.regions[kind].y - 1 - n;
-      visible[dst] = (gl_WorkGroupID.y << PAGE_SHIFT) | slot;
+      VisibleList(visibleAddress).items[dst] = (gl_WorkGroupID.y << PAGE_SHIFT) | slot;
     }
   }
 
   barrier();
   if (gl_LocalInvocationIndex == 0) {
-    uint tested = min(page.z - min(page.z, gl_WorkGroupID.x * CULL_GROUP), CULL_GROUP);
+    uint tested = min(page.header.z - min(page.header.z, gl_WorkGroupID.x * CULL_GROUP), CULL_GROUP);
     if (tested > 0) atomicAdd(stats[STAT_TESTED], tested);
     if (groupFrustum > 0) atomicAdd(stats[STAT_FRUSTUM], groupFrustum);
     if (groupVisible > 0) atomicAdd(stats[STAT_VISIBLE], groupVisible);

@@ -12,8 +12,10 @@ struct uvec4 { uint x, y, z, w; };
 #define ECO_CONST const uint
 #endif
 
-// Instances live in fixed-size pages; a visible index is (page << PAGE_SHIFT) | slot.
-ECO_CONST PAGE_SHIFT = 12;
+// Instances live in fixed-size pages of one tile each; a visible index is
+// (page << PAGE_SHIFT) | slot. 1024 per page keeps the unused tail of each tile's last page
+// small (about 3 % of a 15k-instance tile) while 65535 pages still address 67 M instances.
+ECO_CONST PAGE_SHIFT = 10;
 ECO_CONST PAGE_SIZE = 1u << PAGE_SHIFT;
 ECO_CONST CULL_GROUP = 64;
 ECO_CONST KIND_COUNT = 4;  // tree, shrub, grass, ground cover (tile.fbs SpeciesKind)
@@ -42,12 +44,36 @@ ECO_CONST STAT_FRUSTUM = 1;   // passed frustum (and draw distance)
 ECO_CONST STAT_VISIBLE = 2;   // passed occlusion too: the instances drawn
 ECO_CONST STAT_COUNT = 4;
 
-// 64 bytes per instance. rows: 4x3 row-major transform (R * scale * speciesSize | t) taking
-// the unit mesh (radius 1, y in [0, 1]) to the world. extra: x = RGBA8 colour, y = kind,
-// z = bounding sphere radius (floatBits), centred at t + 0.5 * column 1.
-struct GpuInstance {
-  vec4 row0, row1, row2;
-  uvec4 extra;
+// 16 bytes per resident instance: the tile's own record (schemas/tile.fbs PackedInstance,
+// tileio PackedRecord) with the species id in place of the colour's alpha (the viewer draws
+// opaque). Decoded in the shaders (common.glsl decodeInstance) with the page's GpuTile box and
+// the GpuSpecies table:
+//   x = x_q | z_q << 16      (unorm16 over the tile box)
+//   y = y_q | yaw_q << 16    (yaw: q / 65536 turns)
+//   z = scale_q | up << 16   (scale: unorm16 over the species' range; up: octahedral snorm8x2)
+//   w = RGB8 | species << 24
+struct PackedInstance {
+  uint x, y, z, w;
+};
+
+// Quantization box of a resident tile (tileio TileData boundsMin/boundsMax); w unused.
+struct GpuTile {
+  vec4 boundsMin;
+  vec4 boundsMax;
+};
+
+// The unit mesh (radius 1, y in [0, 1]) of the species' kind is scaled by
+// scale * (crownRadius, meshHeight, crownRadius), rotated by tilt(up) * rotY(yaw).
+struct GpuSpecies {
+  vec4 shape;   // meshHeight, crownRadius, scaleMin, scaleMax
+  uvec4 info;   // x = kind (0 tree, 1 shrub, 2 grass, 3 ground cover)
+};
+
+// Page table entry: header = device address of the page (lo, hi), instance count, tile
+// index; the page's records are quantized over its tile's box.
+struct GpuPage {
+  uvec4 header;
+  GpuTile box;
 };
 
 // Per-frame constants (uniform buffer).
@@ -90,7 +116,8 @@ struct DrawCommand {
 };
 
 #ifdef __cplusplus
-static_assert(sizeof(GpuInstance) == 64);
+static_assert(sizeof(PackedInstance) == 16);
+static_assert(sizeof(GpuTile) == 32 && sizeof(GpuSpecies) == 32 && sizeof(GpuPage) == 48);
 static_assert(sizeof(DrawCommand) == 32);
 }  // namespace eco::gpu
 #endif

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "../shaders/shared.h"
+#include "tileio/tile_io.h"
 
 namespace eco::test {
 
@@ -75,17 +76,22 @@ inline Frustum frustumFromCorners(const gpu::FrameData& f) {
   return fr;
 }
 
-// Draw index (kind * LOD_COUNT + lod) or -1 when culled. `margin` receives the smallest
-// distance in metres between the sphere and any decision boundary: float rounding on the GPU
-// can flip only decisions with a tiny margin.
-inline int referenceCull(const gpu::GpuInstance& inst, const gpu::FrameData& f, const Frustum& fr,
+// Draw index (kind * LOD_COUNT + lod) or -1 when culled, for an instance as tileio decodes it
+// (not as the shader does). The bounding sphere is the one of the viewer's unit meshes
+// (render/meshes.h: radius 1, y in [0, 1]) scaled by scale * (crownRadius, meshHeight,
+// crownRadius) and tilted: centre half-way up the up axis, radius from the half-height and the
+// crown radius. `margin` receives the smallest distance in metres between the sphere and any
+// decision boundary: float rounding on the GPU can flip only decisions with a tiny margin.
+inline int referenceCull(const Instance& inst, const SpeciesRecord& sp, const gpu::FrameData& f, const Frustum& fr,
                          double* margin = nullptr) {
-  float radiusF;
-  std::memcpy(&radiusF, &inst.extra.z, 4);
-  const double r = radiusF;
-  // bounding sphere: origin + 0.5 * column 1 (shared.h GpuInstance)
-  const double c[3] = {double(inst.row0.w) + 0.5 * inst.row0.y, double(inst.row1.w) + 0.5 * inst.row1.y,
-                       double(inst.row2.w) + 0.5 * inst.row2.y};
+  const double halfHeight = 0.5 * double(sp.meshHeight) * inst.scale;
+  const double crown = double(sp.crownRadius) * inst.scale;
+  const double r = std::sqrt(halfHeight * halfHeight + crown * crown);
+  const double upLength = std::sqrt(double(inst.up.x) * inst.up.x + double(inst.up.y) * inst.up.y +
+                                    double(inst.up.z) * inst.up.z);
+  const double c[3] = {inst.position.x + inst.up.x / upLength * halfHeight,
+                       inst.position.y + inst.up.y / upLength * halfHeight,
+                       inst.position.z + inst.up.z / upLength * halfHeight};
   double m = 1e300;
   bool keep = true;
   if (f.cull.y & gpu::CULL_FRUSTUM) {
@@ -96,7 +102,7 @@ inline int referenceCull(const gpu::GpuInstance& inst, const gpu::FrameData& f, 
     }
   }
   int lod = 0;
-  const int kind = int(std::min<uint32_t>(inst.extra.y, gpu::KIND_COUNT - 1));
+  const int kind = int(std::min<uint32_t>(sp.kind, gpu::KIND_COUNT - 1));
   double dx = c[0] - f.eye.x, dy = c[1] - f.eye.y, dz = c[2] - f.eye.z;
   double dist = std::sqrt(dx * dx + dy * dy + dz * dz);
   if (f.cull.y & gpu::CULL_DISTANCE) {

@@ -60,10 +60,11 @@ Reference reference(const World& world, const Renderer& renderer, const Camera& 
   test::Frustum frustum = test::frustumFromCorners(frame);
   Reference ref;
   for (size_t t : renderer.residentTiles()) {
-    LoadedTile tile = world.loadTile(t);
-    for (uint32_t i = 0; i < tile.instances.size(); ++i) {
+    // the tile as a file stores and tileio decodes it: quantized, in the renderer's order
+    std::vector<Instance> decoded = fixtures::decodedTile(world, t);
+    for (uint32_t i = 0; i < decoded.size(); ++i) {
       double margin = 0;
-      int draw = test::referenceCull(tile.instances[i], frame, frustum, &margin);
+      int draw = test::referenceCull(decoded[i], world.species[decoded[i].species], frame, frustum, &margin);
       if (draw >= 0) {
         ref.visible.insert({t, i, uint32_t(draw)});
         ++ref.perDraw[size_t(draw)];

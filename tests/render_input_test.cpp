@@ -285,12 +285,10 @@ TEST(RenderStreaming, ManyTinyTilesNeverExhaustThePagePool) {
     world.tiles.push_back(t);
   }
   world.loadTile = [&world](size_t index) {
-    PlacedInstance p;
+    Instance p;
     p.position = {world.tiles[index].minX + 5, 50, 5};
-    LoadedTile out;
-    out.tile = index;
-    out.instances.push_back(packInstance(p, world.species[0]));
-    return out;
+    p.scale = 1;
+    return makeLoadedTile(index, {p}, world.species, {world.tiles[index].minX, 50, 0}, {world.tiles[index].maxX, 50, 10});
   };
   {
     RendererOptions ro;

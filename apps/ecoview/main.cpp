@@ -60,11 +60,13 @@ void printError(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  installStopHandlers();
   CLI::App app{"ecoview: streaming, GPU-culled vegetation viewer"};
   std::string bakeDir, size = "1280x720", camera, cameraEnd, screenshot, statsFile;
   bool headless = false, noOcclusion = false, noFrustum = false, noLod = false, noSettle = false;
   bool validation = false, bench = false, noDrawDistance = false;
-  std::string frames = "1", synthetic, syntheticGrid = "257", loadRadius = "1500", unloadRadius = "2000", budget = "8";
+  std::string frames = "1", synthetic, syntheticGrid = "257", loadRadius = "1500", unloadRadius = "2000", budget = "8", uploadBudget = "16";
+  bool stagedUploads = false;
   app.add_option("bake", bakeDir, "bake folder (manifest.json, terrain.r32f, tiles/)");
   app.add_flag("--headless", headless, "render offscreen, no window system");
   app.add_option("--frames", frames, "frames to render (headless), 1 to 1000000");
@@ -81,6 +83,9 @@ int main(int argc, char** argv) {
   app.add_option("--load-radius", loadRadius, "metres, 0 to 1e8");
   app.add_option("--unload-radius", unloadRadius, "metres, 0 to 1e8 (at least the load radius)");
   app.add_option("--budget", budget, "resident instance budget, millions (1e-6 to 1000)");
+  app.add_option("--upload-budget", uploadBudget, "tile data uploaded per frame, MiB (0.02 to 4096); nearest tiles first");
+  app.add_flag("--staged-uploads", stagedUploads,
+               "upload through staging buffers even where video memory is host-visible (the discrete-GPU path)");
   app.add_flag("--validation", validation, "enable Vulkan validation layers");
   app.add_option("--synthetic", synthetic, "render a procedural world with this many instances (1 to 1e9)");
   app.add_option("--synthetic-grid", syntheticGrid, "procedural world: heightmap samples per side (4 m cells), 16 to 16385");
@@ -110,6 +115,7 @@ int main(int argc, char** argv) {
     float unload = float(parseReal(unloadRadius, "--unload-radius", 0, kMaxCoordinate));
     // at least one instance, and no more than a GPU could index (the device clamps further)
     double budgetM = parseReal(budget, "--budget", 1e-6, 1000);
+    double uploadMiB = parseReal(uploadBudget, "--upload-budget", 0.02, 4096);
     uint64_t syntheticCount = synthetic.empty() ? 0 : uint64_t(parseInteger(synthetic, "--synthetic", 1, 1'000'000'000));
     int grid = int(parseInteger(syntheticGrid, "--synthetic-grid", 16, 16385));
     if (!camera.empty()) o.camera = parseCamera(camera, "--camera");
@@ -133,6 +139,8 @@ int main(int argc, char** argv) {
     o.stream.loadRadius = load;
     o.stream.unloadRadius = std::max(unload, load);
     o.stream.budgetInstances = std::max<uint64_t>(1, uint64_t(std::llround(budgetM * 1e6)));
+    o.uploadBytesPerFrame = uint64_t(std::llround(uploadMiB * 1048576.0));
+    if (stagedUploads) o.upload = UploadPath::Staged;
 
     World world;
     if (syntheticCount > 0) {
@@ -151,8 +159,16 @@ int main(int argc, char** argv) {
       o.camera.pitchDeg = -20;
     }
 
-    if (!headless && !bench) return runWindow(world, o, app.count("--frames") ? o.frames : 0);
+    if (!headless && !bench) {
+      int rc = runWindow(world, o, app.count("--frames") ? o.frames : 0);
+      return stopRequested() ? 128 + stopSignal() : rc;
+    }
     HeadlessResult r = runHeadless(world, o);
+    if (stopRequested()) {
+      printError("interrupted by signal " + std::to_string(stopSignal()) + " after " + std::to_string(r.frames.size()) +
+                 " frames; no outputs written");
+      return 128 + stopSignal();
+    }
     if (bench) {
       std::puts(statsJson(r, o).c_str());
     } else {

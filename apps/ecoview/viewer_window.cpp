@@ -1,7 +1,9 @@
 // Interactive viewer: GLFW window, swapchain, fly and orbit cameras, statistics in the title.
 // Controls: right mouse drag looks around (fly) or orbits (orbit mode); WASD moves, Q/E down/up,
 // Shift faster; Tab toggles fly/orbit; scroll changes speed (fly) or distance (orbit);
-// O toggles occlusion culling; Esc quits.
+// O toggles occlusion culling; Esc, SIGINT or SIGTERM quit (after the current frame).
+// The scene renders at the window's framebuffer size; resizing recreates the swapchain, the
+// render targets and the projection.
 #include "viewer_window.h"
 
 #include <algorithm>
@@ -97,16 +99,26 @@ int runWindow(const World& world, const HeadlessOptions& options, int maxFrames)
   if (!present) throw std::runtime_error("the graphics queue cannot present to this window");
   Swapchain sc;
   createSwapchain(ctx, surface, window, sc);
+  // Semaphores: one "image acquired" per frame slot (reused only after the renderer has waited
+  // for that slot), one "rendered" per swapchain image (the presentation engine holds it until
+  // the image comes back).
   VkSemaphoreCreateInfo si{.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-  VkSemaphore acquired, rendered;
-  ECO_VK(vkCreateSemaphore(ctx.device, &si, nullptr, &acquired));
-  ECO_VK(vkCreateSemaphore(ctx.device, &si, nullptr, &rendered));
+  std::vector<VkSemaphore> acquired(kFramesInFlight), rendered;
+  for (VkSemaphore& a : acquired) ECO_VK(vkCreateSemaphore(ctx.device, &si, nullptr, &a));
+  auto makeRendered = [&] {
+    for (VkSemaphore r : rendered) vkDestroySemaphore(ctx.device, r, nullptr);
+    rendered.assign(sc.images.size(), VK_NULL_HANDLE);
+    for (VkSemaphore& r : rendered) ECO_VK(vkCreateSemaphore(ctx.device, &si, nullptr, &r));
+  };
+  makeRendered();
 
   {
     RendererOptions ro;
-    ro.width = options.width;
-    ro.height = options.height;
+    ro.width = int(sc.extent.width);
+    ro.height = int(sc.extent.height);
     ro.stream = options.stream;
+    ro.uploadBytesPerFrame = options.uploadBytesPerFrame;
+    ro.upload = options.upload;
     Renderer renderer(ctx, world, ro);
     Camera cam = options.camera;
     CullSettings cull = options.cull;
@@ -116,9 +128,26 @@ int runWindow(const World& world, const HeadlessOptions& options, int maxFrames)
     bool tabWas = false, oWas = false;
     auto last = std::chrono::steady_clock::now();
     double titleTimer = 0;
+    FrameStats s;
+    uint64_t submitted = 0;
+    auto recreate = [&] {
+      renderer.drain();
+      vkDeviceWaitIdle(ctx.device);
+      createSwapchain(ctx, surface, window, sc);
+      makeRendered();
+      // the scene is rendered at the window's size: targets and projection follow it
+      renderer.resize(int(sc.extent.width), int(sc.extent.height));
+    };
     for (int frame = 0; !glfwWindowShouldClose(window) && (maxFrames <= 0 || frame < maxFrames); ++frame) {
       glfwPollEvents();
-      if (glfwGetKey(window, GLFW_KEY_ESCAPE) == GLFW_PRESS) break;
+      if (stopRequested() || glfwGetKey(window, GLFW_KEY_ESCAPE) == GLFW_PRESS) break;
+      int fbw = 0, fbh = 0;
+      glfwGetFramebufferSize(window, &fbw, &fbh);
+      if (fbw == 0 || fbh == 0) {  // minimised: nothing to draw into
+        glfwWaitEventsTimeout(0.1);
+        continue;
+      }
+      if (uint32_t(fbw) != sc.extent.width || uint32_t(fbh) != sc.extent.height) recreate();
       auto now = std::chrono::steady_clock::now();
       float dt = std::min(0.25f, std::chrono::duration<float>(now - last).count());
       last = now;
@@ -158,17 +187,19 @@ int runWindow(const World& world, const HeadlessOptions& options, int maxFrames)
       }
       input.scroll = 0;
 
+      // wait for this frame slot (and so for its acquire semaphore) before acquiring with it
+      for (const FrameStats& done : renderer.beginFrame()) s = done;
+      VkSemaphore acquire = acquired[submitted % kFramesInFlight];
       uint32_t image = 0;
-      VkResult r = vkAcquireNextImageKHR(ctx.device, sc.swapchain, UINT64_MAX, acquired, VK_NULL_HANDLE, &image);
+      VkResult r = vkAcquireNextImageKHR(ctx.device, sc.swapchain, UINT64_MAX, acquire, VK_NULL_HANDLE, &image);
       if (r == VK_ERROR_OUT_OF_DATE_KHR) {
-        vkDeviceWaitIdle(ctx.device);
-        createSwapchain(ctx, surface, window, sc);
+        recreate();
         continue;
       }
       if (r != VK_SUCCESS && r != VK_SUBOPTIMAL_KHR) vkFail("vkAcquireNextImageKHR", r);
       FrameHooks hooks;
-      hooks.wait = acquired;
-      hooks.signal = rendered;
+      hooks.wait = acquire;
+      hooks.signal = rendered[image];
       VkImage target = sc.images[image];
       VkExtent2D extent = sc.extent;
       hooks.record = [&](VkCommandBuffer cmd, const Image& color) {
@@ -181,22 +212,22 @@ int runWindow(const World& world, const HeadlessOptions& options, int maxFrames)
         blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
         blit.dstOffsets[1] = {int32_t(extent.width), int32_t(extent.height), 1};
         vkCmdBlitImage(cmd, color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target,
-                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, VK_FILTER_LINEAR);
+                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, VK_FILTER_NEAREST);
         imageBarrier(cmd, target, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
                      VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                      VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR);
       };
-      FrameStats s = renderer.render(cam, cull, &hooks);
+      renderer.submitFrame(cam, cull, &hooks);
+      ++submitted;
       VkPresentInfoKHR pi{.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
       pi.waitSemaphoreCount = 1;
-      pi.pWaitSemaphores = &rendered;
+      pi.pWaitSemaphores = &rendered[image];
       pi.swapchainCount = 1;
       pi.pSwapchains = &sc.swapchain;
       pi.pImageIndices = &image;
       r = vkQueuePresentKHR(ctx.queue, &pi);
       if (r == VK_ERROR_OUT_OF_DATE_KHR || r == VK_SUBOPTIMAL_KHR) {
-        vkDeviceWaitIdle(ctx.device);
-        createSwapchain(ctx, surface, window, sc);
+        recreate();
       } else if (r != VK_SUCCESS) {
         vkFail("vkQueuePresentKHR", r);
       }
@@ -214,10 +245,11 @@ int runWindow(const World& world, const HeadlessOptions& options, int maxFrames)
         glfwSetWindowTitle(window, title);
       }
     }
+    renderer.drain();
     vkDeviceWaitIdle(ctx.device);
   }
-  vkDestroySemaphore(ctx.device, acquired, nullptr);
-  vkDestroySemaphore(ctx.device, rendered, nullptr);
+  for (VkSemaphore a : acquired) vkDestroySemaphore(ctx.device, a, nullptr);
+  for (VkSemaphore r : rendered) vkDestroySemaphore(ctx.device, r, nullptr);
   vkDestroySwapchainKHR(ctx.device, sc.swapchain, nullptr);
   vkDestroySurfaceKHR(ctx.instance, surface, nullptr);
   int errors = ctx.validationErrors;

@@ -27,8 +27,10 @@ World openBake(const std::string& dir) {
   w.heights.width = tw;
   w.heights.height = th;
   w.heights.values = readTerrainRaw(dir, *manifest);
-  for (const SpeciesRecord& s : manifest->species)
-    w.species.push_back({uint8_t(std::min<unsigned>(s.kind, gpu::KIND_COUNT - 1)), s.meshHeight, s.crownRadius});
+  if (manifest->species.size() > 256)
+    throw InputError((std::filesystem::path(dir) / "manifest.json").string() + ": " +
+                     std::to_string(manifest->species.size()) + " species; the viewer draws at most 256");
+  w.species = manifest->species;
   for (const TileEntry& e : manifest->tiles) {
     WorldTile t;
     t.x = e.x;
@@ -40,23 +42,20 @@ World openBake(const std::string& dir) {
     t.maxZ = t.minZ + w.tileSize;
     w.tiles.push_back(t);
   }
-  std::vector<SpeciesShape> species = w.species;
-  w.placedInstances = [dir, manifest, species](size_t index) {
+  // readTileVerified checks each tile against the manifest, species table included
+  auto read = [dir, manifest](size_t index) {
     TileData data = readTileVerified(dir, *manifest, manifest->tiles[index]);
-    std::vector<PlacedInstance> out;
-    out.reserve(data.instances.size());
-    for (const Instance& inst : data.instances) {
-      if (inst.species >= species.size())
+    for (const Instance& inst : data.instances)
+      if (inst.species >= manifest->species.size())
         throw InputError(manifest->tiles[index].file + ": species " + std::to_string(inst.species) + " not in manifest");
-      out.push_back({inst.position, inst.species, inst.yaw, inst.scale, inst.up, inst.color});
-    }
-    return out;
+    return data;
   };
-  w.loadTile = [placed = w.placedInstances, species](size_t index) {
-    LoadedTile out;
-    out.tile = index;
-    for (const PlacedInstance& p : placed(index)) out.instances.push_back(packInstance(p, species[p.species]));
-    return out;
+  w.placedInstances = [read](size_t index) { return read(index).instances; };
+  // The records are re-quantized from the decoded values into the file's own box, which gives
+  // the file's bytes back (tileio_tile_test checks packRecord against decodeTile).
+  w.loadTile = [read, manifest](size_t index) {
+    TileData data = read(index);
+    return makeLoadedTile(index, data.instances, manifest->species, data.boundsMin, data.boundsMax);
   };
   return w;
 }
@@ -77,20 +76,7 @@ void writeSyntheticBake(const std::string& dir, const SyntheticOptions& options)
     m.tiling.tilesX = std::max(m.tiling.tilesX, t.x + 1);
     m.tiling.tilesZ = std::max(m.tiling.tilesZ, t.z + 1);
   }
-  for (size_t i = 0; i < world.species.size(); ++i) {
-    const SpeciesShape& s = world.species[i];
-    SpeciesRecord r;
-    r.id = uint16_t(i);
-    r.name = speciesKindName(uint8_t(s.kind));
-    r.kind = s.kind;
-    r.meshHeight = s.meshHeight;
-    r.crownRadius = s.crownRadius;
-    r.scaleMin = 0.8f;
-    r.scaleMax = 1.2f;
-    r.boundingCenterY = 0.5f * s.meshHeight;
-    r.boundingRadius = std::sqrt(0.25f * s.meshHeight * s.meshHeight + s.crownRadius * s.crownRadius);
-    m.species.push_back(r);
-  }
+  m.species = world.species;
   m.hashes = {hex64(options.seed), hex64(0), ""};
   for (size_t i = 0; i < world.tiles.size(); ++i) {
     const WorldTile& wt = world.tiles[i];
@@ -103,17 +89,8 @@ void writeSyntheticBake(const std::string& dir, const SyntheticOptions& options)
     e.x = wt.x;
     e.z = wt.z;
     e.speciesCounts.assign(m.species.size(), 0);
-    for (const PlacedInstance& p : syntheticTileInstances(world, options.seed, i)) {
-      Instance inst;
-      inst.position = p.position;
-      inst.species = p.species;
-      inst.yaw = p.yaw;
-      inst.scale = p.scale;
-      inst.up = p.up;
-      inst.color = p.color;
-      tile.instances.push_back(inst);
-      e.speciesCounts[p.species]++;
-    }
+    tile.instances = syntheticTileInstances(world, options.seed, i);
+    for (const Instance& inst : tile.instances) e.speciesCounts[inst.species]++;
     if (tile.instances.empty()) continue;
     std::vector<uint8_t> bytes = encodeTile(tile);
     e.file = "tiles/" + std::to_string(wt.x) + "_" + std::to_string(wt.z) + ".ecot";

@@ -1,5 +1,6 @@
 #include "render/headless.h"
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 
@@ -37,18 +38,31 @@ HeadlessResult runHeadless(const World& world, const HeadlessOptions& o) {
     ro.width = o.width;
     ro.height = o.height;
     ro.stream = o.stream;
+    ro.uploadBytesPerFrame = o.uploadBytesPerFrame;
+    ro.upload = o.upload;
     ro.capture = true;
     Renderer renderer(ctx, world, ro);
     for (int f = 0; f < o.frames; ++f) {
       float t = o.frames > 1 ? float(f) / float(o.frames - 1) : 0.0f;
       Camera cam = o.cameraEnd ? lerpCamera(o.camera, *o.cameraEnd, t) : o.camera;
-      if (o.settle) renderer.settleStreaming(cam);
-      result.frames.push_back(renderer.render(cam, o.cull));
+      if (o.settle) {
+        // reproducible pictures: everything around the camera resident, each frame waited for
+        renderer.settleStreaming(cam);
+        result.frames.push_back(renderer.render(cam, o.cull));
+      } else {
+        // as the window runs: frames in flight, streaming and uploads within their budgets
+        for (FrameStats& s : renderer.beginFrame()) result.frames.push_back(s);
+        renderer.submitFrame(cam, o.cull);
+      }
+      if (stopRequested()) break;
     }
+    for (FrameStats& s : renderer.drain()) result.frames.push_back(s);
     result.pixels = renderer.pixels();
   }
   result.validationErrors = ctx.validationErrors;
   destroyContext(ctx);
+  // an interrupted run writes nothing: its outputs would pass for a complete run's
+  if (stopRequested()) return result;
   if (!o.screenshot.empty()) writePng(o.screenshot, o.width, o.height, result.pixels);
   if (!o.statsFile.empty()) {
     std::string text = statsJson(result, o) + "\n";
@@ -64,6 +78,7 @@ std::string statsJson(const HeadlessResult& r, const HeadlessOptions& o) {
   for (const FrameStats& s : r.frames) {
     frames.push_back({{"frame", s.frame},
                       {"cpu_ms", s.cpuMs},
+                      {"cpu_wait_ms", s.waitMs},
                       {"gpu_ms", ms(s.gpuMs)},
                       {"gpu_terrain_ms", ms(s.terrainMs)},
                       {"gpu_pyramid_ms", ms(s.pyramidMs)},
@@ -79,7 +94,12 @@ std::string statsJson(const HeadlessResult& r, const HeadlessOptions& o) {
                       {"draw_instances", s.drawInstances},
                       {"tiles_resident", s.tilesResident},
                       {"tile_loads", s.tileLoads},
-                      {"tile_unloads", s.tileUnloads}});
+                      {"tile_unloads", s.tileUnloads},
+                      {"uploaded_bytes", s.uploadedBytes},
+                      {"resident_bytes", s.residentBytes},
+                      {"resident_bytes_per_instance",
+                       s.resident > 0 ? json(double(s.residentBytes) / double(s.resident)) : json(nullptr)},
+                      {"staged_uploads", s.staged}});
   }
   json doc = {{"device", r.device},
               {"width", o.width},
@@ -107,6 +127,21 @@ void writePng(const std::string& path, int width, int height, const std::vector<
 }  // namespace eco::render
 
 namespace eco::render {
+namespace {
+volatile std::sig_atomic_t gStopSignal = 0;
+extern "C" void onStopSignal(int sig) {
+  gStopSignal = sig;
+  std::signal(sig, SIG_DFL);  // a second one ends the process
+}
+}  // namespace
+
+void installStopHandlers() {
+  std::signal(SIGINT, onStopSignal);
+  std::signal(SIGTERM, onStopSignal);
+}
+bool stopRequested() { return gStopSignal != 0; }
+int stopSignal() { return gStopSignal; }
+
 void preferLavapipe() {
   const char* lvp = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
   if (!std::getenv("VK_ICD_FILENAMES") && !std::getenv("VK_DRIVER_FILES") && std::filesystem::exists(lvp))

@@ -18,6 +18,8 @@ struct HeadlessOptions {
   std::optional<Camera> cameraEnd;  // moves linearly from camera to cameraEnd over the frames
   CullSettings cull;
   StreamSettings stream;
+  uint64_t uploadBytesPerFrame = 16u << 20;
+  UploadPath upload = UploadPath::Auto;
   bool settle = true;               // wait for streaming before each frame (reproducible pictures)
   bool validation = false;
   std::string screenshot;           // PNG of the last frame, if set
@@ -41,6 +43,13 @@ void writePng(const std::string& path, int width, int height, const std::vector<
 }  // namespace eco::render
 
 namespace eco::render {
+// SIGINT and SIGTERM ask the frame loops (headless and window) to stop after the current
+// frame; the renderer and the Vulkan device are then torn down normally. A second signal
+// kills the process at once. stopSignal() is the signal received, 0 if none.
+void installStopHandlers();
+bool stopRequested();
+int stopSignal();
+
 // For tests and CI: when no driver is chosen (VK_ICD_FILENAMES / VK_DRIVER_FILES unset), use
 // Mesa lavapipe if installed, and give the process a private XDG_RUNTIME_DIR if it has none.
 void preferLavapipe();

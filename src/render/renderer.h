@@ -1,17 +1,24 @@
 #pragma once
-// The frame: terrain depth pre-pass -> Hi-Z pyramid of that depth -> instance culling compute
-// (frustum, draw distance + LOD, occlusion) -> one multi-draw-indirect for all vegetation.
+// The frame: uploads -> terrain pass -> Hi-Z pyramid of that depth -> instance culling compute
+// (frustum, per-kind draw distance + LOD, occlusion) -> one multi-draw-indirect for all
+// vegetation. kFramesInFlight frames are recorded ahead of the GPU: everything the CPU writes
+// per frame (constants, page table, staging, read-back) has one copy per frame slot, and pages
+// freed by an eviction are reused only once every frame that could read them has finished.
 //
 // Occlusion design: the pyramid is built from THIS frame's terrain depth, drawn first. Terrain
 // is the only occluder, so culling is exact for the current frame (no reprojection, no stale
 // occluders while the camera moves or tiles stream) and conservative: an instance is dropped
 // only when its bounding sphere lies behind the terrain over every pixel it could touch.
-// Vegetation-on-vegetation occlusion is not used.
 //
-// Instances live in 4096-instance pages (64 MiB blocks of host-visible memory, reached through
-// buffer device addresses, so 20M+ instances are not limited by maxStorageBufferRange). The
-// culling shader writes page/slot references into per-kind regions of one visible list.
+// Memory: instances stay in their tiles' 16-byte records (shared.h PackedInstance) in
+// 1024-instance pages, one tile per page, reached through buffer device addresses and decoded
+// in the shaders. Pages live in device-local memory; where that memory is also host-visible on
+// a heap as large as the device's video memory (integrated GPUs, resizable BAR, lavapipe) the
+// CPU writes them directly, otherwise (discrete GPUs with a 256 MB BAR) through per-frame
+// staging buffers and copies recorded in the frame. Either way at most uploadBytesPerFrame of
+// records are written per frame, nearest tiles first.
 #include <array>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <set>
@@ -27,23 +34,30 @@
 
 namespace eco::render {
 
+enum class UploadPath { Auto, Direct, Staged };
+
 struct RendererOptions {
   int width = 1280, height = 720;
   StreamSettings stream;
-  uint64_t uploadInstancesPerFrame = 4'000'000;  // bounds the per-frame copy work
-  bool capture = false;                            // keep a host copy of each frame's pixels
-  uint32_t maxPages = 0;  // instance pages (4096 each); 0: as many as the budget and device allow
+  uint64_t uploadBytesPerFrame = 16u << 20;  // tile records written per frame (both paths)
+  bool capture = false;                      // keep a host copy of each frame's pixels
+  uint32_t maxPages = 0;  // instance pages (1024 each); 0: as many as the budget and device allow
+  UploadPath upload = UploadPath::Auto;  // Staged forces the discrete-GPU path (tests, lavapipe)
 };
 
 struct FrameStats {
   uint64_t frame = 0;
-  double cpuMs = 0;
+  double cpuMs = 0;   // CPU work of the frame (streaming, uploads, recording, submit); no waiting
+  double waitMs = 0;  // CPU blocked until the frame slot was free (GPU kFramesInFlight frames behind)
   double gpuMs = -1, terrainMs = -1, pyramidMs = -1, cullMs = -1, vegetationMs = -1;  // -1: no timestamps
   uint64_t resident = 0, tested = 0, afterFrustum = 0, afterOcclusion = 0;
-  uint32_t drawCalls = 0;       // vkCmdDrawIndexedIndirect calls for vegetation
+  uint32_t drawCalls = 0;       // vkCmdDrawIndexedIndirect calls recorded for vegetation
   uint32_t drawCommands = 0;    // indirect command records they consume
-  uint32_t nonEmptyDraws = 0;   // records with instanceCount > 0
-  std::array<uint32_t, gpu::DRAW_COUNT> drawInstances{};
+  uint32_t nonEmptyDraws = 0;   // records with instanceCount > 0, as the GPU wrote them
+  std::array<uint32_t, gpu::DRAW_COUNT> drawInstances{};  // as the GPU wrote them
+  uint64_t uploadedBytes = 0;   // tile records written this frame
+  uint64_t residentBytes = 0;   // GPU memory held for instances: pages, page tables, visible list
+  bool staged = false;          // uploads went through staging buffers
   size_t tilesResident = 0;
   uint64_t tileLoads = 0, tileUnloads = 0;  // cumulative
 };
@@ -69,19 +83,32 @@ class Renderer {
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
 
-  // Waits until every tile wanted around the camera is loaded and resident.
+  // Waits until every tile wanted around the camera is loaded, uploaded and resident.
   void settleStreaming(const Camera& cam);
-  // Streams (non-blocking), renders, waits for the GPU and returns the frame's statistics.
+
+  // Pipelined frames: beginFrame waits until the next frame slot is free and returns the
+  // statistics of the frame that last used it (none for the first kFramesInFlight frames);
+  // submitFrame streams, uploads, records and submits without waiting for the GPU.
+  std::vector<FrameStats> beginFrame();
+  void submitFrame(const Camera& cam, const CullSettings& cull, const FrameHooks* hooks = nullptr);
+  // Waits for every submitted frame; returns their statistics, oldest first.
+  std::vector<FrameStats> drain();
+  // One frame, waited for: submitFrame + drain. Returns this frame's statistics.
   FrameStats render(const Camera& cam, const CullSettings& cull, const FrameHooks* hooks = nullptr);
 
-  const std::vector<uint8_t>& pixels() const { return pixels_; }  // RGBA8, capture only
-  std::vector<VisibleRef> visibleInstances() const;                // last frame's draws
+  // New target size: waits for the GPU, recreates the colour, depth and pyramid images.
+  void resize(int width, int height);
+
+  // After drain() (or render()):
+  const std::vector<uint8_t>& pixels() const { return pixels_; }  // RGBA8 of the last frame, capture only
+  std::vector<VisibleRef> visibleInstances();                      // last frame's draws (reads the GPU list back)
   // The indirect buffer as the GPU left it after the last frame (instance counts written by
   // cull.comp, LOD 1 first instances by cull_finish.comp): what vkCmdDrawIndexedIndirect consumed.
-  std::vector<gpu::DrawCommand> drawCommands() const;
+  std::vector<gpu::DrawCommand> drawCommands() const { return lastDraws_; }
   // The visible list's kind regions of the last frame: [x, y) per kind.
   std::array<gpu::uvec4, gpu::KIND_COUNT> kindRegions() const;
   std::vector<size_t> residentTiles() const;
+  bool stagedUploads() const { return staged_; }
   int width() const { return options_.width; }
   int height() const { return options_.height; }
 
@@ -90,41 +117,69 @@ class Renderer {
     std::vector<uint32_t> pages;
     std::array<uint64_t, gpu::KIND_COUNT> kindCounts{};
   };
-  void stream(const Camera& cam, bool settle);
-  bool makeResident(LoadedTile& tile);  // false: too few free pages, nothing changed
+  struct PendingUpload {  // a tile being written, a budget's worth per frame
+    LoadedTile tile;
+    std::vector<uint32_t> pages;
+    size_t written = 0;  // instances
+  };
+  struct FrameSlot {
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    VkQueryPool queries = VK_NULL_HANDLE;
+    Buffer frame, pageTable, staging, readback, pixels;
+    bool inFlight = false;
+    FrameStats stats;  // filled at submit, completed from the read-back
+    gpu::FrameData data{};
+  };
+  void createTargets();
+  void destroyTargets();
+  void stream(const Camera& cam);
+  // Writes up to `budget` bytes of pending records (memcpy, or staging + copies into `cmd`).
+  uint64_t upload(uint64_t budget, FrameSlot& slot, VkCommandBuffer cmd);
+  bool startUpload(LoadedTile& tile);  // false: too few free pages, nothing changed
+  void commit(PendingUpload& p);
   void evict(size_t tile);
+  void retirePages();
   uint32_t allocatePage();
   void checkCullCapacity() const;  // std::logic_error unless every cull shader write fits
-  void record(VkCommandBuffer cmd, const CullSettings& cull, const FrameHooks* hooks);
+  void record(FrameSlot& slot, const CullSettings& cull, const FrameHooks* hooks, VkDeviceSize stagingUsed);
+  FrameStats finishFrame(FrameSlot& slot);  // after its fence: read-back into the stats
+  uint64_t residentBytes() const;
 
   Context& ctx_;
   const World& world_;
   RendererOptions options_;
   std::unique_ptr<Streamer> streamer_;
+  bool staged_ = false;
 
   // instance pages
   uint32_t maxPages_ = 0, pageCount_ = 0;
   std::vector<Buffer> blocks_;
   std::set<uint32_t> freePages_;
-  std::vector<std::pair<size_t, uint32_t>> pageOwner_;  // tile, first instance in tile
+  std::vector<std::pair<uint64_t, uint32_t>> retiring_;  // (frame from which it is unused, page)
+  std::vector<gpu::GpuPage> pageTable_;                  // the committed table; copied per frame
+  std::vector<std::pair<size_t, uint32_t>> pageOwner_;   // tile, first instance in tile
   std::vector<TileSlot> tiles_;
   std::vector<bool> resident_;
+  std::deque<PendingUpload> pending_;
   std::array<uint64_t, gpu::KIND_COUNT> kindResident_{};
   uint64_t residentInstances_ = 0;
   uint64_t visibleCapacity_ = 0;
+  std::vector<std::pair<VkBufferCopy, uint32_t>> copies_;  // this frame's staged copies (region, block)
 
-  Buffer pageTable_, visible_, draws_, stats_, frame_, vertices_, indices_, readback_;
+  Buffer visible_, draws_, stats_, species_, vertices_, indices_;
   MeshSet meshes_;
   TerrainDraw terrain_;
   FarField farField_;
   Image color_, depth_, pyramid_;
   VkSampler sampler_ = VK_NULL_HANDLE;
   Pipeline vegetation_, cull_, cullFinish_, reduce_;
-  VkQueryPool queries_ = VK_NULL_HANDLE;
-  VkCommandBuffer cmd_ = VK_NULL_HANDLE;
-  VkFence fence_ = VK_NULL_HANDLE;
-  uint64_t frameIndex_ = 0;
+  std::array<FrameSlot, kFramesInFlight> slots_;
+  uint64_t frameIndex_ = 0;      // frames submitted
+  uint64_t framesFinished_ = 0;  // frames whose fence has been waited for
   std::vector<uint8_t> pixels_;
+  std::vector<gpu::DrawCommand> lastDraws_;
+  gpu::FrameData lastFrame_{};
 };
 
 }  // namespace eco::render

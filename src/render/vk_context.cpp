@@ -1,5 +1,6 @@
 #include "render/vk_context.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -249,6 +250,26 @@ void destroyContext(Context& ctx) {
   ctx.messenger = VK_NULL_HANDLE;
   ctx.instance = VK_NULL_HANDLE;
   ctx.physical = VK_NULL_HANDLE;
+}
+
+VkDeviceSize largestDeviceHeap(const VkPhysicalDeviceMemoryProperties& m) {
+  VkDeviceSize local = 0, any = 0;
+  for (uint32_t h = 0; h < m.memoryHeapCount; ++h) {
+    any = std::max(any, m.memoryHeaps[h].size);
+    if (m.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) local = std::max(local, m.memoryHeaps[h].size);
+  }
+  return local > 0 ? local : any;
+}
+
+bool hostWritesVideoMemory(const VkPhysicalDeviceMemoryProperties& m) {
+  constexpr VkMemoryPropertyFlags want =
+      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  const VkDeviceSize largest = largestDeviceHeap(m);
+  for (uint32_t i = 0; i < m.memoryTypeCount; ++i)
+    if ((m.memoryTypes[i].propertyFlags & want) == want &&
+        m.memoryHeaps[m.memoryTypes[i].heapIndex].size >= largest / 10 * 9)
+      return true;
+  return false;
 }
 
 Buffer createBuffer(Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use) {

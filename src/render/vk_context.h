@@ -53,6 +53,14 @@ struct Buffer {
   VkDeviceAddress address = 0;  // when created with SHADER_DEVICE_ADDRESS usage
 };
 enum class MemoryUse { Gpu, Upload, Readback };
+
+// Whether the CPU can write device-local memory directly at full size: some memory type is
+// DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT on a heap at least 90 % as large as the largest
+// device-local heap (integrated GPUs, resizable BAR, CPU implementations). False for discrete
+// GPUs whose host-visible video memory is a 256 MB window: they need staging copies.
+bool hostWritesVideoMemory(const VkPhysicalDeviceMemoryProperties& memory);
+// Size of the largest DEVICE_LOCAL heap (or of the largest heap when none is device-local).
+VkDeviceSize largestDeviceHeap(const VkPhysicalDeviceMemoryProperties& memory);
 Buffer createBuffer(Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use);
 void destroyBuffer(Context& ctx, Buffer& buffer);
 

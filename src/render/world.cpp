@@ -4,51 +4,41 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <stdexcept>
 
 #include "render/camera.h"
+#include "core/species_kind.h"
 #include "terrain/terrain.h"
 
 namespace eco::render {
 
-gpu::GpuInstance packInstance(const PlacedInstance& inst, const SpeciesShape& shape) {
-  // rotY(yaw): +x turns toward -z for positive yaw
-  float c = std::cos(inst.yaw), s = std::sin(inst.yaw);
-  float ry[3][3] = {{c, 0, s}, {0, 1, 0}, {-s, 0, c}};
-  // shortest arc taking (0, 1, 0) to up (Rodrigues about axis = y x up)
-  Vec3 u = normalize(inst.up);
-  float tilt[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-  Vec3 axis{u.z, 0, -u.x};  // (0,1,0) x u
-  float sinA = length(axis), cosA = u.y;
-  if (sinA > 1e-6f) {
-    axis = axis * (1.0f / sinA);
-    float k = 1 - cosA;
-    float x = axis.x, y = axis.y, z = axis.z;
-    float m[3][3] = {{cosA + x * x * k, x * y * k - z * sinA, x * z * k + y * sinA},
-                     {y * x * k + z * sinA, cosA + y * y * k, y * z * k - x * sinA},
-                     {z * x * k - y * sinA, z * y * k + x * sinA, cosA + z * z * k}};
-    std::copy(&m[0][0], &m[0][0] + 9, &tilt[0][0]);
+gpu::PackedInstance gpuRecord(const PackedRecord& r, uint16_t species) {
+  return {uint32_t(r.x) | uint32_t(r.z) << 16, uint32_t(r.y) | uint32_t(r.yaw) << 16,
+          uint32_t(r.scale) | uint32_t(r.up) << 16, (r.color & 0xffffffu) | uint32_t(species & 0xff) << 24};
+}
+
+LoadedTile makeLoadedTile(size_t tile, const std::vector<Instance>& instances, const std::vector<SpeciesRecord>& species,
+                          Vec3 lo, Vec3 hi) {
+  LoadedTile out;
+  out.tile = tile;
+  out.box = {{lo.x, lo.y, lo.z, 0}, {hi.x, hi.y, hi.z, 0}};
+  out.instances.reserve(instances.size());
+  for (const Instance& inst : instances) {
+    if (inst.species >= species.size() || inst.species > 255)
+      throw std::logic_error("makeLoadedTile: species id past the table");  // callers check input
+    out.instances.push_back(gpuRecord(packRecord(inst, species[inst.species], lo, hi), inst.species));
   }
-  float size[3] = {shape.crownRadius * inst.scale, shape.meshHeight * inst.scale, shape.crownRadius * inst.scale};
-  float t[3] = {inst.position.x, inst.position.y, inst.position.z};
-  float rows[3][4];
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) {
-      float r = 0;
-      for (int k = 0; k < 3; ++k) r += tilt[i][k] * ry[k][j];
-      rows[i][j] = r * size[j];
-    }
-    rows[i][3] = t[i];
+  return out;
+}
+
+std::vector<gpu::GpuSpecies> gpuSpeciesTable(const std::vector<SpeciesRecord>& species) {
+  std::vector<gpu::GpuSpecies> table(256, gpu::GpuSpecies{{0, 0, 1, 1}, {0, 0, 0, 0}});
+  for (size_t i = 0; i < species.size() && i < table.size(); ++i) {
+    const SpeciesRecord& s = species[i];
+    table[i] = {{s.meshHeight, s.crownRadius, s.scaleMin, s.scaleMax},
+                {std::min<uint32_t>(s.kind, gpu::KIND_COUNT - 1), 0, 0, 0}};
   }
-  gpu::GpuInstance g{};
-  g.row0 = {rows[0][0], rows[0][1], rows[0][2], rows[0][3]};
-  g.row1 = {rows[1][0], rows[1][1], rows[1][2], rows[1][3]};
-  g.row2 = {rows[2][0], rows[2][1], rows[2][2], rows[2][3]};
-  float halfH = 0.5f * size[1];
-  float radius = std::sqrt(halfH * halfH + size[0] * size[0]);
-  uint32_t radiusBits;
-  std::memcpy(&radiusBits, &radius, 4);
-  g.extra = {inst.color, std::min<uint32_t>(shape.kind, gpu::KIND_COUNT - 1), radiusBits, inst.species};
-  return g;
+  return table;
 }
 
 namespace {
@@ -79,6 +69,8 @@ std::vector<PlacedInstance> syntheticTileInstances(const World& world, uint32_t 
     p.color = rgba(ch(0), ch(8), ch(16));
     out.push_back(p);
   }
+  // a tile file's order (tileio encodeTile): by species, stable
+  std::stable_sort(out.begin(), out.end(), [](const Instance& a, const Instance& b) { return a.species < b.species; });
   return out;
 }
 
@@ -97,7 +89,21 @@ World makeSyntheticWorld(const SyntheticOptions& o) {
       w.heights.at(i, j) = 20.0f + o.ridgeHeight * std::exp(-dx * dx) + hills;
     }
   }
-  w.species = {{0, 16, 3.5f}, {1, 2.2f, 1.2f}, {2, 0.7f, 0.35f}, {3, 0.25f, 0.7f}};
+  // tree, shrub, grass, ground cover: kind, mesh height, crown radius (scale 0.8 to 1.2)
+  const float shapes[4][2] = {{16, 3.5f}, {2.2f, 1.2f}, {0.7f, 0.35f}, {0.25f, 0.7f}};
+  for (uint8_t k = 0; k < 4; ++k) {
+    SpeciesRecord r;
+    r.id = k;
+    r.name = speciesKindName(k);
+    r.kind = k;
+    r.meshHeight = shapes[k][0];
+    r.crownRadius = shapes[k][1];
+    r.scaleMin = 0.8f;
+    r.scaleMax = 1.2f;
+    r.boundingCenterY = 0.5f * r.meshHeight;
+    r.boundingRadius = std::sqrt(0.25f * r.meshHeight * r.meshHeight + r.crownRadius * r.crownRadius);
+    w.species.push_back(r);
+  }
   int tilesPerSide = int(std::ceil(size / o.tileSize));
   uint64_t tileCount = uint64_t(tilesPerSide) * uint64_t(tilesPerSide);
   for (int tz = 0; tz < tilesPerSide; ++tz) {
@@ -117,13 +123,14 @@ World makeSyntheticWorld(const SyntheticOptions& o) {
   auto shared = std::make_shared<World>(w);  // heights, tiles and species for the loader
   w.placedInstances = [shared, seed = o.seed](size_t index) { return syntheticTileInstances(*shared, seed, index); };
   w.loadTile = [shared, seed = o.seed](size_t index) {
-    LoadedTile out;
-    out.tile = index;
-    for (const PlacedInstance& p : syntheticTileInstances(*shared, seed, index)) {
-      const SpeciesShape& shape = shared->species[p.species];
-      out.instances.push_back(packInstance(p, shape));
-    }
-    return out;
+    TileData t;
+    t.tileX = shared->tiles[index].x;
+    t.tileZ = shared->tiles[index].z;
+    t.tileSize = shared->tileSize;
+    t.instances = syntheticTileInstances(*shared, seed, index);
+    Vec3 lo, hi;
+    tileQuantizationBox(t, lo, hi);
+    return makeLoadedTile(index, t.instances, shared->species, lo, hi);
   };
   return w;
 }

@@ -10,14 +10,10 @@
 #include <vector>
 
 #include "core/types.h"
+#include "tileio/tile_io.h"
 #include "../../shaders/shared.h"
 
 namespace eco::render {
-
-struct SpeciesShape {
-  uint8_t kind = 0;  // tile.fbs SpeciesKind: 0 tree, 1 shrub, 2 grass, 3 ground cover
-  float meshHeight = 1, crownRadius = 0.5f;
-};
 
 struct WorldTile {
   int x = 0, z = 0;
@@ -25,26 +21,24 @@ struct WorldTile {
   float minX = 0, minZ = 0, maxX = 0, maxZ = 0;  // world rectangle
 };
 
+// A tile ready for the GPU: its records (shared.h PackedInstance, 16 bytes each, in the
+// tile's order) and its quantization box.
 struct LoadedTile {
   size_t tile = 0;
-  std::vector<gpu::GpuInstance> instances;
+  gpu::GpuTile box{};
+  std::vector<gpu::PackedInstance> instances;
 };
 
-// Instance placement as decoded from a tile (see tileio/tile_io.h Instance).
-struct PlacedInstance {
-  Vec3 position;
-  uint16_t species = 0;
-  float yaw = 0, scale = 1;
-  Vec3 up{0, 1, 0};
-  uint32_t color = 0xffffffff;
-};
+// Instances as decoded from a tile (tileio/tile_io.h).
+using PlacedInstance = eco::Instance;
+
 struct World {
   std::string name;
   Grid heights;  // metres; sample (i, j) at world (i * cellSize, j * cellSize)
   float cellSize = 1;
   float tileSize = 0;
   std::vector<WorldTile> tiles;
-  std::vector<SpeciesShape> species;
+  std::vector<SpeciesRecord> species;  // indexed by id (at most 256: the GPU record keeps 8 bits)
   // Called from the streaming thread; must be thread-safe. Throws on unreadable data.
   std::function<LoadedTile(size_t tile)> loadTile;
   // The tile's instances as placed (decoded, verified), for CPU-side consumers such as the
@@ -52,8 +46,14 @@ struct World {
   std::function<std::vector<PlacedInstance>(size_t tile)> placedInstances;
 };
 
-// Transform R = tilt(up) * rotY(yaw), scaled by scale * (crownRadius, meshHeight, crownRadius).
-gpu::GpuInstance packInstance(const PlacedInstance& inst, const SpeciesShape& shape);
+// The GPU record of a tile record (species id in the alpha byte, shared.h PackedInstance).
+gpu::PackedInstance gpuRecord(const PackedRecord& record, uint16_t species);
+// A tile's instances quantized as its file stores them (tileio packRecord), ready for the GPU.
+// `box`: the quantization box (the file's bounds, or tileQuantizationBox for new tiles).
+LoadedTile makeLoadedTile(size_t tile, const std::vector<Instance>& instances,
+                          const std::vector<SpeciesRecord>& species, Vec3 boxMin, Vec3 boxMax);
+// The GPU species table: 256 entries (ids past the table are zero-sized).
+std::vector<gpu::GpuSpecies> gpuSpeciesTable(const std::vector<SpeciesRecord>& species);
 
 struct SyntheticOptions {
   int gridSize = 257;          // heightmap samples per side

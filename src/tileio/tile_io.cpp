@@ -17,7 +17,7 @@ constexpr uint16_t kTileFormatVersion = 1;
 static fb::Vec3 toFb(Vec3 v) { return {v.x, v.y, v.z}; }
 static Vec3 fromFb(const fb::Vec3& v) { return {v.x(), v.y(), v.z()}; }
 
-static void tileRectangle(const TileData& tile, Vec3& lo, Vec3& hi) {
+void tileQuantizationBox(const TileData& tile, Vec3& lo, Vec3& hi) {
   lo.x = float(double(tile.tileX) * tile.tileSize);
   lo.z = float(double(tile.tileZ) * tile.tileSize);
   hi.x = float((double(tile.tileX) + 1) * tile.tileSize);
@@ -29,6 +29,12 @@ static void tileRectangle(const TileData& tile, Vec3& lo, Vec3& hi) {
     lo.y = std::min(lo.y, inst.position.y);
     hi.y = std::max(hi.y, inst.position.y);
   }
+}
+
+PackedRecord packRecord(const Instance& inst, const SpeciesRecord& sp, Vec3 lo, Vec3 hi) {
+  return {quantizeUnorm16(inst.position.x, lo.x, hi.x), quantizeUnorm16(inst.position.y, lo.y, hi.y),
+          quantizeUnorm16(inst.position.z, lo.z, hi.z), quantizeYaw(inst.yaw),
+          quantizeUnorm16(inst.scale, sp.scaleMin, sp.scaleMax), encodeOctahedral(inst.up), inst.color};
 }
 
 std::vector<uint8_t> encodeTile(const TileData& tile) {
@@ -51,7 +57,7 @@ std::vector<uint8_t> encodeTile(const TileData& tile) {
   }
 
   Vec3 lo, hi;
-  tileRectangle(tile, lo, hi);
+  tileQuantizationBox(tile, lo, hi);
 
   std::vector<fb::PackedInstance> packed;
   std::vector<fb::SpeciesRange> ranges;
@@ -63,11 +69,8 @@ std::vector<uint8_t> encodeTile(const TileData& tile) {
       ranges.emplace_back(inst.species, uint32_t(packed.size()), 0u);
     const fb::SpeciesRange& r = ranges.back();
     ranges.back() = fb::SpeciesRange(r.species(), r.first(), r.count() + 1);
-    packed.emplace_back(quantizeUnorm16(inst.position.x, lo.x, hi.x),
-                        quantizeUnorm16(inst.position.y, lo.y, hi.y),
-                        quantizeUnorm16(inst.position.z, lo.z, hi.z), quantizeYaw(inst.yaw),
-                        quantizeUnorm16(inst.scale, sp.scaleMin, sp.scaleMax),
-                        encodeOctahedral(inst.up), inst.color);
+    const PackedRecord q = packRecord(inst, sp, lo, hi);
+    packed.emplace_back(q.x, q.y, q.z, q.yaw, q.scale, q.up, q.color);
   }
 
   flatbuffers::FlatBufferBuilder fbb(1024 + packed.size() * sizeof(fb::PackedInstance));

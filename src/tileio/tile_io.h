@@ -40,6 +40,19 @@ struct TileData {
   std::vector<Instance> instances;  // sorted by species
 };
 
+// One instance as a tile stores it (schemas/tile.fbs PackedInstance), 16 bytes: x, y, z unorm16
+// over the tile's quantization box, yaw, scale unorm16 over the species' [scaleMin, scaleMax],
+// octahedral up, RGBA8 colour. The viewer uploads these records as they are.
+struct PackedRecord {
+  uint16_t x = 0, y = 0, z = 0, yaw = 0, scale = 0, up = 0;
+  uint32_t color = 0;
+};
+static_assert(sizeof(PackedRecord) == 16);
+// The quantization box encodeTile uses: x/z the tile's world rectangle, y the instances' range.
+void tileQuantizationBox(const TileData& tile, Vec3& lo, Vec3& hi);
+// Quantizes one instance into the box (the encoder's one definition of a record).
+PackedRecord packRecord(const Instance& inst, const SpeciesRecord& species, Vec3 lo, Vec3 hi);
+
 // 4x3 row-major affine transform: rows are (R * scale | t), so world = M * (local, 1).
 // R = tilt(up) * rotY(yaw): first a yaw about the local y axis (counter-clockwise seen from
 // above: +x turns toward -z), then the shortest-arc rotation taking (0, 1, 0) to `up`.
