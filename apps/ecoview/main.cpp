@@ -143,13 +143,7 @@ int main(int argc, char** argv) {
     } else {
       world = openBake(bakeDir);
     }
-    if (camera.empty()) {
-      float sizeX = float(world.heights.width - 1) * world.cellSize;
-      float sizeZ = float(world.heights.height - 1) * world.cellSize;
-      o.camera.position = {sizeX * 0.5f, world.heights.at(world.heights.width / 2, world.heights.height - 1) + 250.0f,
-                           sizeZ * 0.95f};
-      o.camera.pitchDeg = -20;
-    }
+    if (camera.empty()) o.camera = defaultCamera(world, o.width, o.height);  // the whole world in view
 
     if (!headless && !bench) return runWindow(world, o, app.count("--frames") ? o.frames : 0);
     HeadlessResult r = runHeadless(world, o);

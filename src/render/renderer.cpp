@@ -242,6 +242,7 @@ void Renderer::stream(const Camera& cam, bool settle) {
 void Renderer::settleStreaming(const Camera& cam) {
   stream(cam, true);
   stream(cam, true);  // a second pass picks up loads planned after evictions
+  finishFarField(ctx_, farField_);  // the whole survey, uploaded
 }
 
 void Renderer::checkCullCapacity() const {
@@ -277,7 +278,7 @@ FrameStats Renderer::render(const Camera& cam, const CullSettings& cull, const F
   // per-frame constants, draw commands (kind regions in the visible list) and counters
   gpu::FrameData frame = makeFrameData(cam, options_.width, options_.height, cull);
   prepareTerrainFrame(terrain_, frame, 0);
-  prepareFarFieldFrame(farField_, frame);
+  prepareFarFieldFrame(farField_, cull, frame);
   setFadeDistances(frame, cull, options_.stream.loadRadius);
   frame.lod.z = float(pyramid_.width);
   frame.lod.w = float(pyramid_.height);
@@ -301,6 +302,7 @@ FrameStats Renderer::render(const Camera& cam, const CullSettings& cull, const F
   VkCommandBufferBeginInfo begin{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   ECO_VK(vkBeginCommandBuffer(cmd_, &begin));
+  updateFarField(ctx_, farField_, cmd_);  // finished survey blocks, before this frame samples them
   record(cmd_, cull, hooks);
   ECO_VK(vkEndCommandBuffer(cmd_));
 

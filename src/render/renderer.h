@@ -69,7 +69,8 @@ class Renderer {
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
 
-  // Waits until every tile wanted around the camera is loaded and resident.
+  // Waits until every tile wanted around the camera is loaded and resident, and for the
+  // far-field survey (finishFarField: every tile surveyed and uploaded).
   void settleStreaming(const Camera& cam);
   // Streams (non-blocking), renders, waits for the GPU and returns the frame's statistics.
   FrameStats render(const Camera& cam, const CullSettings& cull, const FrameHooks* hooks = nullptr);
