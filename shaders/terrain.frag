@@ -8,9 +8,12 @@ layout(location = 0) in vec3 inWorld;
 layout(location = 1) in vec3 inNormal;
 layout(location = 0) out vec4 outColor;
 
-// Seen at an angle theta from the vertical, a crown of radius r and height h hides about
-// pi r^2 + r h tan(theta) of ground instead of pi r^2: coverage grows with 1 + c tan(theta),
-// c ~ h / (pi r) for each kind's typical shape (tree, shrub, grass, ground cover).
+// How much more ground a kind's plants hide when seen at an angle. A plant of crown radius r
+// and crown height h seen along v (unit, toward the eye) at theta from the vertical shows
+// pi r^2 cos(theta) + r h sin(theta); the ground under it, seen along v on a surface of normal
+// n, shows (n.v / n.y) per unit of horizontal area. Their ratio to the view from straight above
+// is n.y (cos(theta) + c sin(theta)) / (n.v), c = h / (pi r) for each kind's typical shape
+// (tree, shrub, grass, ground cover).
 const vec4 kObliqueGrowth = vec4(1.0, 0.6, 0.3, 0.1);
 
 float hash12(vec2 p) {
@@ -42,19 +45,23 @@ void main() {
   if (frame.farField.z > 0.5) {
     vec3 toEye = frame.eye.xyz - inWorld;
     float d = length(toEye);
-    float cosTheta = clamp(toEye.y / max(d, 1e-3), 0.05, 1.0);
-    float tanTheta = min(sqrt(1.0 - cosTheta * cosTheta) / cosTheta, 4.0);
+    vec3 v = toEye / max(d, 1e-3);
+    float cosTheta = clamp(v.y, 0.0, 1.0), sinTheta = sqrt(1.0 - cosTheta * cosTheta);
+    float surface = n.y / max(dot(n, v), 0.2);  // capped: grazing slopes are mostly hidden by what is in front
     vec2 uv = inWorld.xz * frame.farField.xy;
     // Lit like the instances' crowns (vegetation.frag: 0.8 * n.sun + ambient + 0.1) averaged
     // over a crown seen from above (mean n.sun ~ 0.6), following the slope a little.
-    float crownLight = 0.8 * 0.6 * mix(1.0, sunDot / max(frame.sun.y, 0.1), 0.3) + frame.sun.w + 0.1;
+    float crownLight = 0.8 * 0.5 * mix(1.0, sunDot / max(frame.sun.y, 0.1), 0.3) + frame.sun.w + 0.1;
     // light variation at stand scale, so the far field does not read as flat paint
     float vary = 0.9 + 0.2 * (0.65 * valueNoise(inWorld.xz, 60.0) + 0.35 * valueNoise(inWorld.xz, 17.0));
     for (int k = int(FAR_LAYERS) - 1; k >= 0; --k) {
-      vec4 layer = texture(farField, vec3(uv, k));
+      // one mip level coarser than the screen asks for: a texel holds a handful of crowns,
+      // magnified it would read as blotches rather than as a stand of plants
+      vec4 layer = texture(farField, vec3(uv, k), 1.0);
       if (layer.a < 1.0 / 512.0) continue;
       vec3 mean = layer.rgb / layer.a;
-      float seen = 1.0 - pow(1.0 - min(layer.a, 0.999), 1.0 + kObliqueGrowth[k] * tanTheta);
+      float ratio = max(surface * (cosTheta + kObliqueGrowth[k] * sinTheta), 1.0);
+      float seen = 1.0 - pow(1.0 - min(layer.a, 0.999), ratio);
       // cull.comp keeps a fraction 1 - t of the instances at t = (d - start) / (end - start);
       // they cover seen * (1 - t) and the far field covers the ground between them, so its
       // alpha is chosen to keep the total at `seen` across the band (no ring at the hand-over)
