@@ -129,7 +129,7 @@ struct Comparison {
 };
 
 // A region fails when its signal differs from the reference's by more than 30 % of the
-// reference's plus 15 levels (sub-pixel plants: the reference draws few of them far away, the
+// reference's plus 10 levels (sub-pixel plants: the reference draws few of them far away, the
 // far field their whole coverage).
 Comparison compare(const std::vector<double>& s, const std::vector<double>& ref, const std::vector<bool>& skip,
                    const char* name) {
@@ -142,7 +142,7 @@ Comparison compare(const std::vector<double>& s, const std::vector<double>& ref,
     if (skip[r]) continue;
     errors.push_back(e);
     c.worst = std::max(c.worst, e);
-    c.failing += e > 0.3 * ref[r] + 15.0;
+    c.failing += e > 0.3 * ref[r] + 10.0;
     ++c.judged;
   }
   std::sort(errors.begin(), errors.end());
