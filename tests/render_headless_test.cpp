@@ -55,6 +55,7 @@ TEST(RenderHeadless, BakeFolderRendersTerrainAndVegetation) {
 
   HeadlessOptions bare = o;
   bare.cull.drawDistance.fill(0);  // every instance beyond its draw distance: terrain only
+  bare.cull.farField = false;  // and no far field either
   bare.screenshot.clear();
   bare.statsFile.clear();
   HeadlessResult terrainOnly = runHeadless(world, bare);

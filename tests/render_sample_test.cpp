@@ -61,6 +61,7 @@ TEST(RenderSample, SampleWorldBakeRendersTerrainAndVegetation) {
 
   render::HeadlessOptions bare = o;
   bare.cull.drawDistance.fill(0);  // nothing within draw distance: terrain only
+  bare.cull.farField = false;  // and no far field either
   render::HeadlessResult terrain = render::runHeadless(world, bare);
   size_t total = size_t(o.width) * size_t(o.height), sky = 0, vegetation = 0;
   for (size_t i = 0; i < total; ++i) {

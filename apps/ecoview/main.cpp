@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   CLI::App app{"ecoview: streaming, GPU-culled vegetation viewer"};
   std::string bakeDir, size = "1280x720", camera, cameraEnd, screenshot, statsFile;
   bool headless = false, noOcclusion = false, noFrustum = false, noLod = false, noSettle = false;
-  bool validation = false, bench = false, noDrawDistance = false;
+  bool validation = false, bench = false, noDrawDistance = false, noFarField = false;
   std::string frames = "1", synthetic, syntheticGrid = "257", loadRadius = "1500", unloadRadius = "2000", budget = "8", uploadBudget = "16";
   bool stagedUploads = false;
   app.add_option("bake", bakeDir, "bake folder (manifest.json, terrain.r32f, tiles/)");
@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
   app.add_flag("--no-frustum", noFrustum, "disable frustum culling");
   app.add_flag("--no-lod", noLod, "disable LOD selection and draw distance (draw everything at LOD 0)");
   app.add_flag("--no-draw-distance", noDrawDistance, "draw every resident instance however far (LOD still by distance; no far-field hand-over)");
+  app.add_flag("--no-far-field", noFarField, "draw nothing for the vegetation beyond the instances' draw distance");
   app.add_flag("--no-settle", noSettle, "headless: do not wait for streaming before each frame");
   app.add_option("--load-radius", loadRadius, "metres, 0 to 1e8");
   app.add_option("--unload-radius", unloadRadius, "metres, 0 to 1e8 (at least the load radius)");
@@ -132,6 +133,7 @@ int main(int argc, char** argv) {
     o.cull.frustum = !noFrustum;
     o.cull.distance = !noLod;
     o.cull.fade = !noDrawDistance && !noLod;
+    o.cull.farField = !noFarField;
     o.settle = !noSettle;
     o.validation = validation;
     o.screenshot = screenshot;
@@ -151,13 +153,7 @@ int main(int argc, char** argv) {
     } else {
       world = openBake(bakeDir);
     }
-    if (camera.empty()) {
-      float sizeX = float(world.heights.width - 1) * world.cellSize;
-      float sizeZ = float(world.heights.height - 1) * world.cellSize;
-      o.camera.position = {sizeX * 0.5f, world.heights.at(world.heights.width / 2, world.heights.height - 1) + 250.0f,
-                           sizeZ * 0.95f};
-      o.camera.pitchDeg = -20;
-    }
+    if (camera.empty()) o.camera = defaultCamera(world, o.width, o.height);  // the whole world in view
 
     if (!headless && !bench) {
       int rc = runWindow(world, o, app.count("--frames") ? o.frames : 0);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "render/world.h"
+
 namespace eco::render {
 
 namespace {
@@ -77,6 +79,48 @@ void setFadeDistances(gpu::FrameData& f, const CullSettings& cull, float loadRad
   }
   f.fadeStart = {start[0], start[1], start[2], start[3]};
   f.fadeEnd = {end[0], end[1], end[2], end[3]};
+}
+
+Camera defaultCamera(const World& world, int width, int height) {
+  const Grid& hm = world.heights;
+  float sizeX = float(std::max(hm.width - 1, 1)) * world.cellSize;
+  float sizeZ = float(std::max(hm.height - 1, 1)) * world.cellSize;
+  float maxHeight = -1e30f, sum = 0;
+  for (float v : hm.values) maxHeight = std::max(maxHeight, v), sum += v;
+  float mean = hm.values.empty() ? 0.0f : sum / float(hm.values.size());
+  if (hm.values.empty()) maxHeight = 0;
+  Vec3 corners[4];
+  for (int i = 0; i < 4; ++i) {
+    int gx = (i & 1) ? hm.width - 1 : 0, gz = (i & 2) ? hm.height - 1 : 0;
+    corners[i] = {float(gx) * world.cellSize, hm.values.empty() ? 0.0f : hm.at(gx, gz), float(gz) * world.cellSize};
+  }
+  Camera cam;
+  cam.pitchDeg = -35;  // high oblique: the whole map, relief still readable
+  cam.yawDeg = 0;
+  const Vec3 target{0.5f * sizeX, mean, 0.5f * sizeZ};
+  const Vec3 forward = cameraBasis(cam).forward;
+  // Backs away from the centre along the view direction until the corners fit the middle
+  // 90 % of the screen and the camera clears the highest terrain.
+  auto fits = [&](float distance) {
+    cam.position = target - forward * distance;
+    if (cam.position.y < maxHeight + 20) return false;
+    gpu::FrameData f = makeFrameData(cam, width, height, CullSettings{});
+    for (Vec3 c : corners) {
+      auto row = [&](int r) { return f.clip[r].x * c.x + f.clip[r].y * c.y + f.clip[r].z * c.z + f.clip[r].w; };
+      float w = row(3);
+      if (w <= cam.nearPlane) return false;
+      if (std::abs(row(0) / w) > 0.9f || std::abs(row(1) / w) > 0.9f) return false;
+    }
+    return true;
+  };
+  float lo = 0, hi = std::max({sizeX, sizeZ, 1.0f});
+  while (!fits(hi) && hi < 1e8f) hi *= 2;
+  for (int i = 0; i < 40; ++i) {
+    float mid = 0.5f * (lo + hi);
+    (fits(mid) ? hi : lo) = mid;
+  }
+  fits(hi);
+  return cam;
 }
 
 }  // namespace eco::render

@@ -46,7 +46,13 @@ struct CullSettings {
   // field ends in a circle rather than at tile edges.
   std::array<float, gpu::KIND_COUNT> drawDistance{1e9f, 1200, 600, 300};
   float fadeBand = 0.25f;  // 0: a hard edge
+  bool farField = true;    // blend the far-field layers in where instances fade out (needs fade)
 };
+
+struct World;
+// A high oblique view from the south (yaw 0, looking north) that frames the whole terrain: its
+// four corners, at their heights, project inside the middle 90 % of a width x height screen.
+Camera defaultCamera(const World& world, int width, int height);
 
 // fadeStart/fadeEnd of FrameData for these settings and a streaming load radius.
 void setFadeDistances(gpu::FrameData& frame, const CullSettings& cull, float loadRadius);

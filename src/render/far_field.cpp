@@ -1,45 +1,289 @@
 #include "render/far_field.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "render/camera.h"
 
 namespace eco::render {
 
-// Placeholder: a 1x1 world of zero coverage until the survey is written.
+namespace {
+
+constexpr float kPi = 3.14159265358979f;
+constexpr VkDeviceSize kStagingBytes = 4u << 20;  // per frame: ~750 tiles of 16x16 texels
+
+// One tile's texels with its mip chain: level L holds FAR_LAYERS layers of (n >> L)^2 RGBA8
+// texels, layer after layer, rows tightly packed (vkCmdCopyBufferToImage's packed layout).
+struct FarFieldBlock {
+  uint32_t x0 = 0, z0 = 0;  // level-0 texel of the tile's corner
+  std::vector<uint8_t> texels;
+};
+
+}  // namespace
+
+struct FarFieldSurvey {
+  std::mutex mutex;
+  std::condition_variable finished;
+  std::deque<FarFieldBlock> ready;  // guarded by mutex
+  bool done = false;                // guarded by mutex
+  FarFieldStats stats;              // guarded by mutex
+  std::atomic<bool> stop{false};
+  std::thread thread;
+  ~FarFieldSurvey() {
+    stop = true;
+    if (thread.joinable()) thread.join();
+  }
+};
+
+FarFieldLayout farFieldLayout(const World& world) {
+  FarFieldLayout l;
+  if (world.tiles.empty() || !(world.tileSize > 0)) return l;
+  uint32_t tilesX = 0, tilesZ = 0;
+  for (const WorldTile& t : world.tiles) {
+    tilesX = std::max(tilesX, uint32_t(std::max(t.x, 0)) + 1);
+    tilesZ = std::max(tilesZ, uint32_t(std::max(t.z, 0)) + 1);
+  }
+  if (std::max(tilesX, tilesZ) > kFarFieldMaxSize) return l;  // over 2048 tiles a side: no far field
+  // the power of two nearest (in ratio) to tileSize / kFarFieldTexel, then halved until it fits
+  uint32_t n = 1u << uint32_t(std::clamp(std::lround(std::log2(world.tileSize / kFarFieldTexel)), 0l, 12l));
+  while (n > 1 && std::max(tilesX, tilesZ) * n > kFarFieldMaxSize) n /= 2;
+  l.texelsPerTile = n;
+  l.texelSize = world.tileSize / float(n);
+  l.width = tilesX * n;
+  l.height = tilesZ * n;
+  l.mips = 1;
+  while ((n >> l.mips) > 0) ++l.mips;  // down to one texel per tile: levels stay tile-local
+  return l;
+}
+
+namespace {
+
+// Reads one tile and returns its block (level 0 from the instances, then 2x2 box averages:
+// premultiplied colour and coverage average linearly).
+FarFieldBlock surveyTile(const WorldTile& tile, const std::vector<Instance>& instances,
+                         const std::vector<SpeciesRecord>& species, const FarFieldLayout& l) {
+  const uint32_t n = l.texelsPerTile;
+  const uint32_t L = gpu::FAR_LAYERS;
+  // level 0 accumulators per (kind, texel): crown area, area * r, g, b
+  std::vector<float> acc(size_t(L) * n * n * 4, 0.0f);
+  const int x0 = tile.x * int(n), z0 = tile.z * int(n);
+  for (const Instance& p : instances) {
+    if (p.species >= species.size()) continue;  // the loaders verify this; stay in bounds anyway
+    const SpeciesRecord& s = species[p.species];
+    uint32_t kind = std::min<uint32_t>(s.kind, L - 1);
+    float r = s.crownRadius * p.scale;
+    float area = kPi * r * r;
+    int ix = std::clamp(int(std::floor(p.position.x / l.texelSize)) - x0, 0, int(n) - 1);
+    int iz = std::clamp(int(std::floor(p.position.z / l.texelSize)) - z0, 0, int(n) - 1);
+    float* a = &acc[((size_t(kind) * n + size_t(iz)) * n + size_t(ix)) * 4];
+    a[0] += area;
+    a[1] += area * float(p.color & 0xff);
+    a[2] += area * float((p.color >> 8) & 0xff);
+    a[3] += area * float((p.color >> 16) & 0xff);
+  }
+  // level 0 as premultiplied (r, g, b, coverage) in [0, 1]
+  std::vector<float> level(acc.size());
+  const float texelArea = l.texelSize * l.texelSize;
+  for (size_t i = 0; i < acc.size(); i += 4) {
+    float area = acc[i];
+    float cover = std::min(1.0f, area / texelArea);
+    float k = area > 0 ? cover / (255.0f * area) : 0.0f;
+    level[i] = acc[i + 1] * k;
+    level[i + 1] = acc[i + 2] * k;
+    level[i + 2] = acc[i + 3] * k;
+    level[i + 3] = cover;
+  }
+  FarFieldBlock block;
+  block.x0 = uint32_t(x0);
+  block.z0 = uint32_t(z0);
+  for (uint32_t m = 0, size = n; m < l.mips; ++m, size /= 2) {
+    if (m > 0) {
+      std::vector<float> next(size_t(L) * size * size * 4);
+      uint32_t prev = size * 2;
+      for (uint32_t k = 0; k < L; ++k)
+        for (uint32_t z = 0; z < size; ++z)
+          for (uint32_t x = 0; x < size; ++x)
+            for (uint32_t c = 0; c < 4; ++c) {
+              auto at = [&](uint32_t px, uint32_t pz) { return level[((size_t(k) * prev + pz) * prev + px) * 4 + c]; };
+              next[((size_t(k) * size + z) * size + x) * 4 + c] =
+                  0.25f * (at(2 * x, 2 * z) + at(2 * x + 1, 2 * z) + at(2 * x, 2 * z + 1) + at(2 * x + 1, 2 * z + 1));
+            }
+      level.swap(next);
+    }
+    for (float v : level) block.texels.push_back(uint8_t(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)));
+  }
+  return block;
+}
+
+void runSurvey(FarFieldSurvey& survey, std::vector<WorldTile> tiles, std::vector<SpeciesRecord> species,
+               std::function<std::vector<Instance>(size_t)> placed, FarFieldLayout layout) {
+  auto t0 = std::chrono::steady_clock::now();
+  FarFieldStats stats;
+  for (size_t i = 0; i < tiles.size() && !survey.stop; ++i) {
+    std::vector<Instance> instances;
+    try {
+      instances = placed(i);
+    } catch (const std::exception& e) {
+      spdlog::warn("far field: tile {},{} skipped: {}", tiles[i].x, tiles[i].z, e.what());
+      ++stats.failed;
+      continue;
+    }
+    FarFieldBlock block = surveyTile(tiles[i], instances, species, layout);
+    stats.instances += instances.size();
+    ++stats.tiles;
+    std::lock_guard lock(survey.mutex);
+    survey.ready.push_back(std::move(block));
+    survey.stats.tiles = stats.tiles;
+    survey.stats.instances = stats.instances;
+    survey.stats.failed = stats.failed;
+  }
+  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!survey.stop)
+    spdlog::info("far field: surveyed {} tiles ({} instances, {} skipped) in {:.2f} s", stats.tiles, stats.instances,
+                 stats.failed, stats.seconds);
+  std::lock_guard lock(survey.mutex);
+  survey.stats = stats;
+  survey.done = true;
+  survey.finished.notify_all();
+}
+
+}  // namespace
+
 FarField createFarField(Context& ctx, const World& world) {
   FarField f;
-  f.extentX = std::max(1.0f, float(world.heights.width - 1) * world.cellSize);
-  f.extentZ = std::max(1.0f, float(world.heights.height - 1) * world.cellSize);
-  f.image = createImage(ctx, 1, 1, 1, VK_FORMAT_R8G8B8A8_UNORM,
+  f.layout = farFieldLayout(world);
+  const FarFieldLayout& l = f.layout;
+  uint32_t w = std::max(1u, l.width), h = std::max(1u, l.height);
+  f.extentX = l.texelsPerTile ? float(l.width) * l.texelSize : 1.0f;
+  f.extentZ = l.texelsPerTile ? float(l.height) * l.texelSize : 1.0f;
+  if (!l.texelsPerTile && !world.tiles.empty())
+    spdlog::warn("far field off: {} tiles of {} m do not fit a {}-texel image", world.tiles.size(), world.tileSize,
+                 kFarFieldMaxSize);
+  f.image = createImage(ctx, w, h, l.mips, VK_FORMAT_R8G8B8A8_UNORM,
                         VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, gpu::FAR_LAYERS);
   VkSamplerCreateInfo si{.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
   si.magFilter = si.minFilter = VK_FILTER_LINEAR;
-  si.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+  si.mipmapMode = VK_SAMPLER_MIPMAP_MODE_LINEAR;  // far away, a texel is far below a pixel
   si.addressModeU = si.addressModeV = si.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  si.maxLod = float(l.mips - 1);
   ECO_VK(vkCreateSampler(ctx.device, &si, nullptr, &f.sampler));
   VkCommandBuffer one = beginOneShot(ctx);
   imageBarrier(one, f.image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_NONE, 0, VK_IMAGE_LAYOUT_UNDEFINED,
                VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
   VkClearColorValue zero{};
-  VkImageSubresourceRange all{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, VK_REMAINING_ARRAY_LAYERS};
+  VkImageSubresourceRange all{VK_IMAGE_ASPECT_COLOR_BIT, 0, VK_REMAINING_MIP_LEVELS, 0, VK_REMAINING_ARRAY_LAYERS};
   vkCmdClearColorImage(one, f.image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &zero, 1, &all);
   imageBarrier(one, f.image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_CLEAR_BIT,
                VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
   endOneShot(ctx, one);
+  if (l.texelsPerTile && world.placedInstances) {
+    f.survey = std::make_shared<FarFieldSurvey>();
+    f.survey->thread = std::thread(runSurvey, std::ref(*f.survey), world.tiles, world.species, world.placedInstances, l);
+  }
   return f;
 }
 
 void destroyFarField(Context& ctx, FarField& f) {
+  f.survey.reset();  // stops and joins the thread
+  for (Buffer& b : f.staging) destroyBuffer(ctx, b);
   if (f.sampler) vkDestroySampler(ctx.device, f.sampler, nullptr);
   destroyImage(ctx, f.image);
   f = FarField{};
 }
 
-void updateFarField(Context&, FarField&, VkCommandBuffer) {}
+void updateFarField(Context& ctx, FarField& f, VkCommandBuffer cmd) {
+  if (!f.survey) return;
+  const FarFieldLayout& l = f.layout;
+  std::vector<FarFieldBlock> blocks;
+  Buffer& staging = f.staging[f.nextSlot];
+  {
+    std::lock_guard lock(f.survey->mutex);
+    VkDeviceSize bytes = 0, capacity = std::max(staging.size, kStagingBytes);
+    while (!f.survey->ready.empty() && bytes + f.survey->ready.front().texels.size() <= capacity) {
+      bytes += f.survey->ready.front().texels.size();
+      blocks.push_back(std::move(f.survey->ready.front()));
+      f.survey->ready.pop_front();
+    }
+    if (blocks.empty() && !f.survey->ready.empty()) {  // one block larger than the slot: take it alone
+      blocks.push_back(std::move(f.survey->ready.front()));
+      f.survey->ready.pop_front();
+    }
+  }
+  if (blocks.empty()) return;
+  VkDeviceSize total = 0;
+  for (const FarFieldBlock& b : blocks) total += b.texels.size();
+  if (staging.size < total || !staging.buffer) {
+    // this slot was last read by a frame that has been waited for (see FarField::staging)
+    destroyBuffer(ctx, staging);
+    staging = createBuffer(ctx, std::max(total, kStagingBytes), VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::Upload);
+  }
+  f.nextSlot = (f.nextSlot + 1) % kFramesInFlight;
 
-void prepareFarFieldFrame(const FarField& f, gpu::FrameData& frame) {
-  frame.farField = {1.0f / f.extentX, 1.0f / f.extentZ, 0.0f, 0.0f};
+  std::vector<VkBufferImageCopy> regions;
+  VkDeviceSize offset = 0;
+  for (const FarFieldBlock& b : blocks) {
+    std::memcpy(static_cast<uint8_t*>(staging.data) + offset, b.texels.data(), b.texels.size());
+    for (uint32_t m = 0, size = l.texelsPerTile; m < l.mips; ++m, size /= 2) {
+      VkBufferImageCopy r{};
+      r.bufferOffset = offset;
+      r.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, m, 0, gpu::FAR_LAYERS};
+      r.imageOffset = {int32_t(b.x0 >> m), int32_t(b.z0 >> m), 0};
+      r.imageExtent = {size, size, 1};
+      regions.push_back(r);
+      offset += VkDeviceSize(size) * size * 4 * gpu::FAR_LAYERS;
+    }
+  }
+  // Write-after-read: earlier submissions on this queue sample the image in their terrain
+  // pass; an execution dependency on the fragment stage orders the transition and copy after them.
+  imageBarrier(cmd, f.image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, 0,
+               VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+  vkCmdCopyBufferToImage(cmd, staging.buffer, f.image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                         uint32_t(regions.size()), regions.data());
+  imageBarrier(cmd, f.image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
+               VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+               VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
+               VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+  f.anyUploaded = true;
+}
+
+void finishFarField(Context& ctx, FarField& f) {
+  if (!f.survey) return;
+  {
+    std::unique_lock lock(f.survey->mutex);
+    f.survey->finished.wait(lock, [&] { return f.survey->done; });
+  }
+  for (;;) {
+    {
+      std::lock_guard lock(f.survey->mutex);
+      if (f.survey->ready.empty()) return;
+    }
+    VkCommandBuffer one = beginOneShot(ctx);  // waits for the queue: staging slots are free again
+    updateFarField(ctx, f, one);
+    endOneShot(ctx, one);
+  }
+}
+
+FarFieldStats farFieldStats(const FarField& f) {
+  if (!f.survey) return {};
+  std::lock_guard lock(f.survey->mutex);
+  return f.survey->stats;
+}
+
+void prepareFarFieldFrame(const FarField& f, const CullSettings& cull, gpu::FrameData& frame) {
+  bool on = cull.fade && cull.farField && f.anyUploaded;
+  frame.farField = {1.0f / f.extentX, 1.0f / f.extentZ, on ? 1.0f : 0.0f, 0.0f};
 }
 
 }  // namespace eco::render

@@ -1,27 +1,75 @@
 #pragma once
 // Far field: what the vegetation looks like beyond the instance radius. One RGBA8 layer per
-// species kind over the whole world (FAR_LAYERS in shaders/shared.h): rgb the mean colour of
-// the kind's instances in the texel, a the fraction of the texel their crowns cover. The
-// terrain fragment shader blends each layer in where that kind's instances fade out
-// (FrameData.fadeStart/fadeEnd), so the near field hands over to the far field without an edge.
+// species kind over the whole world (FAR_LAYERS in shaders/shared.h): a = the fraction of the
+// texel the kind's crowns cover (sum of crown disc areas / texel area, clamped to 1), rgb = the
+// crown-area-weighted mean colour of its instances times a (premultiplied, so bilinear and
+// mip filtering average coverage and colour correctly). The terrain fragment shader blends
+// each layer in where that kind's instances fade out (FrameData.fadeStart/fadeEnd), so the
+// near field hands over to the far field without an edge.
+//
+// The layers come from a survey: a background thread of its own reads every tile once through
+// World::placedInstances and turns each tile into a finished block of texels with its mip
+// chain. Texels never straddle tiles (a tile is n x n texels, n a power of two), so a tile is
+// final as soon as it is read, and mip levels up to one texel per tile are tile-local. Blocks
+// are uploaded as they arrive (updateFarField, from the frame's command buffer).
+#include <memory>
+
 #include "render/vk_context.h"
 #include "render/world.h"
 #include "../../shaders/shared.h"
 
 namespace eco::render {
 
-struct FarField {
-  Image image;  // 2D array, FAR_LAYERS layers, SHADER_READ_ONLY_OPTIMAL between frames
-  VkSampler sampler = VK_NULL_HANDLE;
-  float extentX = 1, extentZ = 1;  // world metres the layers span
+struct CullSettings;
+struct FarFieldSurvey;  // the survey thread and its finished blocks (far_field.cpp)
+
+// Texel layout of the far field for a world; pure arithmetic (tested on its own).
+struct FarFieldLayout {
+  uint32_t texelsPerTile = 0;  // n, a power of two; 0: no far field for this world
+  float texelSize = 0;         // metres: tileSize / n
+  uint32_t width = 0, height = 0, mips = 1;  // image texels: tiles per side * n; mips log2(n) + 1
+};
+// Texels of about kFarFieldTexel metres (the nearest power-of-two division of the tile), coarser
+// when needed so the image is at most kFarFieldMaxSize texels a side.
+constexpr float kFarFieldTexel = 8;
+constexpr uint32_t kFarFieldMaxSize = 2048;
+FarFieldLayout farFieldLayout(const World& world);
+
+struct FarFieldStats {
+  size_t tiles = 0, failed = 0;  // surveyed, skipped (unreadable)
+  uint64_t instances = 0;
+  double seconds = 0;            // wall time of the survey thread
 };
 
+struct FarField {
+  FarFieldLayout layout;
+  Image image;  // 2D array, FAR_LAYERS layers, SHADER_READ_ONLY_OPTIMAL between frames
+  VkSampler sampler = VK_NULL_HANDLE;
+  float extentX = 1, extentZ = 1;  // world metres the image spans (>= the terrain)
+  bool anyUploaded = false;
+  // Staging ring: call i of updateFarField writes slot i % kFramesInFlight, so a slot is
+  // reused only after the frame that read it has been waited for (as its command buffer is).
+  Buffer staging[kFramesInFlight];
+  uint32_t nextSlot = 0;
+  std::shared_ptr<FarFieldSurvey> survey;
+};
+
+// Creates the (cleared) image and starts the survey thread.
 FarField createFarField(Context& ctx, const World& world);
+// Stops the survey (between tiles) and frees everything.
 void destroyFarField(Context& ctx, FarField& far);
-// Called once per frame before recording: takes finished survey results, if any, and records
-// their upload into `cmd` (ordered before this frame's terrain pass).
+// Called once per frame at the start of the frame's command recording: takes the finished
+// survey blocks that fit this frame's staging slot and records their upload into `cmd`,
+// ordered after the previous frames' terrain sampling and before this frame's.
 void updateFarField(Context& ctx, FarField& far, VkCommandBuffer cmd);
-// Fills frame.farField (and leaves fadeStart/fadeEnd to the renderer).
-void prepareFarFieldFrame(const FarField& far, gpu::FrameData& frame);
+// Blocks until the survey has read every tile, then uploads all of it (one-shot command
+// buffers on ctx.queue; call between frames, from the thread that submits them). For
+// renderers that settle before a frame (headless screenshots, tests).
+void finishFarField(Context& ctx, FarField& far);
+// The survey's figures so far (complete once finishFarField returned).
+FarFieldStats farFieldStats(const FarField& far);
+// Fills frame.farField: the world-to-texture scale, and z = 1 when the far field is drawn
+// (cull.fade and cull.farField, and some layer data has been uploaded).
+void prepareFarFieldFrame(const FarField& far, const CullSettings& cull, gpu::FrameData& frame);
 
 }  // namespace eco::render

@@ -385,6 +385,7 @@ void Renderer::settleStreaming(const Camera& cam) {
       }
     }
   }
+  finishFarField(ctx_, farField_);  // the whole survey, uploaded
 }
 
 void Renderer::checkCullCapacity() const {
@@ -502,7 +503,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   gpu::FrameData& frame = slot.data;
   frame = makeFrameData(cam, options_.width, options_.height, cull);
   prepareTerrainFrame(terrain_, frame, uint32_t(frameIndex_ % kFramesInFlight));
-  prepareFarFieldFrame(farField_, frame);
+  prepareFarFieldFrame(farField_, cull, frame);
   setFadeDistances(frame, cull, options_.stream.loadRadius);
   frame.lod.z = float(pyramid_.width);
   frame.lod.w = float(pyramid_.height);

@@ -83,7 +83,8 @@ class Renderer {
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
 
-  // Waits until every tile wanted around the camera is loaded, uploaded and resident.
+  // Waits until every tile wanted around the camera is loaded, uploaded and resident, and for
+  // the far-field survey (finishFarField: every tile surveyed and uploaded).
   void settleStreaming(const Camera& cam);
 
   // Pipelined frames: beginFrame waits until the next frame slot is free and returns the

@@ -47,15 +47,15 @@ uint32_t rgba(int r, int g, int b) { return uint32_t(r) | uint32_t(g) << 8 | uin
 
 }  // namespace
 
-std::vector<PlacedInstance> syntheticTileInstances(const World& world, uint32_t seed, size_t index) {
+std::vector<Instance> syntheticTileInstances(const World& world, uint32_t seed, size_t index) {
   const WorldTile& t = world.tiles[index];
-  std::vector<PlacedInstance> out;
+  std::vector<Instance> out;
   out.reserve(t.instances);
   std::mt19937 rng(seed * 7919u + uint32_t(index) * 104729u);
   std::uniform_real_distribution<float> u01(0.0f, 1.0f);
   const uint32_t base[4] = {rgba(40, 85, 35), rgba(70, 110, 45), rgba(105, 140, 60), rgba(90, 120, 70)};
   for (uint64_t n = 0; n < t.instances; ++n) {
-    PlacedInstance p;
+    Instance p;
     p.position.x = t.minX + u01(rng) * (t.maxX - t.minX);
     p.position.z = t.minZ + u01(rng) * (t.maxZ - t.minZ);
     p.position.y = sampleBilinear(world.heights, world.cellSize, p.position.x, p.position.z);

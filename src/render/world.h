@@ -29,9 +29,6 @@ struct LoadedTile {
   std::vector<gpu::PackedInstance> instances;
 };
 
-// Instances as decoded from a tile (tileio/tile_io.h).
-using PlacedInstance = eco::Instance;
-
 struct World {
   std::string name;
   Grid heights;  // metres; sample (i, j) at world (i * cellSize, j * cellSize)
@@ -43,7 +40,7 @@ struct World {
   std::function<LoadedTile(size_t tile)> loadTile;
   // The tile's instances as placed (decoded, verified), for CPU-side consumers such as the
   // far-field survey. Thread-safe; throws on unreadable data.
-  std::function<std::vector<PlacedInstance>(size_t tile)> placedInstances;
+  std::function<std::vector<Instance>(size_t tile)> placedInstances;
 };
 
 // The GPU record of a tile record (species id in the alpha byte, shared.h PackedInstance).
@@ -66,7 +63,7 @@ struct SyntheticOptions {
 // A procedural world whose tiles are generated on demand (deterministic per tile).
 World makeSyntheticWorld(const SyntheticOptions& options);
 // The instances makeSyntheticWorld generates for one tile.
-std::vector<PlacedInstance> syntheticTileInstances(const World& world, uint32_t seed, size_t tile);
+std::vector<Instance> syntheticTileInstances(const World& world, uint32_t seed, size_t tile);
 // Writes makeSyntheticWorld(options) as a bake folder (manifest.json, terrain.r32f, tiles/).
 void writeSyntheticBake(const std::string& dir, const SyntheticOptions& options);
 
