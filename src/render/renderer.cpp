@@ -14,7 +14,7 @@ namespace eco::render {
 
 namespace {
 
-constexpr uint32_t kBlockPages = 256;  // 256 pages * 1024 instances * 16 B = 4 MiB per block
+constexpr uint32_t kBlockPages = 64;  // 64 pages * 1024 instances * 16 B = 1 MiB per block (1000 blocks for 67 M)
 constexpr VkDeviceSize kPageBytes = VkDeviceSize(gpu::PAGE_SIZE) * sizeof(gpu::PackedInstance);
 constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_UNORM;
 constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
