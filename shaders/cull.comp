@@ -67,7 +67,10 @@ void main() {
   }
   barrier();
 
-  GpuPage page = pages[gl_WorkGroupID.y];
+  // pages beyond the dispatch's y limit continue in z (Renderer: rows of PAGE_ROWS pages)
+  uint pageIndex = gl_WorkGroupID.y + gl_WorkGroupID.z * PAGE_ROWS;
+  if (pageIndex >= frame.cull.x) return;
+  GpuPage page = pages[pageIndex];
   uint slot = gl_GlobalInvocationID.x;
   uint flags = frame.cull.y;
   if (slot < page.header.z) {
@@ -103,7 +106,7 @@ void main() {
       uint cmd = kind * LOD_COUNT + lod;
       uint n = atomicAdd(draws[cmd].instanceCount, 1);
       uint dst = lod == 0 ? frame.regions[kind].x + n : frame.regions[kind].y - 1 - n;
-      VisibleList(visibleAddress).items[dst] = (gl_WorkGroupID.y << PAGE_SHIFT) | slot;
+      VisibleList(visibleAddress).items[dst] = (pageIndex << PAGE_SHIFT) | slot;
     }
   }
 

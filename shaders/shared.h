@@ -18,6 +18,11 @@ struct uvec4 { uint x, y, z, w; };
 ECO_CONST PAGE_SHIFT = 10;
 ECO_CONST PAGE_SIZE = 1u << PAGE_SHIFT;
 ECO_CONST CULL_GROUP = 64;
+// The culling dispatch has PAGE_SIZE / CULL_GROUP groups in x and one page per (y, z) group:
+// y below PAGE_ROWS (within every device's 65535 limit), z for more pages.
+ECO_CONST PAGE_ROWS = 32768;
+// Visible references keep the page in 32 - PAGE_SHIFT bits.
+ECO_CONST MAX_PAGES = 1u << (32 - PAGE_SHIFT);
 ECO_CONST KIND_COUNT = 4;  // tree, shrub, grass, ground cover (tile.fbs SpeciesKind)
 ECO_CONST LOD_COUNT = 2;
 ECO_CONST DRAW_COUNT = KIND_COUNT * LOD_COUNT;  // draw command index = kind * LOD_COUNT + lod

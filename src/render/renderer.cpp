@@ -59,18 +59,19 @@ Renderer::Renderer(Context& ctx, const World& world, const RendererOptions& opti
   // visible list, within half of the largest device heap (the rest is for the driver,
   // targets and other applications).
   const uint64_t heapInstances = largestDeviceHeap(ctx.memory) / 2 / (sizeof(gpu::PackedInstance) + 4);
-  const uint64_t dispatchInstances = uint64_t(ctx.properties.limits.maxComputeWorkGroupCount[1] - world.tiles.size() % 65535) * gpu::PAGE_SIZE;
+  const uint64_t pageLimit = std::min<uint64_t>(
+      gpu::MAX_PAGES, uint64_t(gpu::PAGE_ROWS) * std::min<uint32_t>(ctx.properties.limits.maxComputeWorkGroupCount[2], 65535));
+  const uint64_t dispatchInstances = (pageLimit - std::min<uint64_t>(pageLimit, world.tiles.size() + 1)) * gpu::PAGE_SIZE;
   const uint64_t deviceMax = std::min(heapInstances, dispatchInstances);
   if (options_.stream.budgetInstances > deviceMax) {
     spdlog::warn("instance budget {} clamped to {} (this device's memory and dispatch limits)",
                  options_.stream.budgetInstances, deviceMax);
     options_.stream.budgetInstances = deviceMax;
   }
-  // a page per 1024 budgeted instances plus each tile's partial last page, within one
-  // dispatch row per page; startUpload turns away a tile the pool cannot hold
+  // a page per 1024 budgeted instances plus each tile's partial last page; startUpload turns
+  // away a tile the pool cannot hold
   maxPages_ = uint32_t(std::min<uint64_t>(
-      (options_.stream.budgetInstances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE + world.tiles.size() + 1,
-      ctx.properties.limits.maxComputeWorkGroupCount[1]));
+      (options_.stream.budgetInstances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE + world.tiles.size() + 1, pageLimit));
   if (options.maxPages > 0) maxPages_ = std::min(maxPages_, options.maxPages);
   visibleCapacity_ = std::max<uint64_t>(options_.stream.budgetInstances, 1);
   pageTable_.assign(maxPages_, gpu::GpuPage{});
@@ -692,7 +693,8 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
     d.buffer(7, kSsbo, species_);
     d.push(cmd, cull_);
     vkCmdPushConstants(cmd, cull_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, &visibleAddress);
-    vkCmdDispatch(cmd, gpu::PAGE_SIZE / gpu::CULL_GROUP, pageCount_, 1);
+    vkCmdDispatch(cmd, gpu::PAGE_SIZE / gpu::CULL_GROUP, std::min(pageCount_, gpu::PAGE_ROWS),
+                  (pageCount_ + gpu::PAGE_ROWS - 1) / gpu::PAGE_ROWS);
   }
   memoryBarrier(cmd, kCompute, kRW, kCompute, kRW);
   {
