@@ -19,7 +19,7 @@ namespace eco::render {
 namespace {
 
 constexpr float kPi = 3.14159265358979f;
-constexpr VkDeviceSize kStagingBytes = 4u << 20;  // per frame: ~750 tiles of 16x16 texels
+constexpr VkDeviceSize kStagingBytes = 1u << 20;  // per frame: ~190 tiles of 16x16 texels
 
 // One tile's texels with its mip chain: level L holds FAR_LAYERS layers of (n >> L)^2 RGBA8
 // texels, layer after layer, rows tightly packed (vkCmdCopyBufferToImage's packed layout).
@@ -188,6 +188,11 @@ FarField createFarField(Context& ctx, const World& world) {
                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
   endOneShot(ctx, one);
   if (l.texelsPerTile && world.placedInstances) {
+    // staging slots allocated and touched now: no frame pays their first-touch page faults
+    for (Buffer& b : f.staging) {
+      b = createBuffer(ctx, kStagingBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::Upload);
+      std::memset(b.data, 0, b.size);
+    }
     f.survey = std::make_shared<FarFieldSurvey>();
     f.survey->thread = std::thread(runSurvey, std::ref(*f.survey), world.tiles, world.species, world.placedInstances, l);
   }
@@ -227,6 +232,7 @@ void updateFarField(Context& ctx, FarField& f, VkCommandBuffer cmd) {
     // this slot was last read by a frame that has been waited for (see FarField::staging)
     destroyBuffer(ctx, staging);
     staging = createBuffer(ctx, std::max(total, kStagingBytes), VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::Upload);
+    std::memset(staging.data, 0, staging.size);
   }
   f.nextSlot = (f.nextSlot + 1) % kFramesInFlight;
 

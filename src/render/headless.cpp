@@ -1,5 +1,6 @@
 #include "render/headless.h"
 
+#include <cctype>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -63,7 +64,7 @@ HeadlessResult runHeadless(const World& world, const HeadlessOptions& o) {
   destroyContext(ctx);
   // an interrupted run writes nothing: its outputs would pass for a complete run's
   if (stopRequested()) return result;
-  if (!o.screenshot.empty()) writePng(o.screenshot, o.width, o.height, result.pixels);
+  if (!o.screenshot.empty()) writeScreenshot(o.screenshot, o.width, o.height, result.pixels);
   if (!o.statsFile.empty()) {
     std::string text = statsJson(result, o) + "\n";
     writeFileAtomic(o.statsFile, text.data(), text.size());
@@ -111,7 +112,7 @@ std::string statsJson(const HeadlessResult& r, const HeadlessOptions& o) {
   return doc.dump(2);
 }
 
-void writePng(const std::string& path, int width, int height, const std::vector<uint8_t>& rgba) {
+void writeScreenshot(const std::string& path, int width, int height, const std::vector<uint8_t>& rgba) {
   if (rgba.size() < size_t(width) * size_t(height) * 4)
     throw std::logic_error(path + ": fewer pixels than " + std::to_string(width) + "x" + std::to_string(height));
   std::vector<uint8_t> png;
@@ -119,8 +120,14 @@ void writePng(const std::string& path, int width, int height, const std::vector<
     auto* out = static_cast<std::vector<uint8_t>*>(context);
     out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
   };
-  if (!stbi_write_png_to_func(append, &png, width, height, 4, rgba.data(), width * 4))
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == ".jpg" || ext == ".jpeg") {
+    if (!stbi_write_jpg_to_func(append, &png, width, height, 4, rgba.data(), 90))
+      throw std::runtime_error(path + ": JPEG encoding failed");
+  } else if (!stbi_write_png_to_func(append, &png, width, height, 4, rgba.data(), width * 4)) {
     throw std::runtime_error(path + ": PNG encoding failed");
+  }
   writeFileAtomic(path, png.data(), png.size());
 }
 

@@ -37,8 +37,9 @@ struct HeadlessResult {
 HeadlessResult runHeadless(const World& world, const HeadlessOptions& options);
 
 std::string statsJson(const HeadlessResult& result, const HeadlessOptions& options);
-// Written through core/file_io writeFileAtomic: InputError naming the path on failure.
-void writePng(const std::string& path, int width, int height, const std::vector<uint8_t>& rgba);
+// PNG, or JPEG (quality 90) when the path ends in .jpg or .jpeg. Written through core/file_io
+// writeFileAtomic: InputError naming the path on failure.
+void writeScreenshot(const std::string& path, int width, int height, const std::vector<uint8_t>& rgba);
 
 }  // namespace eco::render
 

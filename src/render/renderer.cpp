@@ -68,12 +68,28 @@ Renderer::Renderer(Context& ctx, const World& world, const RendererOptions& opti
                  options_.stream.budgetInstances, deviceMax);
     options_.stream.budgetInstances = deviceMax;
   }
-  // a page per 1024 budgeted instances plus each tile's partial last page; startUpload turns
-  // away a tile the pool cannot hold
+  // The page pool: a page per 1024 budgeted instances plus each tile's partial last page, but
+  // never more than the whole world needs; startUpload turns away a tile the pool cannot hold.
+  uint64_t worldPages = 0, worldInstances = 0;
+  for (const WorldTile& t : world.tiles) {
+    worldPages += (t.instances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE;
+    worldInstances += t.instances;
+  }
   maxPages_ = uint32_t(std::min<uint64_t>(
-      (options_.stream.budgetInstances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE + world.tiles.size() + 1, pageLimit));
+      {(options_.stream.budgetInstances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE + world.tiles.size() + 1, worldPages,
+       pageLimit}));
   if (options.maxPages > 0) maxPages_ = std::min(maxPages_, options.maxPages);
-  visibleCapacity_ = std::max<uint64_t>(options_.stream.budgetInstances, 1);
+  maxPages_ = std::max(maxPages_, 1u);
+  visibleCapacity_ = std::max<uint64_t>(std::min(options_.stream.budgetInstances, worldInstances), 1);
+  // Allocated once, at start-up: streaming never allocates, and where the CPU writes the pages
+  // they are touched now, so no frame pays the operating system's first-touch page faults.
+  for (uint32_t b = 0; b < (maxPages_ + kBlockPages - 1) / kBlockPages; ++b) {
+    blocks_.push_back(createBuffer(
+        ctx, kPageBytes * kBlockPages,
+        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        staged_ ? MemoryUse::Gpu : MemoryUse::Upload));
+    if (blocks_.back().data) std::memset(blocks_.back().data, 0, blocks_.back().size);
+  }
   pageTable_.assign(maxPages_, gpu::GpuPage{});
   pageOwner_.resize(maxPages_);
   for (uint32_t p = 0; p < maxPages_; ++p) freePages_.insert(p);
@@ -151,9 +167,11 @@ Renderer::Renderer(Context& ctx, const World& world, const RendererOptions& opti
     s.pageTable = createBuffer(ctx, VkDeviceSize(maxPages_) * sizeof(gpu::GpuPage), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                MemoryUse::Upload);
     s.readback = createBuffer(ctx, kDrawBytes + kStatBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::Readback);
-    if (staged_)
+    if (staged_) {
       s.staging = createBuffer(ctx, std::max<VkDeviceSize>(options_.uploadBytesPerFrame, kPageBytes),
                                VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::Upload);
+      std::memset(s.staging.data, 0, s.staging.size);  // first-touch faults now, not in a frame
+    }
   }
   streamer_ = std::make_unique<Streamer>(world, options_.stream);
 }
@@ -223,12 +241,6 @@ uint32_t Renderer::allocatePage() {
   if (freePages_.empty()) throw std::logic_error("instance page pool exhausted");
   uint32_t p = *freePages_.begin();
   freePages_.erase(freePages_.begin());
-  uint32_t block = p / kBlockPages;
-  while (blocks_.size() <= block)
-    blocks_.push_back(createBuffer(
-        ctx_, kPageBytes * kBlockPages,
-        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-        staged_ ? MemoryUse::Gpu : MemoryUse::Upload));
   return p;
 }
 
