@@ -69,6 +69,7 @@ std::string statsJson(const HeadlessResult& r, const HeadlessOptions& o) {
                       {"gpu_pyramid_ms", ms(s.pyramidMs)},
                       {"gpu_cull_ms", ms(s.cullMs)},
                       {"gpu_vegetation_ms", ms(s.vegetationMs)},
+                      {"terrain_triangles", s.terrainTriangles},
                       {"instances_resident", s.resident},
                       {"instances_tested", s.tested},
                       {"visible_after_frustum", s.afterFrustum},

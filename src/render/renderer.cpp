@@ -334,6 +334,7 @@ FrameStats Renderer::render(const Camera& cam, const CullSettings& cull, const F
   s.tested = counters[gpu::STAT_TESTED];
   s.afterFrustum = counters[gpu::STAT_FRUSTUM];
   s.afterOcclusion = counters[gpu::STAT_VISIBLE];
+  s.terrainTriangles = terrain_.triangles[0];
   s.drawCalls = 1;
   s.drawCommands = gpu::DRAW_COUNT;
   for (uint32_t d = 0; d < gpu::DRAW_COUNT; ++d) {
