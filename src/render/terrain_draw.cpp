@@ -15,10 +15,15 @@ namespace {
 constexpr VkShaderStageFlags kVF = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
 constexpr uint32_t kPatch = gpu::TERRAIN_PATCH;
 
-// Level 0 (the heightmap's own samples) reaches this far from the eye, horizontally: past the
-// ground cover's and within the grass's default draw distance (CullSettings), so the small
-// instances stand on the surface they were placed on. Each level up doubles it.
+// Level 0 (the heightmap's own samples) reaches at least this far from the eye, horizontally,
+// and starts morphing at kMorphStart of it (320 m): beyond the ground cover's default draw
+// distance (CullSettings), so the small instances stand on the surface they were placed on.
 constexpr float kLevel0Metres = 400;
+// Detail: each level reaches kQuadsPerRange of its quads from the eye, so a quad spans at
+// most 2 / kQuadsPerRange radians (9.7 pixels at 720 lines and 60 degrees, seen face on).
+// On the sample (6 m cells) that makes level 0 reach 768 m and draws 181 k triangles in the
+// default view, fewer than the old uniform grid's 234 k.
+constexpr float kQuadsPerRange = 128;
 // A level morphs into the next over [kMorphStart, kMorphEnd] of its range. The morph ends a
 // little inside the range so that nodes the selection leaves at the coarser level (wholly
 // beyond the range) meet fully morphed neighbours.
@@ -130,7 +135,7 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFo
   // have started morphing, i.e. R + diagonal <= kMorphStart * 2R. The diagonal is
   // sqrt(2) * kPatch * cellSize * 2^L, so this holds at every level when it holds at level 0.
   float diagonal0 = std::sqrt(2.0f) * float(kPatch) * cellSize;
-  t.level0Range = std::max(kLevel0Metres, 1.05f * diagonal0 / (2 * kMorphStart - 1));
+  t.level0Range = std::max({kLevel0Metres, kQuadsPerRange * cellSize, 1.05f * diagonal0 / (2 * kMorphStart - 1)});
 
   // quadtree levels up to a root covering the whole heightmap, with node height bounds
   uint32_t cellsX = uint32_t(hm.width - 1), cellsZ = uint32_t(hm.height - 1);
