@@ -250,22 +250,37 @@ TEST(RenderTerrain, InstancesNearTheCameraStandOnTheDrawnSurface) {
     TerrainView::Frame frame = view.draw(cam, {0.6f, 0.7f, 0.85f, 0});
     DrawnSurface surface(frame.triangles, cam.position.x, cam.position.z, 310);
     std::vector<double> errors;
+    size_t beyondBound = 0;
     for (const Vec3& p : bases) {
       double dx = p.x - cam.position.x, dy = p.y - cam.position.y, dz = p.z - cam.position.z;
       if (dx * dx + dy * dy + dz * dz > 300.0 * 300.0 || !inView(frame.data, p)) continue;
       double h = surface.nearestHeight(p.x, p.z, p.y);
-      errors.push_back(std::isnan(h) ? std::numeric_limits<double>::infinity() : std::abs(h - p.y));
+      double error = std::isnan(h) ? std::numeric_limits<double>::infinity() : std::abs(h - p.y);
+      errors.push_back(error);
+      // The bilinear patch a + (b - a) u + (c - a) v + T u v, T = a - b - c + d, departs from the
+      // 4 planar triangles through its corners and centre by v T (u - 1/2) (in the triangle
+      // v <= min(u, 1 - u), and symmetrically), at most |T| / 16. 5 mm for the tiles' position
+      // quantization (tile_io.h).
+      const Grid& hm = sample.world.heights;
+      int i = std::min(int(p.x / sample.world.cellSize), hm.width - 2);
+      int j = std::min(int(p.z / sample.world.cellSize), hm.height - 2);
+      double twist = hm.at(i, j) - hm.at(i + 1, j) - hm.at(i, j + 1) + hm.at(i + 1, j + 1);
+      beyondBound += error > std::abs(twist) / 16 + 0.005;
     }
     ASSERT_GT(errors.size(), 10000u);
     std::sort(errors.begin(), errors.end());
     size_t within = size_t(std::upper_bound(errors.begin(), errors.end(), 0.1) - errors.begin());
     double fraction = double(within) / double(errors.size());
     std::printf("camera %.0f,%.0f,%.0f: %zu instances in view within 300 m, %zu triangles; error median %.4f m, "
-                "p99 %.4f m, max %.4f m; %.4f within 0.1 m\n",
+                "p99 %.4f m, max %.4f m; %.4f within 0.1 m; %zu beyond |twist| / 16\n",
                 cam.position.x, cam.position.y, cam.position.z, errors.size(), frame.triangles.size(),
-                errors[errors.size() / 2], errors[errors.size() * 99 / 100], errors.back(), fraction);
+                errors[errors.size() / 2], errors[errors.size() * 99 / 100], errors.back(), fraction, beyondBound);
+    EXPECT_EQ(beyondBound, 0u) << "instances off the drawn surface by more than the 4-triangle split allows";
     EXPECT_GE(fraction, 0.99) << "camera at " << cam.position.x << "," << cam.position.y << "," << cam.position.z;
     EXPECT_TRUE(std::isfinite(errors.back())) << "an instance in view has no terrain drawn under it";
+  }
+  if (render::validationLayerAvailable()) {
+    EXPECT_TRUE(view.validating());
   }
   EXPECT_EQ(view.validationErrors(), 0);
 }
@@ -312,6 +327,9 @@ TEST(RenderTerrain, NoSkyShowsThroughTheTerrain) {
     EXPECT_LT(sky, size_t(width) * height / 2) << "mostly terrain in view";
     std::printf("camera %.0f,%.0f,%.0f: %zu triangles, %zu sky pixels, %zu below the silhouette\n", cam.position.x,
                 cam.position.y, cam.position.z, frame.triangles.size(), sky, holes);
+  }
+  if (render::validationLayerAvailable()) {
+    EXPECT_TRUE(view.validating());
   }
   EXPECT_EQ(view.validationErrors(), 0);
 }
