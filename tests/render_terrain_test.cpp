@@ -212,6 +212,23 @@ bool inView(const gpu::FrameData& f, Vec3 p) {
   return w > 0 && std::abs(x) <= w && std::abs(y) <= w;
 }
 
+// Sky pixels below the terrain's silhouette: in each column, sky under a terrain pixel.
+size_t holesBelowSilhouette(const std::vector<uint8_t>& pixels, int width, int height, const uint8_t sky[4],
+                            size_t* skyPixels) {
+  size_t holes = 0;
+  *skyPixels = 0;
+  for (int x = 0; x < width; ++x) {
+    bool terrainAbove = false;
+    for (int y = 0; y < height; ++y) {
+      bool isSky = std::memcmp(&pixels[(size_t(y) * size_t(width) + size_t(x)) * 4], sky, 4) == 0;
+      *skyPixels += isSky;
+      holes += isSky && terrainAbove;
+      terrainAbove |= !isSky;
+    }
+  }
+  return holes;
+}
+
 struct SampleBake {
   test::TempDir dir;
   eco::World bakeWorld = loadWorld(kSampleConfig);
@@ -313,16 +330,40 @@ TEST(RenderTerrain, NoSkyShowsThroughTheTerrain) {
   const uint8_t magenta[4] = {255, 0, 255, 255};
   for (const render::Camera& cam : cameras) {
     TerrainView::Frame frame = view.draw(cam, {1, 0, 1, 0});
-    size_t holes = 0, sky = 0;
-    for (int x = 0; x < width; ++x) {
-      bool terrainAbove = false;
-      for (int y = 0; y < height; ++y) {
-        bool isSky = std::memcmp(&frame.pixels[(size_t(y) * width + x) * 4], magenta, 4) == 0;
-        sky += isSky;
-        holes += isSky && terrainAbove;
-        terrainAbove |= !isSky;
-      }
-    }
+    size_t sky = 0, holes = holesBelowSilhouette(frame.pixels, width, height, magenta, &sky);
+    EXPECT_EQ(holes, 0u) << "camera " << cam.position.x << "," << cam.position.y << "," << cam.position.z;
+    EXPECT_LT(sky, size_t(width) * height / 2) << "mostly terrain in view";
+    std::printf("camera %.0f,%.0f,%.0f: %zu triangles, %zu sky pixels, %zu below the silhouette\n", cam.position.x,
+                cam.position.y, cam.position.z, frame.triangles.size(), sky, holes);
+  }
+  if (render::validationLayerAvailable()) {
+    EXPECT_TRUE(view.validating());
+  }
+  EXPECT_EQ(view.validationErrors(), 0);
+}
+
+// The same on a heightmap whose cell counts (1000 x 1000) are no multiple of the quadtree's
+// node sizes: nodes along the far edges reach past it and their vertices clamp onto the edge,
+// at every level the same way.
+TEST(RenderTerrain, NoSkyShowsThroughAnOddSizedTerrain) {
+  if (std::string why = skipReason(); !why.empty()) GTEST_SKIP() << why;
+  render::SyntheticOptions o;
+  o.gridSize = 1001;
+  o.cellSize = 4;
+  o.tileSize = 500;
+  o.instances = 1;
+  o.ridgeHeight = 400;
+  render::World world = render::makeSyntheticWorld(o);
+  const int width = 480, height = 270;
+  TerrainView view(world, width, height);
+  const render::Camera cameras[] = {
+      render::fixtures::camera(1000, 700, 1000, 135, -20),  // toward the far corner (x, z = 4000)
+      render::fixtures::camera(2000, 600, 2000, 90, -25),   // toward the east edge
+      render::fixtures::camera(3000, 900, 600, 200, -40)};
+  const uint8_t magenta[4] = {255, 0, 255, 255};
+  for (const render::Camera& cam : cameras) {
+    TerrainView::Frame frame = view.draw(cam, {1, 0, 1, 0});
+    size_t sky = 0, holes = holesBelowSilhouette(frame.pixels, width, height, magenta, &sky);
     EXPECT_EQ(holes, 0u) << "camera " << cam.position.x << "," << cam.position.y << "," << cam.position.z;
     EXPECT_LT(sky, size_t(width) * height / 2) << "mostly terrain in view";
     std::printf("camera %.0f,%.0f,%.0f: %zu triangles, %zu sky pixels, %zu below the silhouette\n", cam.position.x,

@@ -19,11 +19,12 @@ constexpr uint32_t kPatch = gpu::TERRAIN_PATCH;
 // and starts morphing at kMorphStart of it (320 m): beyond the ground cover's default draw
 // distance (CullSettings), so the small instances stand on the surface they were placed on.
 constexpr float kLevel0Metres = 400;
-// Detail: each level reaches kQuadsPerRange of its quads from the eye, so a quad spans at
-// most 2 / kQuadsPerRange radians (9.7 pixels at 720 lines and 60 degrees, seen face on).
-// On the sample (6 m cells) that makes level 0 reach 768 m and draws 181 k triangles in the
-// default view, fewer than the old uniform grid's 234 k.
-constexpr float kQuadsPerRange = 128;
+// Detail: each level reaches at least kQuadsPerRange of its quads from the eye, so a quad spans
+// at most 2 / kQuadsPerRange radians where its level starts (19 pixels at 720 lines and 60
+// degrees, seen face on). On the sample (6 m cells) kLevel0Metres decides: level 0 to 400 m,
+// 63 k triangles in the default view against the old uniform grid's 234 k, at about its cost on
+// lavapipe. 96 (111 k) and 128 (181 k) keep more relief far away and cost 1.7x and 2x there.
+constexpr float kQuadsPerRange = 64;
 // A level morphs into the next over [kMorphStart, kMorphEnd] of its range. The morph ends a
 // little inside the range so that nodes the selection leaves at the coarser level (wholly
 // beyond the range) meet fully morphed neighbours.
