@@ -94,7 +94,7 @@ struct FrameData {
   vec4 proj;         // fx, fy (ndc = x * fx / depth), viewport width, height
   vec4 sun;          // xyz direction toward the sun, w ambient
   vec4 fog;          // rgb sky colour, w = fog density per metre
-  vec4 terrain;      // cell size, heightmap width, height, grid step (cells)
+  vec4 terrain;      // cell size, heightmap width, height (samples), unused
   vec4 lod;          // lod distance factor, unused, pyramid width, height
   uvec4 cull;        // page count, flags, pyramid levels, unused
   uvec4 regions[KIND_COUNT];  // x = first visible slot of the kind, y = one past its last
@@ -120,9 +120,32 @@ struct DrawCommand {
   uint pad0, pad1, pad2;
 };
 
+// Terrain LOD (render/terrain_draw.h): a quadtree over the heightmap's cells whose level-L
+// nodes span TERRAIN_PATCH * 2^L cells; each selected node is one instance of a patch of
+// TERRAIN_PATCH x TERRAIN_PATCH quads (or TERRAIN_PATCH / 2 for a quarter of a node drawn at
+// its parent's level), every quad split into 4 triangles around a centre vertex.
+ECO_CONST TERRAIN_PATCH = 16;
+ECO_CONST TERRAIN_PATCH_VERTICES = (TERRAIN_PATCH + 1) * (TERRAIN_PATCH + 1) + TERRAIN_PATCH * TERRAIN_PATCH;
+
+// One drawn node: x, y = its first cell (column, row), z = level, w = quads per side.
+struct TerrainNode {
+  uvec4 cell;
+};
+
+// Push constants of the terrain pipelines.
+struct TerrainPush {
+  // x: level-0 range in metres (level L's is x * 2^L, as horizontal distance from the eye);
+  // level L morphs toward level L + 1 from y * its range to z * its range; w: the top level
+  // (the root), which never morphs.
+  vec4 lod;
+  // capture pipeline only: x = capacity of the capture buffer in vertices
+  uvec4 capture;
+};
+
 #ifdef __cplusplus
 static_assert(sizeof(PackedInstance) == 16);
 static_assert(sizeof(GpuTile) == 32 && sizeof(GpuSpecies) == 32 && sizeof(GpuPage) == 48);
 static_assert(sizeof(DrawCommand) == 32);
+static_assert(sizeof(TerrainNode) == 16 && sizeof(TerrainPush) == 32);
 }  // namespace eco::gpu
 #endif

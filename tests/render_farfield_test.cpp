@@ -182,10 +182,10 @@ TEST(RenderFarField, StreamingPictureKeepsTheVegetationOfTheAllLoadedPicture) {
   EXPECT_LT(rStreaming.frames.back().resident, rAll.frames.back().resident / 2) << "most of the world not loaded";
   if (const char* dir = std::getenv("ECO_FARFIELD_PICTURES")) {
     std::string d = dir;
-    writePng(d + "/all.png", o.width, o.height, rAll.pixels);
-    writePng(d + "/streaming.png", o.width, o.height, rStreaming.pixels);
-    writePng(d + "/without.png", o.width, o.height, rWithout.pixels);
-    writePng(d + "/terrain.png", o.width, o.height, rTerrain.pixels);
+    writeScreenshot(d + "/all.png", o.width, o.height, rAll.pixels);
+    writeScreenshot(d + "/streaming.png", o.width, o.height, rStreaming.pixels);
+    writeScreenshot(d + "/without.png", o.width, o.height, rWithout.pixels);
+    writeScreenshot(d + "/terrain.png", o.width, o.height, rTerrain.pixels);
   }
 
   std::vector<double> ref = regionSignal(rAll, rTerrain, o.width, o.height);

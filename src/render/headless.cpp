@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <stdexcept>
 
@@ -85,6 +86,7 @@ std::string statsJson(const HeadlessResult& r, const HeadlessOptions& o) {
                       {"gpu_pyramid_ms", ms(s.pyramidMs)},
                       {"gpu_cull_ms", ms(s.cullMs)},
                       {"gpu_vegetation_ms", ms(s.vegetationMs)},
+                      {"terrain_triangles", s.terrainTriangles},
                       {"instances_resident", s.resident},
                       {"instances_tested", s.tested},
                       {"visible_after_frustum", s.afterFrustum},
@@ -136,9 +138,18 @@ void writeScreenshot(const std::string& path, int width, int height, const std::
 namespace eco::render {
 namespace {
 volatile std::sig_atomic_t gStopSignal = 0;
+volatile std::sig_atomic_t gStopSecond = 0;  // CLOCK_MONOTONIC second of the first signal
 extern "C" void onStopSignal(int sig) {
-  gStopSignal = sig;
-  std::signal(sig, SIG_DFL);  // a second one ends the process
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe
+  if (gStopSignal == 0) {
+    gStopSignal = sig;
+    gStopSecond = std::sig_atomic_t(now.tv_sec);
+  } else if (now.tv_sec - gStopSecond >= 2) {
+    // asked again after a while: the user wants out now. (Tools such as timeout(1) send one
+    // signal to the process and one to its group at once; those must not kill it mid-frame.)
+    _exit(128 + sig);
+  }
 }
 }  // namespace
 

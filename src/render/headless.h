@@ -45,8 +45,8 @@ void writeScreenshot(const std::string& path, int width, int height, const std::
 
 namespace eco::render {
 // SIGINT and SIGTERM ask the frame loops (headless and window) to stop after the current
-// frame; the renderer and the Vulkan device are then torn down normally. A second signal
-// kills the process at once. stopSignal() is the signal received, 0 if none.
+// frame; the renderer and the Vulkan device are then torn down normally. Another signal two
+// or more seconds later ends the process at once. stopSignal() is the signal received, 0 if none.
 void installStopHandlers();
 bool stopRequested();
 int stopSignal();

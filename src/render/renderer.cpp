@@ -540,6 +540,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   s.uploadedBytes = uploaded;
   s.residentBytes = residentBytes();
   s.staged = staged_;
+  s.terrainTriangles = terrain_.triangles[frameIndex_ % kFramesInFlight];
   s.tilesResident = streamer_->residentTiles();
   s.tileLoads = streamer_->loads();
   s.tileUnloads = streamer_->unloads();

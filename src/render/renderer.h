@@ -51,6 +51,7 @@ struct FrameStats {
   double waitMs = 0;  // CPU blocked until the frame slot was free (GPU kFramesInFlight frames behind)
   double gpuMs = -1, terrainMs = -1, pyramidMs = -1, cullMs = -1, vegetationMs = -1;  // -1: no timestamps
   uint64_t resident = 0, tested = 0, afterFrustum = 0, afterOcclusion = 0;
+  uint64_t terrainTriangles = 0;  // drawn by the terrain LOD selection
   uint32_t drawCalls = 0;       // vkCmdDrawIndexedIndirect calls recorded for vegetation
   uint32_t drawCommands = 0;    // indirect command records they consume
   uint32_t nonEmptyDraws = 0;   // records with instanceCount > 0, as the GPU wrote them

@@ -1,21 +1,46 @@
 #pragma once
-// Terrain drawing: the heightmap in a storage buffer, a vertex-attribute-free grid whose
-// heights the vertex shader fetches, and the far-field layers sampled by the fragment shader.
-// The renderer calls prepareTerrainFrame once per frame (CPU side, frame slot `slot` of
-// kFramesInFlight) and recordTerrainDraw inside the terrain rendering pass.
+// Terrain drawing: a CDLOD-style quadtree over the heightmap (design: docs/viewer-terrain.md).
+// Level 0 draws one vertex per heightmap sample; each level up halves the resolution and
+// doubles the distance it covers. The CPU selects nodes per frame (prepareTerrainFrame); one
+// instanced draw of a patch per node size (recordTerrainDraw) fetches heights from a storage
+// buffer in the vertex shader and morphs each level into the next near its range's end, so
+// neighbouring levels meet without cracks. The far-field layers are sampled by the fragment
+// shader. The renderer calls prepareTerrainFrame once per frame (CPU side, frame slot `slot`
+// of kFramesInFlight) and recordTerrainDraw inside the terrain rendering pass.
+#include <array>
+#include <vector>
+
 #include "core/types.h"
 #include "render/vk_context.h"
 #include "../../shaders/shared.h"
 
 namespace eco::render {
 
+// Per quadtree level: its nodes' height bounds, for frustum culling.
+struct TerrainLevel {
+  uint32_t nodesX = 0, nodesZ = 0;
+  std::vector<float> minY, maxY;  // row-major, nodesX x nodesZ
+};
+
 struct TerrainDraw {
   const Grid* heightsCpu = nullptr;
   float cellSize = 1;
+  float level0Range = 0;  // metres (horizontal) within which level 0 is drawn; doubles per level
+  std::vector<TerrainLevel> levels;  // [0] finest; back() is the root
   Buffer heights;   // float per sample, row-major
-  Buffer indices;   // grid of quadsX x quadsZ quads
-  uint32_t quadsX = 0, quadsZ = 0, step = 1;
+  Buffer indices;   // uint16: the full patch, then the half-size patch
+  uint32_t fullIndexCount = 0, quarterIndexCount = 0;
+  uint32_t nodeCapacity = 0;  // per slot: no selection can exceed it
+  // Per frame slot, written by prepareTerrainFrame: full nodes first, then quarter nodes.
+  std::array<Buffer, kFramesInFlight> nodes;
+  std::array<uint32_t, kFramesInFlight> fullNodes{}, quarterNodes{};
+  std::array<uint64_t, kFramesInFlight> triangles{};
+  VkFormat colorFormat = VK_FORMAT_UNDEFINED, depthFormat = VK_FORMAT_UNDEFINED;
   Pipeline pipeline;
+  // Debug capture (enableTerrainCapture): the same draw through terrain_capture.vert.
+  Pipeline capturePipeline;
+  std::array<Buffer, kFramesInFlight> capture;
+  uint32_t captureNodes = 0;
 };
 
 // Throws InputError when the heightmap exceeds the device's storage buffer range.
@@ -23,12 +48,23 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& heights, float cellSize,
                               VkFormat depthFormat);
 void destroyTerrainDraw(Context& ctx, TerrainDraw& terrain);
 
-// Fills frame.terrain and any per-frame terrain data of frame slot `slot`.
+// Selects this frame's nodes around frame.eye, culled by frame.frustum, into frame slot `slot`
+// and fills frame.terrain. The GPU must be done with the slot's previous frame.
 void prepareTerrainFrame(TerrainDraw& terrain, gpu::FrameData& frame, uint32_t slot);
 
 // Inside a rendering pass with viewport and scissor set. frameUbo: this slot's FrameData;
 // farField: a 2D array view of FAR_LAYERS layers (render/far_field.h), with its sampler.
 void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& terrain, const Buffer& frameUbo,
                        VkImageView farField, VkSampler farSampler, uint32_t slot);
+
+// Debug (tests): from now on draw with a vertex shader that also stores every vertex's world
+// position, for frames of at most maxNodes nodes. Needs Context::vertexStores.
+void enableTerrainCapture(Context& ctx, TerrainDraw& terrain, uint32_t maxNodes);
+// The triangles slot's last frame drew, as the vertex shader placed them. Call once the GPU
+// has finished that frame. Throws std::runtime_error when the frame had more than maxNodes nodes.
+struct TerrainTriangle {
+  Vec3 v[3];
+};
+std::vector<TerrainTriangle> capturedTerrainTriangles(const TerrainDraw& terrain, uint32_t slot);
 
 }  // namespace eco::render

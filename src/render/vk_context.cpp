@@ -211,6 +211,10 @@ bool createContext(Context& ctx, const ContextOptions& options, std::string* why
   features.pNext = &f12;
   features.features.multiDrawIndirect = VK_TRUE;
   features.features.drawIndirectFirstInstance = VK_TRUE;
+  VkPhysicalDeviceFeatures supported;
+  vkGetPhysicalDeviceFeatures(ctx.physical, &supported);
+  ctx.vertexStores = supported.vertexPipelineStoresAndAtomics;
+  features.features.vertexPipelineStoresAndAtomics = supported.vertexPipelineStoresAndAtomics;
 
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queueInfo{.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};

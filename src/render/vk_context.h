@@ -36,6 +36,7 @@ struct Context {
   VkPhysicalDeviceMemoryProperties memory{};
   bool validationEnabled = false;
   bool timestamps = false;
+  bool vertexStores = false;  // vertexPipelineStoresAndAtomics (enabled when supported; debug capture)
   std::atomic<int> validationErrors{0};
   std::atomic<int> validationWarnings{0};
 };

@@ -1,0 +1,114 @@
+// Terrain vertex shader body (render/terrain_draw.h), included by terrain.vert and, with
+// TERRAIN_CAPTURE defined, by terrain_capture.vert.
+//
+// Each instance is one selected quadtree node (TerrainNode): a patch of n x n quads at level L,
+// one quad per 2^L cells. Vertices carry no attributes: gl_VertexIndex < (n + 1)^2 is a grid
+// vertex, the rest are quad centres (the 4-triangle split; see the index buffer in
+// terrain_draw.cpp). Heights come from the heightmap buffer.
+//
+// Morphing (CDLOD-style): past a level's morph start every vertex moves toward the level
+// L + 1 mesh, which the patch becomes exactly at the morph end. Grid vertices on a coarse
+// vertex stay; those halfway along a coarse edge slide onto the edge's first vertex (so the
+// patch's border then has the coarse vertices only, bit for bit: no T-junctions); those at a
+// coarse quad's centre take the coarse centre's height, and quad centres the height of the
+// coarse triangle edge they lie on (the 4-triangle split nests: each fine quad's triangles
+// fall inside coarse triangles). The CPU selects nodes so that where a level-L node touches a
+// level L + 1 node, the former has fully morphed and the latter not yet started: their
+// shared edge has the same vertices on both sides (no cracks).
+#include "shared.h"
+#include "common.glsl"
+
+layout(binding = 0) uniform Frame { FrameData frame; };
+layout(binding = 1) readonly buffer Heights { float heights[]; };
+layout(binding = 3) readonly buffer Nodes { TerrainNode nodes[]; };
+#ifdef TERRAIN_CAPTURE
+// Debug: each vertex's world position at instance * TERRAIN_PATCH_VERTICES + vertex.
+layout(binding = 4) writeonly buffer Capture { vec4 captured[]; };
+#endif
+layout(push_constant) uniform Push { TerrainPush push; };
+
+layout(location = 0) out vec3 outWorld;
+layout(location = 1) out vec3 outNormal;
+
+ivec2 samples;  // heightmap size
+int step;       // cells per quad at this level
+
+float heightAt(ivec2 s) { return heights[s.y * samples.x + s.x]; }
+
+// The sample a level's grid vertex g sits on: outside the heightmap, clamped to its edge
+// (nodes along the far edges can reach past it; their vertices collapse onto the edge).
+ivec2 sampleOf(ivec2 g) { return clamp(g * step, ivec2(0), samples - 1); }
+float gridHeight(ivec2 g) { return heightAt(sampleOf(g)); }
+
+// Height change per sample along d from g - d to g + d (0 where both clamp to one sample).
+float slopeAcross(ivec2 g, ivec2 d) {
+  ivec2 s0 = sampleOf(g - d), s1 = sampleOf(g + d);
+  int span = abs(s1.x - s0.x) + abs(s1.y - s0.y);
+  return span > 0 ? (heightAt(s1) - heightAt(s0)) / float(span) : 0.0;
+}
+
+float coarseCentre(ivec2 o) {  // o: a grid vertex with both indices odd
+  return 0.25 * (gridHeight(o + ivec2(-1, -1)) + gridHeight(o + ivec2(1, -1)) + gridHeight(o + ivec2(-1, 1)) +
+                 gridHeight(o + ivec2(1, 1)));
+}
+
+void main() {
+  TerrainNode node = nodes[gl_InstanceIndex];
+  samples = ivec2(frame.terrain.yz);
+  int level = int(node.cell.z), n = int(node.cell.w);
+  step = 1 << level;
+  ivec2 origin = ivec2(node.cell.xy) / step;  // grid index of the node's first vertex (exact)
+  int corners = (n + 1) * (n + 1);
+  int v = gl_VertexIndex;
+
+  vec2 pos, coarsePos;           // in samples: this level's vertex and where it morphs to
+  float fine, coarse;            // heights there
+  vec2 slopeFine, slopeCoarse;  // per sample
+  if (v < corners) {
+    ivec2 g = origin + ivec2(v % (n + 1), v / (n + 1));
+    ivec2 s = sampleOf(g);
+    pos = coarsePos = vec2(s);
+    fine = coarse = heightAt(s);
+    ivec2 odd = g & 1;
+    if (odd.x + odd.y == 2) {
+      coarse = coarseCentre(g);
+    } else if (odd.x + odd.y == 1) {
+      ivec2 a = sampleOf(g - odd);
+      coarsePos = vec2(a);
+      coarse = heightAt(a);
+    }
+    slopeFine = vec2(slopeAcross(g, ivec2(1, 0)), slopeAcross(g, ivec2(0, 1)));
+    slopeCoarse = vec2(slopeAcross(g, ivec2(2, 0)), slopeAcross(g, ivec2(0, 2)));
+  } else {
+    int c = v - corners;
+    ivec2 g = origin + ivec2(c % n, c / n);  // the quad's first grid vertex
+    pos = coarsePos = min((vec2(g) + 0.5) * float(step), vec2(samples - 1));
+    float h00 = gridHeight(g), h10 = gridHeight(g + ivec2(1, 0));
+    float h01 = gridHeight(g + ivec2(0, 1)), h11 = gridHeight(g + ivec2(1, 1));
+    fine = 0.25 * (h00 + h10 + h01 + h11);  // the bilinear surface's height at the centre
+    ivec2 e = g + (g & 1);      // the quad's corner on the coarse grid
+    ivec2 o = g + 1 - (g & 1);  // its corner at a coarse quad's centre
+    coarse = 0.5 * (gridHeight(e) + coarseCentre(o));
+    slopeFine = vec2(h10 - h00 + h11 - h01, h01 - h00 + h11 - h10) * (0.5 / float(step));
+    slopeCoarse = slopeFine;
+  }
+
+  float cell = frame.terrain.x;
+  float k = 0.0;
+  if (level < int(push.lod.w)) {
+    float range = push.lod.x * float(step);
+    k = clamp((distance(pos * cell, frame.eye.xz) - push.lod.y * range) / ((push.lod.z - push.lod.y) * range), 0.0, 1.0);
+  }
+  // x * (1 - k) + y * k: exactly x at k = 0 and exactly y at k = 1, which the shared edges
+  // between levels rely on
+  vec2 xz = (pos * (1.0 - k) + coarsePos * k) * cell;
+  float h = fine * (1.0 - k) + coarse * k;
+  vec2 slope = mix(slopeFine, slopeCoarse, k);
+  outNormal = normalize(vec3(-slope.x, cell, -slope.y));
+  outWorld = vec3(xz.x, h, xz.y);
+  gl_Position = toClip(frame, outWorld);
+#ifdef TERRAIN_CAPTURE
+  uint index = uint(gl_InstanceIndex) * TERRAIN_PATCH_VERTICES + uint(gl_VertexIndex);
+  if (index < push.capture.x) captured[index] = vec4(outWorld, 1.0);
+#endif
+}

@@ -1,0 +1,376 @@
+// The terrain LOD (render/terrain_draw.h) on the bundled sample world, judged by what the GPU
+// drew: the capture pipeline stores every vertex's world position as terrain.vert placed it,
+// and the CPU intersects vertical lines with those triangles in double precision. Instance
+// bases come from the decoded tiles, not from the renderer.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+
+#include "bake/bake.h"
+#include "render/camera.h"
+#include "render/far_field.h"
+#include "render/headless.h"
+#include "render/terrain_draw.h"
+#include "render/vk_context.h"
+#include "render/world.h"
+#include "render_support.h"
+#include "test_support.h"
+
+using namespace eco;
+
+namespace {
+
+const std::string kSampleConfig = test::sourceDir() + "/configs/temperate_mountain.json";
+
+// Why the test cannot run here, or "" when it can.
+std::string skipReason() {
+  if (!std::filesystem::exists(test::sourceDir() + "/samples/world/heightmap.png")) return "no sample world";
+  render::preferLavapipe();
+  render::Context ctx;
+  bool ok = render::createContext(ctx, render::ContextOptions{}, nullptr);
+  bool stores = ctx.vertexStores;
+  render::destroyContext(ctx);
+  if (!ok) return "no Vulkan device";
+  return stores ? "" : "no vertexPipelineStoresAndAtomics (terrain capture)";
+}
+
+// Only the terrain, drawn through the renderer's terrain module into an offscreen target with
+// the debug capture on; frames alternate between the frame slots.
+class TerrainView {
+ public:
+  static constexpr VkFormat kColor = VK_FORMAT_R8G8B8A8_UNORM;
+  static constexpr VkFormat kDepth = VK_FORMAT_D32_SFLOAT;
+
+  TerrainView(const render::World& world, int width, int height) : width_(width), height_(height) {
+    render::ContextOptions o;
+    o.validation = true;
+    std::string why;
+    if (!render::createContext(ctx_, o, &why)) throw std::runtime_error(why);
+    terrain_ = render::createTerrainDraw(ctx_, world.heights, world.cellSize, kColor, kDepth);
+    render::enableTerrainCapture(ctx_, terrain_, 4096);
+    far_ = render::createFarField(ctx_, world);
+    color_ = render::createImage(ctx_, uint32_t(width), uint32_t(height), 1, kColor,
+                                 VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+    depth_ = render::createImage(ctx_, uint32_t(width), uint32_t(height), 1, kDepth,
+                                 VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT);
+    for (render::Buffer& b : frames_)
+      b = render::createBuffer(ctx_, sizeof(gpu::FrameData), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+                               render::MemoryUse::Upload);
+    readback_ = render::createBuffer(ctx_, VkDeviceSize(width) * height * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                     render::MemoryUse::Readback);
+  }
+  ~TerrainView() {
+    vkDeviceWaitIdle(ctx_.device);
+    render::destroyTerrainDraw(ctx_, terrain_);
+    render::destroyFarField(ctx_, far_);
+    render::destroyImage(ctx_, color_);
+    render::destroyImage(ctx_, depth_);
+    for (render::Buffer& b : frames_) render::destroyBuffer(ctx_, b);
+    render::destroyBuffer(ctx_, readback_);
+    render::destroyContext(ctx_);
+  }
+  int validationErrors() const { return ctx_.validationErrors; }
+  bool validating() const { return ctx_.validationEnabled; }
+
+  struct Frame {
+    gpu::FrameData data;
+    std::vector<uint8_t> pixels;  // RGBA8
+    std::vector<render::TerrainTriangle> triangles;
+  };
+  // sky: the clear colour, and the terrain unfogged
+  Frame draw(const render::Camera& cam, gpu::vec4 sky) {
+    uint32_t slot = next_++ % render::kFramesInFlight;
+    Frame out;
+    out.data = render::makeFrameData(cam, width_, height_, render::CullSettings{});
+    render::prepareTerrainFrame(terrain_, out.data, slot);
+    render::prepareFarFieldFrame(far_, render::CullSettings{}, out.data);
+    out.data.fog = {sky.x, sky.y, sky.z, 0.0f};
+    std::memcpy(frames_[slot].data, &out.data, sizeof(out.data));
+
+    VkCommandBuffer cmd = render::beginOneShot(ctx_);
+    render::imageBarrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
+                         VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                         VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    render::imageBarrier(cmd, depth_.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
+                         VK_IMAGE_LAYOUT_UNDEFINED,
+                         VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                         VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
+                         VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
+    VkRenderingAttachmentInfo colorAtt{};
+    colorAtt.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO;
+    colorAtt.imageView = color_.view;
+    colorAtt.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    colorAtt.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    colorAtt.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    colorAtt.clearValue.color = {{sky.x, sky.y, sky.z, 1.0f}};
+    VkRenderingAttachmentInfo depthAtt{};
+    depthAtt.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO;
+    depthAtt.imageView = depth_.view;
+    depthAtt.imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+    depthAtt.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    depthAtt.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    depthAtt.clearValue.depthStencil = {0.0f, 0};
+    VkRect2D area{{0, 0}, {uint32_t(width_), uint32_t(height_)}};
+    VkRenderingInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_RENDERING_INFO;
+    info.renderArea = area;
+    info.layerCount = 1;
+    info.colorAttachmentCount = 1;
+    info.pColorAttachments = &colorAtt;
+    info.pDepthAttachment = &depthAtt;
+    vkCmdBeginRendering(cmd, &info);
+    VkViewport viewport{0, 0, float(width_), float(height_), 0, 1};
+    vkCmdSetViewport(cmd, 0, 1, &viewport);
+    vkCmdSetScissor(cmd, 0, 1, &area);
+    render::recordTerrainDraw(cmd, terrain_, frames_[slot], far_.image.view, far_.sampler, slot);
+    vkCmdEndRendering(cmd);
+    render::imageBarrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                         VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                         VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
+                         VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {uint32_t(width_), uint32_t(height_), 1};
+    vkCmdCopyImageToBuffer(cmd, color_.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback_.buffer, 1, &region);
+    render::memoryBarrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT,
+                          VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
+                          VK_ACCESS_2_HOST_READ_BIT);
+    render::endOneShot(ctx_, cmd);
+
+    const auto* px = static_cast<const uint8_t*>(readback_.data);
+    out.pixels.assign(px, px + readback_.size);
+    out.triangles = render::capturedTerrainTriangles(terrain_, slot);
+    return out;
+  }
+
+ private:
+  int width_, height_;
+  uint32_t next_ = 0;
+  render::Context ctx_;
+  render::TerrainDraw terrain_;
+  render::FarField far_;
+  render::Image color_, depth_;
+  std::array<render::Buffer, render::kFramesInFlight> frames_;
+  render::Buffer readback_;
+};
+
+// Heights of the drawn surface over a point: every captured triangle whose ground plan holds
+// it, through a bucket grid over a square around a centre.
+class DrawnSurface {
+ public:
+  DrawnSurface(const std::vector<render::TerrainTriangle>& tris, double cx, double cz, double halfSize)
+      : tris_(tris), x0_(cx - halfSize), z0_(cz - halfSize), n_(int(std::ceil(2 * halfSize / kBucket))) {
+    buckets_.resize(size_t(n_) * size_t(n_));
+    for (uint32_t i = 0; i < tris.size(); ++i) {
+      const render::TerrainTriangle& t = tris[i];
+      double minX = std::min({t.v[0].x, t.v[1].x, t.v[2].x}), maxX = std::max({t.v[0].x, t.v[1].x, t.v[2].x});
+      double minZ = std::min({t.v[0].z, t.v[1].z, t.v[2].z}), maxZ = std::max({t.v[0].z, t.v[1].z, t.v[2].z});
+      int bx0 = std::max(0, int(std::floor((minX - x0_) / kBucket))), bx1 = std::min(n_ - 1, int((maxX - x0_) / kBucket));
+      int bz0 = std::max(0, int(std::floor((minZ - z0_) / kBucket))), bz1 = std::min(n_ - 1, int((maxZ - z0_) / kBucket));
+      for (int bz = bz0; bz <= bz1; ++bz)
+        for (int bx = bx0; bx <= bx1; ++bx) buckets_[size_t(bz) * size_t(n_) + size_t(bx)].push_back(i);
+    }
+  }
+  // The drawn height nearest to y over (x, z); NaN when nothing is drawn there.
+  double nearestHeight(double x, double z, double y) const {
+    int bx = int(std::floor((x - x0_) / kBucket)), bz = int(std::floor((z - z0_) / kBucket));
+    if (bx < 0 || bz < 0 || bx >= n_ || bz >= n_) return NAN;
+    double best = NAN;
+    for (uint32_t i : buckets_[size_t(bz) * size_t(n_) + size_t(bx)]) {
+      const Vec3* v = tris_[i].v;
+      double ax = v[0].x, az = v[0].z;
+      double ux = v[1].x - ax, uz = v[1].z - az, wx = v[2].x - ax, wz = v[2].z - az;
+      double det = ux * wz - uz * wx;
+      if (std::abs(det) < 1e-9) continue;  // degenerate in plan (morphed away)
+      double px = x - ax, pz = z - az;
+      double b = (px * wz - pz * wx) / det, c = (ux * pz - uz * px) / det, a = 1 - b - c;
+      constexpr double eps = -1e-9;
+      if (a < eps || b < eps || c < eps) continue;
+      double h = a * v[0].y + b * v[1].y + c * v[2].y;
+      if (std::isnan(best) || std::abs(h - y) < std::abs(best - y)) best = h;
+    }
+    return best;
+  }
+
+ private:
+  static constexpr double kBucket = 4.0;
+  const std::vector<render::TerrainTriangle>& tris_;
+  double x0_, z0_;
+  int n_;
+  std::vector<std::vector<uint32_t>> buckets_;
+};
+
+// Inside the picture: the clip-space test of the matrix the frame drew with.
+bool inView(const gpu::FrameData& f, Vec3 p) {
+  auto row = [&](int i) { return double(f.clip[i].x) * p.x + double(f.clip[i].y) * p.y + double(f.clip[i].z) * p.z + f.clip[i].w; };
+  double x = row(0), y = row(1), w = row(3);
+  return w > 0 && std::abs(x) <= w && std::abs(y) <= w;
+}
+
+// Sky pixels below the terrain's silhouette: in each column, sky under a terrain pixel.
+size_t holesBelowSilhouette(const std::vector<uint8_t>& pixels, int width, int height, const uint8_t sky[4],
+                            size_t* skyPixels) {
+  size_t holes = 0;
+  *skyPixels = 0;
+  for (int x = 0; x < width; ++x) {
+    bool terrainAbove = false;
+    for (int y = 0; y < height; ++y) {
+      bool isSky = std::memcmp(&pixels[(size_t(y) * size_t(width) + size_t(x)) * 4], sky, 4) == 0;
+      *skyPixels += isSky;
+      holes += isSky && terrainAbove;
+      terrainAbove |= !isSky;
+    }
+  }
+  return holes;
+}
+
+struct SampleBake {
+  test::TempDir dir;
+  eco::World bakeWorld = loadWorld(kSampleConfig);
+  render::World world;
+  SampleBake() {
+    BakeOptions bake;
+    bake.outDir = dir.file("bake");
+    bake.threads = 2;
+    bake.tiles = TileRange{18, 28, 24, 34};  // x 2304-3200 m, z 3584-4480 m: river, valley forest, lower slopes
+    eco::bake(bakeWorld, bake);
+    world = render::openBake(bake.outDir);
+  }
+  float ground(float x, float z) const { return bakeWorld.terrain.heightAt(x, z); }
+};
+
+}  // namespace
+
+// Within 300 m of the camera, instances stand on the drawn terrain: the bake placed them on the
+// heightmap's bilinear surface, level 0 draws every sample with a centre vertex per cell at the
+// bilinear centre height (4 triangles), so the drawn surface is off by at most 1/16 of a cell's
+// twist |a - b - c + d|.
+TEST(RenderTerrain, InstancesNearTheCameraStandOnTheDrawnSurface) {
+  if (std::string why = skipReason(); !why.empty()) GTEST_SKIP() << why;
+  SampleBake sample;
+  std::vector<Vec3> bases;
+  for (size_t t = 0; t < sample.world.tiles.size(); ++t)
+    for (const eco::Instance& p : sample.world.placedInstances(t)) bases.push_back(p.position);
+  ASSERT_GT(bases.size(), 100000u);
+
+  TerrainView view(sample.world, 320, 180);
+  const float cx = 2752, cz = 4032;  // the baked block's centre: 300 m around it is baked
+  const render::Camera cameras[] = {
+      render::fixtures::camera(cx, sample.ground(cx, cz) + 1.7f, cz, 30, -8),                  // standing
+      render::fixtures::camera(cx - 60, sample.ground(cx - 60, cz + 50) + 80, cz + 50, 200, -35)};  // drone
+  for (const render::Camera& cam : cameras) {
+    TerrainView::Frame frame = view.draw(cam, {0.6f, 0.7f, 0.85f, 0});
+    DrawnSurface surface(frame.triangles, cam.position.x, cam.position.z, 310);
+    std::vector<double> errors;
+    size_t beyondBound = 0;
+    for (const Vec3& p : bases) {
+      double dx = p.x - cam.position.x, dy = p.y - cam.position.y, dz = p.z - cam.position.z;
+      if (dx * dx + dy * dy + dz * dz > 300.0 * 300.0 || !inView(frame.data, p)) continue;
+      double h = surface.nearestHeight(p.x, p.z, p.y);
+      double error = std::isnan(h) ? std::numeric_limits<double>::infinity() : std::abs(h - p.y);
+      errors.push_back(error);
+      // The bilinear patch a + (b - a) u + (c - a) v + T u v, T = a - b - c + d, departs from the
+      // 4 planar triangles through its corners and centre by v T (u - 1/2) (in the triangle
+      // v <= min(u, 1 - u), and symmetrically), at most |T| / 16. 5 mm for the tiles' position
+      // quantization (tile_io.h).
+      const Grid& hm = sample.world.heights;
+      int i = std::min(int(p.x / sample.world.cellSize), hm.width - 2);
+      int j = std::min(int(p.z / sample.world.cellSize), hm.height - 2);
+      double twist = hm.at(i, j) - hm.at(i + 1, j) - hm.at(i, j + 1) + hm.at(i + 1, j + 1);
+      beyondBound += error > std::abs(twist) / 16 + 0.005;
+    }
+    ASSERT_GT(errors.size(), 10000u);
+    std::sort(errors.begin(), errors.end());
+    size_t within = size_t(std::upper_bound(errors.begin(), errors.end(), 0.1) - errors.begin());
+    double fraction = double(within) / double(errors.size());
+    std::printf("camera %.0f,%.0f,%.0f: %zu instances in view within 300 m, %zu triangles; error median %.4f m, "
+                "p99 %.4f m, max %.4f m; %.4f within 0.1 m; %zu beyond |twist| / 16\n",
+                cam.position.x, cam.position.y, cam.position.z, errors.size(), frame.triangles.size(),
+                errors[errors.size() / 2], errors[errors.size() * 99 / 100], errors.back(), fraction, beyondBound);
+    EXPECT_EQ(beyondBound, 0u) << "instances off the drawn surface by more than the 4-triangle split allows";
+    EXPECT_GE(fraction, 0.99) << "camera at " << cam.position.x << "," << cam.position.y << "," << cam.position.z;
+    EXPECT_TRUE(std::isfinite(errors.back())) << "an instance in view has no terrain drawn under it";
+  }
+  if (render::validationLayerAvailable()) {
+    EXPECT_TRUE(view.validating());
+  }
+  EXPECT_EQ(view.validationErrors(), 0);
+}
+
+// No sky through the terrain: with a magenta sky and no fog, every column of the picture is
+// sky from the top down to the terrain's silhouette and terrain below it (the cameras stay
+// inside the world, looking across it, so nothing legitimately shows sky under the ground).
+// Cracks or T-junction holes between LOD levels would show as magenta below the silhouette.
+TEST(RenderTerrain, NoSkyShowsThroughTheTerrain) {
+  if (std::string why = skipReason(); !why.empty()) GTEST_SKIP() << why;
+  eco::World bakeWorld = loadWorld(kSampleConfig);
+  // The terrain only: a bake folder of no tiles would do, but the world's heights come from
+  // one, so bake a single tile.
+  test::TempDir dir;
+  BakeOptions bake;
+  bake.outDir = dir.file("bake");
+  bake.threads = 2;
+  bake.tiles = TileRange{0, 0, 0, 0};
+  eco::bake(bakeWorld, bake);
+  render::World world = render::openBake(bake.outDir);
+
+  const int width = 640, height = 360;
+  TerrainView view(world, width, height);
+  auto ground = [&](float x, float z) { return bakeWorld.terrain.heightAt(x, z); };
+  const render::Camera cameras[] = {
+      render::fixtures::camera(3072, ground(3072, 4400) + 900, 4400, 0, -30),    // across the valley to the peaks
+      render::fixtures::camera(2800, ground(2800, 3500) + 1500, 3500, 120, -70),  // steeply down: levels 0-2
+      render::fixtures::camera(2752, ground(2752, 4032) + 2, 4032, 0, 4),          // from the valley floor
+      render::fixtures::camera(1500, 2700, 1500, 135, -25)};                       // over the peaks
+  const uint8_t magenta[4] = {255, 0, 255, 255};
+  for (const render::Camera& cam : cameras) {
+    TerrainView::Frame frame = view.draw(cam, {1, 0, 1, 0});
+    size_t sky = 0, holes = holesBelowSilhouette(frame.pixels, width, height, magenta, &sky);
+    EXPECT_EQ(holes, 0u) << "camera " << cam.position.x << "," << cam.position.y << "," << cam.position.z;
+    EXPECT_LT(sky, size_t(width) * height / 2) << "mostly terrain in view";
+    std::printf("camera %.0f,%.0f,%.0f: %zu triangles, %zu sky pixels, %zu below the silhouette\n", cam.position.x,
+                cam.position.y, cam.position.z, frame.triangles.size(), sky, holes);
+  }
+  if (render::validationLayerAvailable()) {
+    EXPECT_TRUE(view.validating());
+  }
+  EXPECT_EQ(view.validationErrors(), 0);
+}
+
+// The same on a heightmap whose cell counts (1000 x 1000) are no multiple of the quadtree's
+// node sizes: nodes along the far edges reach past it and their vertices clamp onto the edge,
+// at every level the same way.
+TEST(RenderTerrain, NoSkyShowsThroughAnOddSizedTerrain) {
+  if (std::string why = skipReason(); !why.empty()) GTEST_SKIP() << why;
+  render::SyntheticOptions o;
+  o.gridSize = 1001;
+  o.cellSize = 4;
+  o.tileSize = 500;
+  o.instances = 1;
+  o.ridgeHeight = 400;
+  render::World world = render::makeSyntheticWorld(o);
+  const int width = 480, height = 270;
+  TerrainView view(world, width, height);
+  const render::Camera cameras[] = {
+      render::fixtures::camera(1000, 700, 1000, 135, -20),  // toward the far corner (x, z = 4000)
+      render::fixtures::camera(2000, 600, 2000, 90, -25),   // toward the east edge
+      render::fixtures::camera(3000, 900, 600, 200, -40)};
+  const uint8_t magenta[4] = {255, 0, 255, 255};
+  for (const render::Camera& cam : cameras) {
+    TerrainView::Frame frame = view.draw(cam, {1, 0, 1, 0});
+    size_t sky = 0, holes = holesBelowSilhouette(frame.pixels, width, height, magenta, &sky);
+    EXPECT_EQ(holes, 0u) << "camera " << cam.position.x << "," << cam.position.y << "," << cam.position.z;
+    EXPECT_LT(sky, size_t(width) * height / 2) << "mostly terrain in view";
+    std::printf("camera %.0f,%.0f,%.0f: %zu triangles, %zu sky pixels, %zu below the silhouette\n", cam.position.x,
+                cam.position.y, cam.position.z, frame.triangles.size(), sky, holes);
+  }
+  if (render::validationLayerAvailable()) {
+    EXPECT_TRUE(view.validating());
+  }
+  EXPECT_EQ(view.validationErrors(), 0);
+}
