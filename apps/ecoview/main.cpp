@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   std::string bakeDir, size = "1280x720", camera, cameraEnd, screenshot, statsFile;
   bool headless = false, noOcclusion = false, noFrustum = false, noLod = false, noSettle = false;
   bool validation = false, bench = false, noDrawDistance = false, noFarField = false;
-  std::string frames = "1", synthetic, syntheticGrid = "257", loadRadius = "1500", unloadRadius = "2000", budget = "8", uploadBudget = "16";
+  std::string frames = "1", synthetic, syntheticGrid = "257", loadRadius = "1500", unloadRadius = "2000", budget = "8", uploadBudget = "2";
   bool stagedUploads = false;
   app.add_option("bake", bakeDir, "bake folder (manifest.json, terrain.r32f, tiles/)");
   app.add_flag("--headless", headless, "render offscreen, no window system");
@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   app.add_option("--size", size, "WxH, each 1 to 16384");
   app.add_option("--camera", camera, "x,y,z,yaw,pitch (degrees; yaw 0 = north, 90 = east; pitch -89.9 to 89.9)");
   app.add_option("--camera-to", cameraEnd, "headless: move linearly to this camera over the frames");
-  app.add_option("--screenshot", screenshot, "PNG of the last frame (headless)");
+  app.add_option("--screenshot", screenshot, "PNG (or JPEG for .jpg/.jpeg) of the last frame (headless)");
   app.add_option("--stats", statsFile, "per-frame statistics JSON (headless)");
   app.add_flag("--no-occlusion", noOcclusion, "disable Hi-Z occlusion culling");
   app.add_flag("--no-frustum", noFrustum, "disable frustum culling");

@@ -207,14 +207,14 @@ void destroyFarField(Context& ctx, FarField& f) {
   f = FarField{};
 }
 
-void updateFarField(Context& ctx, FarField& f, VkCommandBuffer cmd) {
-  if (!f.survey) return;
+uint64_t updateFarField(Context& ctx, FarField& f, VkCommandBuffer cmd, uint64_t maxBytes) {
+  if (!f.survey) return 0;
   const FarFieldLayout& l = f.layout;
   std::vector<FarFieldBlock> blocks;
   Buffer& staging = f.staging[f.nextSlot];
   {
     std::lock_guard lock(f.survey->mutex);
-    VkDeviceSize bytes = 0, capacity = std::max(staging.size, kStagingBytes);
+    VkDeviceSize bytes = 0, capacity = std::min<VkDeviceSize>(std::max(staging.size, kStagingBytes), maxBytes);
     while (!f.survey->ready.empty() && bytes + f.survey->ready.front().texels.size() <= capacity) {
       bytes += f.survey->ready.front().texels.size();
       blocks.push_back(std::move(f.survey->ready.front()));
@@ -225,7 +225,7 @@ void updateFarField(Context& ctx, FarField& f, VkCommandBuffer cmd) {
       f.survey->ready.pop_front();
     }
   }
-  if (blocks.empty()) return;
+  if (blocks.empty()) return 0;
   VkDeviceSize total = 0;
   for (const FarFieldBlock& b : blocks) total += b.texels.size();
   if (staging.size < total || !staging.buffer) {
@@ -262,6 +262,7 @@ void updateFarField(Context& ctx, FarField& f, VkCommandBuffer cmd) {
                VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
   f.anyUploaded = true;
+  return total;
 }
 
 void finishFarField(Context& ctx, FarField& f) {

@@ -61,7 +61,9 @@ void destroyFarField(Context& ctx, FarField& far);
 // Called once per frame at the start of the frame's command recording: takes the finished
 // survey blocks that fit this frame's staging slot and records their upload into `cmd`,
 // ordered after the previous frames' terrain sampling and before this frame's.
-void updateFarField(Context& ctx, FarField& far, VkCommandBuffer cmd);
+// Uploads at most maxBytes of survey results (at least one tile's block when any is ready);
+// returns the bytes uploaded.
+uint64_t updateFarField(Context& ctx, FarField& far, VkCommandBuffer cmd, uint64_t maxBytes = UINT64_MAX);
 // Blocks until the survey has read every tile, then uploads all of it (one-shot command
 // buffers on ctx.queue; call between frames, from the thread that submits them). For
 // renderers that settle before a frame (headless screenshots, tests).

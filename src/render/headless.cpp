@@ -80,6 +80,7 @@ std::string statsJson(const HeadlessResult& r, const HeadlessOptions& o) {
   for (const FrameStats& s : r.frames) {
     frames.push_back({{"frame", s.frame},
                       {"cpu_ms", s.cpuMs},
+                      {"cpu_submit_wall_ms", s.submitMs},
                       {"cpu_wait_ms", s.waitMs},
                       {"gpu_ms", ms(s.gpuMs)},
                       {"gpu_terrain_ms", ms(s.terrainMs)},

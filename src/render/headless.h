@@ -18,7 +18,7 @@ struct HeadlessOptions {
   std::optional<Camera> cameraEnd;  // moves linearly from camera to cameraEnd over the frames
   CullSettings cull;
   StreamSettings stream;
-  uint64_t uploadBytesPerFrame = 16u << 20;
+  uint64_t uploadBytesPerFrame = 2u << 20;
   UploadPath upload = UploadPath::Auto;
   bool settle = true;               // wait for streaming before each frame (reproducible pictures)
   bool validation = false;

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <time.h>
+
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
@@ -44,6 +46,14 @@ uint32_t mipCount(uint32_t w, uint32_t h) {
 
 double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// CPU time of the calling thread: a frame's own work, not the time other threads (the tile
+// loader, the far-field survey, a CPU Vulkan driver) held the cores while it was runnable.
+double threadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
 }
 
 }  // namespace
@@ -275,6 +285,7 @@ bool Renderer::startUpload(LoadedTile& tile) {
 uint64_t Renderer::upload(uint64_t budget, FrameSlot& slot, VkCommandBuffer cmd) {
   uint64_t written = 0;
   VkDeviceSize stagingUsed = 0;
+  if (budget == 0) return 0;
   // `budget` bytes of records, whole pages at a time (at least one page per frame)
   while (!pending_.empty()) {
     PendingUpload& p = pending_.front();
@@ -499,17 +510,21 @@ FrameStats Renderer::finishFrame(FrameSlot& slot) {
 }
 
 void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const FrameHooks* hooks) {
-  auto t0 = std::chrono::steady_clock::now();
   FrameSlot& slot = slots_[frameIndex_ % kFramesInFlight];
   if (slot.inFlight) beginFrame();  // the caller skipped it: wait here
+  auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = threadCpuMs();
   ECO_VK(vkResetCommandBuffer(slot.cmd, 0));
   VkCommandBufferBeginInfo begin{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   ECO_VK(vkBeginCommandBuffer(slot.cmd, &begin));
 
+  // One byte budget for all uploads: far-field layers take up to half, tile records the rest
+  // (the far field's copies carry their own barriers against earlier frames' sampling).
+  uint64_t uploaded = updateFarField(ctx_, farField_, slot.cmd, options_.uploadBytesPerFrame / 2);
   stream(cam);
   copies_.clear();
-  uint64_t uploaded = upload(options_.uploadBytesPerFrame, slot, slot.cmd);
+  uploaded += upload(options_.uploadBytesPerFrame - std::min(uploaded, options_.uploadBytesPerFrame), slot, slot.cmd);
   checkCullCapacity();
 
   // per-frame constants (kind regions in the visible list) and this frame's page table
@@ -570,7 +585,8 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   ECO_VK(vkQueueSubmit2(ctx_.queue, 1, &submit, slot.fence));
   slot.inFlight = true;
   ++frameIndex_;
-  s.cpuMs = msSince(t0);
+  s.cpuMs = threadCpuMs() - cpu0;
+  s.submitMs = msSince(t0);
 }
 
 void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHooks* hooks, VkDeviceSize) {
@@ -604,7 +620,6 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
   }
   memoryBarrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                 kCompute | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT, kRW);
-  updateFarField(ctx_, farField_, cmd);
 
   VkViewport viewport{0, 0, float(w), float(h), 0, 1};
   VkRect2D scissor{{0, 0}, {w, h}};

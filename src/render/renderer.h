@@ -39,7 +39,7 @@ enum class UploadPath { Auto, Direct, Staged };
 struct RendererOptions {
   int width = 1280, height = 720;
   StreamSettings stream;
-  uint64_t uploadBytesPerFrame = 16u << 20;  // tile records written per frame (both paths)
+  uint64_t uploadBytesPerFrame = 2u << 20;  // far-field layers + tile records written per frame (both paths)
   bool capture = false;                      // keep a host copy of each frame's pixels
   uint32_t maxPages = 0;  // instance pages (1024 each); 0: as many as the budget and device allow
   UploadPath upload = UploadPath::Auto;  // Staged forces the discrete-GPU path (tests, lavapipe)
@@ -47,7 +47,8 @@ struct RendererOptions {
 
 struct FrameStats {
   uint64_t frame = 0;
-  double cpuMs = 0;   // CPU work of the frame (streaming, uploads, recording, submit); no waiting
+  double cpuMs = 0;     // CPU time of the frame's work (streaming, uploads, recording, submit): thread CPU time
+  double submitMs = 0;  // the same work in wall-clock time (includes being preempted)
   double waitMs = 0;  // CPU blocked until the frame slot was free (GPU kFramesInFlight frames behind)
   double gpuMs = -1, terrainMs = -1, pyramidMs = -1, cullMs = -1, vegetationMs = -1;  // -1: no timestamps
   uint64_t resident = 0, tested = 0, afterFrustum = 0, afterOcclusion = 0;
