@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   std::string bakeDir, size = "1280x720", camera, cameraEnd, screenshot, statsFile;
   bool headless = false, noOcclusion = false, noFrustum = false, noLod = false, noSettle = false;
   bool validation = false, bench = false, noDrawDistance = false, noFarField = false;
-  std::string frames = "1", synthetic, syntheticGrid = "257", loadRadius = "1500", unloadRadius = "2000", budget = "8", uploadBudget = "2";
+  std::string frames = "1", synthetic, syntheticGrid = "257", loadRadius = "1500", unloadRadius = "2000", budget = "8", uploadBudget = "2", uploadMs = "0.5";
   bool stagedUploads = false;
   app.add_option("bake", bakeDir, "bake folder (manifest.json, terrain.r32f, tiles/)");
   app.add_flag("--headless", headless, "render offscreen, no window system");
@@ -85,6 +85,7 @@ int main(int argc, char** argv) {
   app.add_option("--unload-radius", unloadRadius, "metres, 0 to 1e8 (at least the load radius)");
   app.add_option("--budget", budget, "resident instance budget, millions (1e-6 to 1000)");
   app.add_option("--upload-budget", uploadBudget, "tile data uploaded per frame, MiB (0.02 to 4096); nearest tiles first");
+  app.add_option("--upload-ms", uploadMs, "CPU time for uploads per frame, ms (0.01 to 1000; at least one 16 KiB page)");
   app.add_flag("--staged-uploads", stagedUploads,
                "upload through staging buffers even where video memory is host-visible (the discrete-GPU path)");
   app.add_flag("--validation", validation, "enable Vulkan validation layers");
@@ -117,6 +118,7 @@ int main(int argc, char** argv) {
     // at least one instance, and no more than a GPU could index (the device clamps further)
     double budgetM = parseReal(budget, "--budget", 1e-6, 1000);
     double uploadMiB = parseReal(uploadBudget, "--upload-budget", 0.02, 4096);
+    double uploadMsPerFrame = parseReal(uploadMs, "--upload-ms", 0.01, 1000);
     uint64_t syntheticCount = synthetic.empty() ? 0 : uint64_t(parseInteger(synthetic, "--synthetic", 1, 1'000'000'000));
     int grid = int(parseInteger(syntheticGrid, "--synthetic-grid", 16, 16385));
     if (!camera.empty()) o.camera = parseCamera(camera, "--camera");
@@ -142,6 +144,7 @@ int main(int argc, char** argv) {
     o.stream.unloadRadius = std::max(unload, load);
     o.stream.budgetInstances = std::max<uint64_t>(1, uint64_t(std::llround(budgetM * 1e6)));
     o.uploadBytesPerFrame = uint64_t(std::llround(uploadMiB * 1048576.0));
+    o.uploadMsPerFrame = uploadMsPerFrame;
     if (stagedUploads) o.upload = UploadPath::Staged;
 
     World world;

@@ -118,6 +118,7 @@ int runWindow(const World& world, const HeadlessOptions& options, int maxFrames)
     ro.height = int(sc.extent.height);
     ro.stream = options.stream;
     ro.uploadBytesPerFrame = options.uploadBytesPerFrame;
+    ro.uploadMsPerFrame = options.uploadMsPerFrame;
     ro.upload = options.upload;
     Renderer renderer(ctx, world, ro);
     Camera cam = options.camera;

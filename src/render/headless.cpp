@@ -41,6 +41,7 @@ HeadlessResult runHeadless(const World& world, const HeadlessOptions& o) {
     ro.height = o.height;
     ro.stream = o.stream;
     ro.uploadBytesPerFrame = o.uploadBytesPerFrame;
+    ro.uploadMsPerFrame = o.uploadMsPerFrame;
     ro.upload = o.upload;
     ro.capture = true;
     Renderer renderer(ctx, world, ro);

@@ -19,6 +19,7 @@ struct HeadlessOptions {
   CullSettings cull;
   StreamSettings stream;
   uint64_t uploadBytesPerFrame = 2u << 20;
+  double uploadMsPerFrame = 0.5;
   UploadPath upload = UploadPath::Auto;
   bool settle = true;               // wait for streaming before each frame (reproducible pictures)
   bool validation = false;

@@ -282,7 +282,7 @@ bool Renderer::startUpload(LoadedTile& tile) {
   return true;
 }
 
-uint64_t Renderer::upload(uint64_t budget, FrameSlot& slot, VkCommandBuffer cmd) {
+uint64_t Renderer::upload(uint64_t budget, double deadlineMs, FrameSlot& slot, VkCommandBuffer cmd) {
   uint64_t written = 0;
   VkDeviceSize stagingUsed = 0;
   if (budget == 0) return 0;
@@ -293,7 +293,7 @@ uint64_t Renderer::upload(uint64_t budget, FrameSlot& slot, VkCommandBuffer cmd)
     while (p.written < n) {
       size_t count = std::min<size_t>(gpu::PAGE_SIZE, n - p.written);
       VkDeviceSize bytes = VkDeviceSize(count) * sizeof(gpu::PackedInstance);
-      if (written > 0 && written + bytes > budget) break;
+      if (written > 0 && (written + bytes > budget || threadCpuMs() > deadlineMs)) break;
       uint32_t page = p.pages[p.written / gpu::PAGE_SIZE];
       VkDeviceSize offset = VkDeviceSize(page % kBlockPages) * kPageBytes;
       const void* src = p.tile.instances.data() + p.written;
@@ -311,6 +311,7 @@ uint64_t Renderer::upload(uint64_t budget, FrameSlot& slot, VkCommandBuffer cmd)
     }
     if (p.written < n) break;  // budget spent
     commit(p);
+    streamer_->recycle(std::move(p.tile));
     pending_.pop_front();
   }
   (void)cmd;
@@ -342,6 +343,7 @@ void Renderer::evict(size_t index) {
   for (auto it = pending_.begin(); it != pending_.end(); ++it) {
     if (it->tile.tile != index) continue;
     for (uint32_t p : it->pages) retiring_.push_back({frameIndex_, p});
+    streamer_->recycle(std::move(it->tile));
     pending_.erase(it);
     return;
   }
@@ -395,7 +397,7 @@ void Renderer::settleStreaming(const Camera& cam) {
       while (!pending_.empty()) {
         FrameSlot& slot = slots_[0];
         copies_.clear();
-        upload(slot.staging.size ? slot.staging.size : UINT64_MAX, slot, VK_NULL_HANDLE);
+        upload(slot.staging.size ? slot.staging.size : UINT64_MAX, 1e300, slot, VK_NULL_HANDLE);
         if (!copies_.empty()) {
           VkCommandBuffer one = beginOneShot(ctx_);
           memoryBarrier(one, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT,
@@ -519,12 +521,15 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   ECO_VK(vkBeginCommandBuffer(slot.cmd, &begin));
 
-  // One byte budget for all uploads: far-field layers take up to half, tile records the rest
-  // (the far field's copies carry their own barriers against earlier frames' sampling).
-  uint64_t uploaded = updateFarField(ctx_, farField_, slot.cmd, options_.uploadBytesPerFrame / 2);
+  // One budget for all uploads, in bytes and in CPU time: far-field layers take up to an
+  // eighth of the bytes, tile records the rest (the far field's copies carry their own
+  // barriers against earlier frames' sampling).
+  const double deadline = cpu0 + options_.uploadMsPerFrame;
+  uint64_t uploaded = updateFarField(ctx_, farField_, slot.cmd, options_.uploadBytesPerFrame / 8);
   stream(cam);
   copies_.clear();
-  uploaded += upload(options_.uploadBytesPerFrame - std::min(uploaded, options_.uploadBytesPerFrame), slot, slot.cmd);
+  uploaded += upload(options_.uploadBytesPerFrame - std::min(uploaded, options_.uploadBytesPerFrame), deadline, slot,
+                     slot.cmd);
   checkCullCapacity();
 
   // per-frame constants (kind regions in the visible list) and this frame's page table

@@ -40,6 +40,9 @@ struct RendererOptions {
   int width = 1280, height = 720;
   StreamSettings stream;
   uint64_t uploadBytesPerFrame = 2u << 20;  // far-field layers + tile records written per frame (both paths)
+  // and at most this much of the frame's CPU time (at least one page per frame): where the CPU
+  // also rasterises (lavapipe) or memory is contended, copies slow down several-fold
+  double uploadMsPerFrame = 0.5;
   bool capture = false;                      // keep a host copy of each frame's pixels
   uint32_t maxPages = 0;  // instance pages (1024 each); 0: as many as the budget and device allow
   UploadPath upload = UploadPath::Auto;  // Staged forces the discrete-GPU path (tests, lavapipe)
@@ -138,7 +141,7 @@ class Renderer {
   void destroyTargets();
   void stream(const Camera& cam);
   // Writes up to `budget` bytes of pending records (memcpy, or staging + copies into `cmd`).
-  uint64_t upload(uint64_t budget, FrameSlot& slot, VkCommandBuffer cmd);
+  uint64_t upload(uint64_t budget, double deadlineMs, FrameSlot& slot, VkCommandBuffer cmd);
   bool startUpload(LoadedTile& tile);  // false: too few free pages, nothing changed
   void commit(PendingUpload& p);
   void evict(size_t tile);

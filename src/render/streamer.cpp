@@ -104,6 +104,8 @@ bool Streamer::poll(LoadedTile& out) {
       cancelled_[i] = false;
       state_[i] = State::Absent;
       committed_ -= world_.tiles[i].instances;
+      trash_.push_back(std::move(t));
+      wake_.notify_one();
       continue;
     }
     state_[i] = State::Resident;
@@ -124,6 +126,14 @@ void Streamer::reject(size_t i) {
   committed_ -= world_.tiles[i].instances;
 }
 
+void Streamer::recycle(LoadedTile&& tile) {
+  {
+    std::lock_guard lock(mutex_);
+    trash_.push_back(std::move(tile));
+  }
+  wake_.notify_one();
+}
+
 void Streamer::waitIdle() {
   std::unique_lock lock(mutex_);
   idle_.wait(lock, [&] { return busy_ == 0; });
@@ -132,8 +142,16 @@ void Streamer::waitIdle() {
 void Streamer::worker() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    wake_.wait(lock, [&] { return stop_ || !queue_.empty() || !trash_.empty(); });
     if (stop_) return;
+    if (!trash_.empty()) {
+      std::vector<LoadedTile> trash;
+      trash.swap(trash_);
+      lock.unlock();
+      trash.clear();
+      lock.lock();
+      continue;
+    }
     size_t i = queue_.front();
     queue_.pop_front();
     state_[i] = State::Loading;

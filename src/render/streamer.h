@@ -33,6 +33,9 @@ class Streamer {
   void reject(size_t tile);
   // Blocks until every planned load has finished (headless runs that want settled frames).
   void waitIdle();
+  // Hands a tile the caller is done with to the loader thread, which frees it: returning a
+  // few megabytes to the operating system is not work for the frame loop.
+  void recycle(LoadedTile&& tile);
 
   size_t residentTiles() const { return residentCount_; }
   uint64_t loads() const { return loads_; }
@@ -48,6 +51,7 @@ class Streamer {
   std::vector<bool> cancelled_;    // Loading tiles no longer wanted
   std::deque<size_t> queue_;       // nearest first
   std::deque<LoadedTile> done_;
+  std::vector<LoadedTile> trash_;  // freed by the worker
   uint64_t committed_ = 0;         // instances queued, loading, ready or resident
   size_t busy_ = 0;                // tiles queued or loading
   size_t residentCount_ = 0;
