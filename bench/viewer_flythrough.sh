@@ -48,7 +48,10 @@ print("|---|---|---|---|")
 print(f"| CPU ms per frame (streaming, uploads, recording, submit) | {cpu_med:.2f} | {cpu_max:.2f} | {cpu_max / cpu_med:.2f} |")
 print(f"| GPU ms per frame (timestamps) | {gpu_med:.0f} | {gpu_max:.0f} | {gpu_max / gpu_med:.2f} |")
 print(f"| frame wall ms (CPU + wait for the frame slot) | {statistics.median(wall):.0f} | {max(wall):.0f} | {max(wall) / statistics.median(wall):.2f} |")
-print(f"\nLargest upload in one frame: {up / 2**20:.2f} MiB (budget 2 MiB). At the end: {last['instances_resident']:,} instances "
+worst = sorted(fr, key=lambda f: -f["cpu_ms"])[:5]
+print("\nWorst frames by CPU time (frame: ms, KiB uploaded): " +
+      ", ".join(f"{f['frame']}: {f['cpu_ms']:.2f}, {f['uploaded_bytes'] >> 10}" for f in worst) + ".")
+print(f"\nLargest upload in one frame: {up / 2**20:.2f} MiB (budget 2 MiB and 0.5 ms of CPU). At the end: {last['instances_resident']:,} instances "
       f"resident in {last['tiles_resident']} tiles, {last['resident_bytes_per_instance']:.1f} B per instance "
       f"(visible list sized for the 8 M budget).")
 print(f"\nResident cost, synthetic world of {r['instances_resident']:,} instances with a matching budget: "

@@ -538,6 +538,9 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   prepareTerrainFrame(terrain_, frame, uint32_t(frameIndex_ % kFramesInFlight));
   prepareFarFieldFrame(farField_, cull, frame);
   setFadeDistances(frame, cull, options_.stream.loadRadius);
+  // haze over a quarter of the light across the world's extent at most: whole-world views of
+  // large worlds stay legible
+  frame.fog.w = std::min(frame.fog.w, 0.25f / std::max(farField_.extentX, farField_.extentZ));
   frame.lod.z = float(pyramid_.width);
   frame.lod.w = float(pyramid_.height);
   frame.cull.x = pageCount_;
