@@ -24,9 +24,10 @@ for n in $counts; do
     for mode in culled everything; do
       flags=()
       [[ $mode == everything ]] && flags=(--no-frustum --no-occlusion --no-draw-distance)
-      "$ecoview" --synthetic $((n * 1000000)) --synthetic-grid 1025 --bench --size "$size" --frames "$frames" \
+      "$ecoview" --synthetic $((n * 1000000)) --synthetic-grid 1025 --headless --size "$size" --frames "$frames" \
         --camera "${cams[$cam]}" --load-radius 1e6 --unload-radius 1e6 --budget $((n + 1)) "${flags[@]}" \
-        > "$out/$n-$cam-$mode.json"
+        --stats "$out/$n-$cam-$mode.json" \
+        > "$out/$n-$cam-$mode.log" 2>&1
     done
   done
 done

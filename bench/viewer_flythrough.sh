@@ -53,7 +53,7 @@ print("\nWorst frames by CPU time (frame: ms, KiB uploaded): " +
       ", ".join(f"{f['frame']}: {f['cpu_ms']:.2f}, {f['uploaded_bytes'] >> 10}" for f in worst) + ".")
 print(f"\nLargest upload in one frame: {up / 2**20:.2f} MiB (budget 2 MiB and 0.5 ms of CPU). At the end: {last['instances_resident']:,} instances "
       f"resident in {last['tiles_resident']} tiles, {last['resident_bytes_per_instance']:.1f} B per instance "
-      f"(visible list sized for the 8 M budget).")
+      f"(page pool and visible list allocated for the 8 M budget).")
 print(f"\nResident cost, synthetic world of {r['instances_resident']:,} instances with a matching budget: "
       f"{bpi:.2f} B per instance ({'staged' if r['staged_uploads'] else 'direct'} uploads); "
       f"2 GiB holds {int(2**31 / bpi):,} instances (64-byte instances: {2**31 // 64:,}).")

@@ -229,3 +229,22 @@ TEST(RenderSignals, TermAndIntStopCleanlyWithoutOutputs) {
     EXPECT_FALSE(std::filesystem::exists(stats));
   }
 }
+
+// The window path (swapchain, per-slot acquire semaphores, per-image render semaphores, the
+// blit hook) under Xvfb with validation, synchronisation included: exit 0 after --frames; and
+// SIGTERM in window mode stops it cleanly with 143.
+TEST(RenderWindow, RunsUnderXvfbWithValidationAndStopsOnSigterm) {
+  if (test::runCommand("sh -c \"command -v xvfb-run\"", 10).code != 0) GTEST_SKIP() << "xvfb-run not installed";
+  const std::string view = test::tool("ecoview") + " --synthetic 20000 --size 320x180 --validation";
+  test::CommandResult r = test::runCommand("xvfb-run -a -s '-screen 0 640x480x24' " + view + " --frames 12", 120);
+  if (r.output.find("cannot create a window") != std::string::npos ||
+      r.output.find("GLFW could not initialise") != std::string::npos)
+    GTEST_SKIP() << "no window system under Xvfb here: " << r.output;
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output.find("Validation Error"), std::string::npos) << r.output;
+  // the signal goes to ecoview alone, after it has been running for a while
+  r = test::runCommand("xvfb-run -a -s '-screen 0 640x480x24' sh -c '" + view +
+                           " & pid=$!; sleep 4; kill -TERM $pid; wait $pid; echo status=$?'",
+                       120);
+  EXPECT_NE(r.output.find("status=143"), std::string::npos) << r.output;
+}

@@ -66,6 +66,8 @@ TEST(EcoviewCli, NumericOptionsAreCheckedAndNamed) {
       {"--budget 1e400", "--budget"},          {"--budget 8x", "--budget"},
       {"--load-radius nan", "--load-radius"},  {"--load-radius inf", "--load-radius"},
       {"--load-radius -5", "--load-radius"},   {"--unload-radius 1e39", "--unload-radius"},
+      {"--upload-budget 0", "--upload-budget"}, {"--upload-budget 1e9", "--upload-budget"},
+      {"--upload-ms nan", "--upload-ms"},       {"--upload-ms -1", "--upload-ms"},
       {"--unload-radius nan", "--unload-radius"},
       {"--frames 0", "--frames"},              {"--frames 1e30", "--frames"},
       {"--frames 99999999999999999999", "--frames"}, {"--frames 0x10", "--frames"},
@@ -104,7 +106,7 @@ TEST(EcoviewCli, TilesLargerThanTheBudgetAreReported) {
 TEST(EcoviewCli, OutputPathsAreCheckedAndNeverHang) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   test::TempDir dir;
-  const std::string run = "--synthetic 1000 --headless --size 64x64 ";
+  const std::string run = "--synthetic 1000 --headless --size 64x64 --load-radius 1e5 --unload-radius 1e5 ";
   for (const char* option : {"--screenshot", "--stats"}) {
     test::CommandResult r = test::runTool("ecoview", run + option + " " + dir.path.string(), 30);
     EXPECT_EQ(r.code, 2) << option << ": " << r.output;

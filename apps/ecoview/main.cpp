@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
@@ -61,6 +62,9 @@ void printError(const std::string& message) {
 
 int main(int argc, char** argv) {
   installStopHandlers();
+  // log lines on stderr: stdout carries --bench's JSON
+  spdlog::set_default_logger(spdlog::stderr_color_mt("ecoview"));
+  spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%l] %v");
   CLI::App app{"ecoview: streaming, GPU-culled vegetation viewer"};
   std::string bakeDir, size = "1280x720", camera, cameraEnd, screenshot, statsFile;
   bool headless = false, noOcclusion = false, noFrustum = false, noLod = false, noSettle = false;
