@@ -22,20 +22,7 @@ using eco::render::fixtures::smallWorld;
 
 namespace {
 
-struct RenderCulling : ::testing::Test {
-  Context ctx;
-  void SetUp() override {
-    preferLavapipe();
-    ContextOptions o;
-    o.validation = true;
-    std::string why;
-    if (!createContext(ctx, o, &why)) GTEST_SKIP() << "no Vulkan device: " << why;
-  }
-  void TearDown() override {
-    if (!ctx.device) return;
-    destroyContext(ctx);
-    EXPECT_EQ(ctx.validationErrors.load(), 0) << "Vulkan validation errors (see log)";
-  }
+struct RenderCulling : fixtures::ValidatedContext {
   RendererOptions options(int width = 192, int height = 108) const {
     RendererOptions r;
     r.width = width;

@@ -16,17 +16,10 @@
 using namespace eco;
 using namespace eco::render;
 using eco::render::fixtures::camera;
+using eco::render::fixtures::haveVulkan;
 using eco::render::fixtures::smallWorld;
 
 namespace {
-
-bool haveVulkan() {
-  preferLavapipe();
-  Context ctx;
-  bool ok = createContext(ctx, ContextOptions{}, nullptr);
-  destroyContext(ctx);
-  return ok;
-}
 
 World tileGrid(int tilesPerSide, float tileSize) {
   World w;

@@ -19,20 +19,7 @@ using eco::render::fixtures::smallWorld;
 
 namespace {
 
-struct RenderFrames : ::testing::Test {
-  Context ctx;
-  void SetUp() override {
-    preferLavapipe();
-    ContextOptions o;
-    o.validation = true;  // includes synchronisation validation (vk_context.cpp)
-    std::string why;
-    if (!createContext(ctx, o, &why)) GTEST_SKIP() << "no Vulkan device: " << why;
-  }
-  void TearDown() override {
-    if (!ctx.device) return;
-    destroyContext(ctx);
-    EXPECT_EQ(ctx.validationErrors.load(), 0) << "Vulkan validation errors (see log)";
-  }
+struct RenderFrames : fixtures::ValidatedContext {
   static RendererOptions options(int width = 160, int height = 90) {
     RendererOptions r;
     r.width = width;

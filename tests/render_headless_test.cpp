@@ -14,18 +14,10 @@
 using namespace eco;
 using namespace eco::render;
 using eco::render::fixtures::camera;
+using eco::render::fixtures::haveVulkan;
 using eco::render::fixtures::smallWorld;
 
 namespace {
-
-bool haveVulkan() {
-  preferLavapipe();
-  Context ctx;
-  std::string why;
-  bool ok = createContext(ctx, ContextOptions{}, &why);
-  destroyContext(ctx);
-  return ok;
-}
 
 TEST(RenderHeadless, BakeFolderRendersTerrainAndVegetation) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";

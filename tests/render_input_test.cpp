@@ -17,19 +17,11 @@
 using namespace eco;
 using namespace eco::render;
 using eco::render::fixtures::camera;
+using eco::render::fixtures::haveVulkan;
 using eco::render::fixtures::smallWorld;
 using nlohmann::json;
 
 namespace {
-
-bool haveVulkan() {
-  preferLavapipe();  // VK_ICD_FILENAMES and XDG_RUNTIME_DIR for this process and the tools it runs
-  Context ctx;
-  std::string why;
-  bool ok = createContext(ctx, ContextOptions{}, &why);
-  destroyContext(ctx);
-  return ok;
-}
 
 json readJson(const std::string& path) {
   std::ifstream in(path);

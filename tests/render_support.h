@@ -1,6 +1,10 @@
 #pragma once
 // Worlds and cameras shared by the renderer tests.
+#include <gtest/gtest.h>
+
 #include "render/camera.h"
+#include "render/headless.h"
+#include "render/vk_context.h"
 #include "render/world.h"
 #include "tileio/tile_io.h"
 
@@ -36,5 +40,32 @@ inline Camera camera(float x, float y, float z, float yaw, float pitch) {
   c.pitchDeg = pitch;
   return c;
 }
+
+// Whether any Vulkan device (lavapipe preferred) can be created: tests skip without one.
+inline bool haveVulkan() {
+  preferLavapipe();
+  Context ctx;
+  bool ok = createContext(ctx, ContextOptions{}, nullptr);
+  destroyContext(ctx);
+  return ok;
+}
+
+// A Vulkan context with validation (synchronisation included) for the test's renderers; the
+// test fails on any validation error and skips without a device.
+struct ValidatedContext : ::testing::Test {
+  Context ctx;
+  void SetUp() override {
+    preferLavapipe();
+    ContextOptions o;
+    o.validation = true;
+    std::string why;
+    if (!createContext(ctx, o, &why)) GTEST_SKIP() << "no Vulkan device: " << why;
+  }
+  void TearDown() override {
+    if (!ctx.device) return;
+    destroyContext(ctx);
+    EXPECT_EQ(ctx.validationErrors.load(), 0) << "Vulkan validation errors (see log)";
+  }
+};
 
 }  // namespace eco::render::fixtures

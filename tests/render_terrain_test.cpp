@@ -302,6 +302,25 @@ TEST(RenderTerrain, InstancesNearTheCameraStandOnTheDrawnSurface) {
   EXPECT_EQ(view.validationErrors(), 0);
 }
 
+// Draws each camera over a magenta sky without fog: no sky pixel may show below the
+// terrain's silhouette (a crack or T-junction hole), and the view is mostly terrain.
+template <size_t N>
+void expectNoSkyBelowTheTerrain(TerrainView& view, const render::Camera (&cameras)[N], int width, int height) {
+  const uint8_t magenta[4] = {255, 0, 255, 255};
+  for (const render::Camera& cam : cameras) {
+    TerrainView::Frame frame = view.draw(cam, {1, 0, 1, 0});
+    size_t sky = 0, holes = holesBelowSilhouette(frame.pixels, width, height, magenta, &sky);
+    EXPECT_EQ(holes, 0u) << "camera " << cam.position.x << "," << cam.position.y << "," << cam.position.z;
+    EXPECT_LT(sky, size_t(width) * height / 2) << "mostly terrain in view";
+    std::printf("camera %.0f,%.0f,%.0f: %zu triangles, %zu sky pixels, %zu below the silhouette\n", cam.position.x,
+                cam.position.y, cam.position.z, frame.triangles.size(), sky, holes);
+  }
+  if (render::validationLayerAvailable()) {
+    EXPECT_TRUE(view.validating());
+  }
+  EXPECT_EQ(view.validationErrors(), 0);
+}
+
 // No sky through the terrain: with a magenta sky and no fog, every column of the picture is
 // sky from the top down to the terrain's silhouette and terrain below it (the cameras stay
 // inside the world, looking across it, so nothing legitimately shows sky under the ground).
@@ -327,19 +346,7 @@ TEST(RenderTerrain, NoSkyShowsThroughTheTerrain) {
       render::fixtures::camera(2800, ground(2800, 3500) + 1500, 3500, 120, -70),  // steeply down: levels 0-2
       render::fixtures::camera(2752, ground(2752, 4032) + 2, 4032, 0, 4),          // from the valley floor
       render::fixtures::camera(1500, 2700, 1500, 135, -25)};                       // over the peaks
-  const uint8_t magenta[4] = {255, 0, 255, 255};
-  for (const render::Camera& cam : cameras) {
-    TerrainView::Frame frame = view.draw(cam, {1, 0, 1, 0});
-    size_t sky = 0, holes = holesBelowSilhouette(frame.pixels, width, height, magenta, &sky);
-    EXPECT_EQ(holes, 0u) << "camera " << cam.position.x << "," << cam.position.y << "," << cam.position.z;
-    EXPECT_LT(sky, size_t(width) * height / 2) << "mostly terrain in view";
-    std::printf("camera %.0f,%.0f,%.0f: %zu triangles, %zu sky pixels, %zu below the silhouette\n", cam.position.x,
-                cam.position.y, cam.position.z, frame.triangles.size(), sky, holes);
-  }
-  if (render::validationLayerAvailable()) {
-    EXPECT_TRUE(view.validating());
-  }
-  EXPECT_EQ(view.validationErrors(), 0);
+  expectNoSkyBelowTheTerrain(view, cameras, width, height);
 }
 
 // The same on a heightmap whose cell counts (1000 x 1000) are no multiple of the quadtree's
@@ -360,17 +367,5 @@ TEST(RenderTerrain, NoSkyShowsThroughAnOddSizedTerrain) {
       render::fixtures::camera(1000, 700, 1000, 135, -20),  // toward the far corner (x, z = 4000)
       render::fixtures::camera(2000, 600, 2000, 90, -25),   // toward the east edge
       render::fixtures::camera(3000, 900, 600, 200, -40)};
-  const uint8_t magenta[4] = {255, 0, 255, 255};
-  for (const render::Camera& cam : cameras) {
-    TerrainView::Frame frame = view.draw(cam, {1, 0, 1, 0});
-    size_t sky = 0, holes = holesBelowSilhouette(frame.pixels, width, height, magenta, &sky);
-    EXPECT_EQ(holes, 0u) << "camera " << cam.position.x << "," << cam.position.y << "," << cam.position.z;
-    EXPECT_LT(sky, size_t(width) * height / 2) << "mostly terrain in view";
-    std::printf("camera %.0f,%.0f,%.0f: %zu triangles, %zu sky pixels, %zu below the silhouette\n", cam.position.x,
-                cam.position.y, cam.position.z, frame.triangles.size(), sky, holes);
-  }
-  if (render::validationLayerAvailable()) {
-    EXPECT_TRUE(view.validating());
-  }
-  EXPECT_EQ(view.validationErrors(), 0);
+  expectNoSkyBelowTheTerrain(view, cameras, width, height);
 }
