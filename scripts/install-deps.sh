@@ -13,6 +13,8 @@ packages=(
 )
 if [[ "${1:-}" == "--tests" ]]; then
   packages+=(vulkan-validationlayers python3 python3-jsonschema)
+  # render_frames_test resizes the viewer's window under Xvfb
+  packages+=(xdotool)
   # scripts/fuzz.sh: clang with libFuzzer and the sanitizer runtimes (a Recommends of clang,
   # so named here for --no-install-recommends), zlib for the fuzz build's own tinyexr.
   packages+=(clang libclang-rt-14-dev zlib1g-dev)

@@ -219,8 +219,9 @@ TEST(RenderSignals, TermAndIntStopCleanlyWithoutOutputs) {
 
 // The window path (swapchain, per-slot acquire semaphores, per-image render semaphores, the
 // blit hook) under Xvfb with validation, synchronisation included: exit 0 after --frames; and
-// SIGTERM in window mode stops it cleanly with 143.
-TEST(RenderWindow, RunsUnderXvfbWithValidationAndStopsOnSigterm) {
+// SIGTERM in window mode stops it cleanly with 143; a resized window recreates its swapchain
+// and render targets.
+TEST(RenderWindow, RunsUnderXvfbWithValidationStopsOnSigtermAndFollowsResizes) {
   if (test::runCommand("sh -c \"command -v xvfb-run\"", 10).code != 0) GTEST_SKIP() << "xvfb-run not installed";
   const std::string view = test::tool("ecoview") + " --synthetic 20000 --size 320x180 --validation";
   test::CommandResult r = test::runCommand("xvfb-run -a -s '-screen 0 640x480x24' " + view + " --frames 12", 120);
@@ -233,5 +234,17 @@ TEST(RenderWindow, RunsUnderXvfbWithValidationAndStopsOnSigterm) {
   r = test::runCommand("xvfb-run -a -s '-screen 0 640x480x24' sh -c '" + view +
                            " & pid=$!; sleep 4; kill -TERM $pid; wait $pid; echo status=$?'",
                        120);
+  EXPECT_NE(r.output.find("status=143"), std::string::npos) << r.output;
+
+  // resized from outside (no window manager under Xvfb: the X server applies it): the
+  // swapchain, targets and projection follow, still without validation errors
+  if (test::runCommand("sh -c \"command -v xdotool\"", 10).code != 0) GTEST_SKIP() << "xdotool not installed";
+  r = test::runCommand("xvfb-run -a -s '-screen 0 800x600x24' sh -c '" + view +
+                           " & pid=$!; sleep 3; xdotool search --name ^ecoview windowsize %@ 500 240; sleep 3;"
+                           " kill -TERM $pid; wait $pid; echo status=$?'",
+                       120);
+  EXPECT_NE(r.output.find("window 500x240: swapchain recreated, rendering at 500x240"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("Validation Error"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("status=143"), std::string::npos) << r.output;
 }

@@ -138,6 +138,8 @@ int runWindow(const World& world, const HeadlessOptions& options, int maxFrames)
       makeRendered();
       // the scene is rendered at the window's size: targets and projection follow it
       renderer.resize(int(sc.extent.width), int(sc.extent.height));
+      spdlog::info("window {}x{}: swapchain recreated, rendering at {}x{}", sc.extent.width, sc.extent.height,
+                   renderer.width(), renderer.height());
     };
     for (int frame = 0; !glfwWindowShouldClose(window) && (maxFrames <= 0 || frame < maxFrames); ++frame) {
       glfwPollEvents();
