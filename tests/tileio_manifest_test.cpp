@@ -181,3 +181,13 @@ TEST(Manifest, TileVerifiedAgainstSizeAndChecksum) {
   test::writeBytes(dir.file("tiles/0_0.ecot"), std::string(bytes.begin(), bytes.end()));
   EXPECT_THROW(readTileVerified(dir.path.string(), m, entry), InputError);
 }
+
+// Pins manifest.json's text: a change of keys, order or number formatting changes these bytes
+// and must come with a new format version (and this checksum updated on purpose).
+TEST(Manifest, GoldenChecksumPinsTheFormat) {
+  test::TempDir dir;
+  writeManifest(dir.path.string(), sampleManifest());
+  std::string text = test::readBytes(dir.file("manifest.json"));
+  EXPECT_EQ(text.size(), 1933u);
+  EXPECT_EQ(hex64(checksum64(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()))), "761e58bd90d3434c");
+}

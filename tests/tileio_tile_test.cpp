@@ -361,3 +361,13 @@ TEST(TileIo, PackingDecodedInstancesGivesTheStoredRecords) {
     }
   }
 }
+
+// Pins the on-disk tile format: any change to the schema, field order, quantization or the
+// FlatBuffers layout changes these bytes, and must come with a new format_version (and this
+// checksum updated on purpose). The tile comes from the project's own generator (core Rng),
+// whose values do not depend on the standard library.
+TEST(TileIo, GoldenChecksumPinsTheFormat) {
+  std::vector<uint8_t> bytes = encodeTile(randomTile(300, 6));
+  EXPECT_EQ(bytes.size(), 5128u);
+  EXPECT_EQ(hex64(checksum64(bytes)), "f1a153ee6d15f3eb");
+}
