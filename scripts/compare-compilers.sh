@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds ecobake with GCC and with clang (Release, folders build-cmp-gcc and build-cmp-clang)
 # and bakes one config with each: the two bakes must be byte-identical (tiles, manifest,
-# terrain). Slow (two full builds); not part of scripts/test.sh.
+# terrain). Two ecobake-only builds; scripts/test.sh runs it (ECO_SKIP_COMPILERS=1 skips).
 # Usage: scripts/compare-compilers.sh [CONFIG]   (default: the sample world)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

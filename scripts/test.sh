@@ -12,6 +12,11 @@ export VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-/usr/share/vulkan/icd.d/lvp_icd.x86_
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
 chmod 700 "$XDG_RUNTIME_DIR"
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
+# Output bytes must not depend on the compiler: the sample bake built with GCC and with clang,
+# compared file by file (two ecobake-only builds, a few minutes). ECO_SKIP_COMPILERS=1 skips it.
+if [[ "${ECO_SKIP_COMPILERS:-0}" != 1 ]]; then
+  "$root/scripts/compare-compilers.sh"
+fi
 # Fuzzing under ASan + UBSan in its own clang build folder: ECO_FUZZ_SECONDS per target
 # (default 30; five targets), ECO_SKIP_FUZZ=1 to leave it out.
 if [[ "${ECO_SKIP_FUZZ:-0}" != 1 ]]; then
