@@ -20,11 +20,16 @@ const std::string kSampleConfig = test::sourceDir() + "/configs/temperate_mounta
 // Why a sample-world render test cannot run here, or "" when it can.
 std::string sampleSkipReason() {
   if (!std::filesystem::exists(test::sourceDir() + "/samples/world/heightmap.png")) return "no sample world";
-  render::preferLavapipe();
-  render::Context ctx;
-  bool ok = render::createContext(ctx, render::ContextOptions{}, nullptr);
-  render::destroyContext(ctx);
-  return ok ? "" : "no Vulkan device";
+  return render::fixtures::haveVulkan() ? "" : "no Vulkan device";
+}
+
+// Bakes `tiles` of the sample world into `out` with two threads.
+BakeSummary bakeSampleTiles(const eco::World& world, const std::string& out, TileRange tiles) {
+  BakeOptions bake;
+  bake.outDir = out;
+  bake.threads = 2;
+  bake.tiles = tiles;
+  return eco::bake(world, bake);
 }
 
 }  // namespace
@@ -36,14 +41,11 @@ TEST(RenderSample, SampleWorldBakeRendersTerrainAndVegetation) {
 
   test::TempDir dir;
   eco::World bakeWorld = loadWorld(config);
-  BakeOptions bake;
-  bake.outDir = dir.file("bake");
-  bake.threads = 2;
-  bake.tiles = TileRange{18, 28, 24, 34};  // 768 m square: river, valley forest, lower slopes
-  BakeSummary baked = eco::bake(bakeWorld, bake);
+  // 768 m square: river, valley forest, lower slopes
+  BakeSummary baked = bakeSampleTiles(bakeWorld, dir.file("bake"), TileRange{18, 28, 24, 34});
   ASSERT_GT(baked.instances, 10000u);
 
-  render::World world = render::openBake(bake.outDir);
+  render::World world = render::openBake(dir.file("bake"));
   render::HeadlessOptions o;
   o.width = 240;
   o.height = 135;
@@ -80,12 +82,9 @@ TEST(RenderSample, FrustumCullingKeepsTheSampleViewsIntact) {
   if (std::string why = sampleSkipReason(); !why.empty()) GTEST_SKIP() << why;
   test::TempDir dir;
   eco::World bakeWorld = loadWorld(config);
-  BakeOptions bake;
-  bake.outDir = dir.file("bake");
-  bake.threads = 2;
-  bake.tiles = TileRange{14, 22, 38, 40};  // x 1.8-4.9 km, z 2.8-5.1 km: both views' ground
-  eco::bake(bakeWorld, bake);
-  render::World world = render::openBake(bake.outDir);
+  // x 1.8-4.9 km, z 2.8-5.1 km: both views' ground
+  bakeSampleTiles(bakeWorld, dir.file("bake"), TileRange{14, 22, 38, 40});
+  render::World world = render::openBake(dir.file("bake"));
 
   struct View {
     int width, height;

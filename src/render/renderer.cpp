@@ -263,6 +263,13 @@ void Renderer::retirePages() {
   });
 }
 
+void Renderer::admit(LoadedTile& tile) {
+  if (startUpload(tile)) return;
+  const WorldTile& t = world_.tiles[tile.tile];
+  spdlog::warn("tile {},{} skipped: no free instance pages ({} in use)", t.x, t.z, maxPages_ - freePages_.size());
+  streamer_->reject(tile.tile);
+}
+
 bool Renderer::startUpload(LoadedTile& tile) {
   size_t n = tile.instances.size();
   // The streamer admits tiles within the budget by their verified counts; past the visible
@@ -282,7 +289,7 @@ bool Renderer::startUpload(LoadedTile& tile) {
   return true;
 }
 
-uint64_t Renderer::upload(uint64_t budget, double deadlineMs, FrameSlot& slot, VkCommandBuffer cmd) {
+uint64_t Renderer::upload(uint64_t budget, double deadlineMs, FrameSlot& slot) {
   uint64_t written = 0;
   VkDeviceSize stagingUsed = 0;
   if (budget == 0) return 0;
@@ -314,7 +321,6 @@ uint64_t Renderer::upload(uint64_t budget, double deadlineMs, FrameSlot& slot, V
     streamer_->recycle(std::move(p.tile));
     pending_.pop_front();
   }
-  (void)cmd;
   return written;
 }
 
@@ -370,11 +376,7 @@ void Renderer::stream(const Camera& cam) {
   LoadedTile tile;
   while (queued < options_.uploadBytesPerFrame && streamer_->poll(tile)) {
     queued += tile.instances.size() * sizeof(gpu::PackedInstance);
-    if (!startUpload(tile)) {
-      const WorldTile& t = world_.tiles[tile.tile];
-      spdlog::warn("tile {},{} skipped: no free instance pages ({} in use)", t.x, t.z, maxPages_ - freePages_.size());
-      streamer_->reject(tile.tile);
-    }
+    admit(tile);
   }
 }
 
@@ -389,15 +391,11 @@ void Renderer::settleStreaming(const Camera& cam) {
     retirePages();
     LoadedTile tile;
     while (streamer_->poll(tile)) {
-      if (!startUpload(tile)) {
-        const WorldTile& t = world_.tiles[tile.tile];
-        spdlog::warn("tile {},{} skipped: no free instance pages ({} in use)", t.x, t.z, maxPages_ - freePages_.size());
-        streamer_->reject(tile.tile);
-      }
+      admit(tile);
       while (!pending_.empty()) {
         FrameSlot& slot = slots_[0];
         copies_.clear();
-        upload(slot.staging.size ? slot.staging.size : UINT64_MAX, 1e300, slot, VK_NULL_HANDLE);
+        upload(slot.staging.size ? slot.staging.size : UINT64_MAX, 1e300, slot);
         if (!copies_.empty()) {
           VkCommandBuffer one = beginOneShot(ctx_);
           memoryBarrier(one, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT,
@@ -528,8 +526,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   uint64_t uploaded = updateFarField(ctx_, farField_, slot.cmd, options_.uploadBytesPerFrame / 8);
   stream(cam);
   copies_.clear();
-  uploaded += upload(options_.uploadBytesPerFrame - std::min(uploaded, options_.uploadBytesPerFrame), deadline, slot,
-                     slot.cmd);
+  uploaded += upload(options_.uploadBytesPerFrame - std::min(uploaded, options_.uploadBytesPerFrame), deadline, slot);
   checkCullCapacity();
 
   // per-frame constants (kind regions in the visible list) and this frame's page table
@@ -568,7 +565,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   s.tileLoads = streamer_->loads();
   s.tileUnloads = streamer_->unloads();
 
-  record(slot, cull, hooks, 0);
+  record(slot, cull, hooks);
   ECO_VK(vkEndCommandBuffer(slot.cmd));
 
   VkCommandBufferSubmitInfo cmdInfo{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
@@ -597,7 +594,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   s.submitMs = msSince(t0);
 }
 
-void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHooks* hooks, VkDeviceSize) {
+void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHooks* hooks) {
   VkCommandBuffer cmd = slot.cmd;
   uint32_t w = uint32_t(options_.width), h = uint32_t(options_.height);
   if (slot.queries) {

@@ -140,15 +140,18 @@ class Renderer {
   void createTargets();
   void destroyTargets();
   void stream(const Camera& cam);
-  // Writes up to `budget` bytes of pending records (memcpy, or staging + copies into `cmd`).
-  uint64_t upload(uint64_t budget, double deadlineMs, FrameSlot& slot, VkCommandBuffer cmd);
+  // Writes up to `budget` bytes of pending records until the thread's CPU clock passes
+  // deadlineMs (at least one page): memcpy into the pages, or into the slot's staging buffer
+  // with the copies listed in copies_ for the frame (or settle) to record.
+  uint64_t upload(uint64_t budget, double deadlineMs, FrameSlot& slot);
+  void admit(LoadedTile& tile);        // startUpload, or warn once and tell the streamer
   bool startUpload(LoadedTile& tile);  // false: too few free pages, nothing changed
   void commit(PendingUpload& p);
   void evict(size_t tile);
   void retirePages();
   uint32_t allocatePage();
   void checkCullCapacity() const;  // std::logic_error unless every cull shader write fits
-  void record(FrameSlot& slot, const CullSettings& cull, const FrameHooks* hooks, VkDeviceSize stagingUsed);
+  void record(FrameSlot& slot, const CullSettings& cull, const FrameHooks* hooks);
   FrameStats finishFrame(FrameSlot& slot);  // after its fence: read-back into the stats
   uint64_t residentBytes() const;
 
