@@ -102,7 +102,7 @@ void expectBucketedByDelta(const ArrangedPool& a) {
 TEST(SamplingPool, ArrangementIsATorusSymmetryOfTheBase) {
   const std::span<const PoolPoint> pool = basePool();
   ASSERT_TRUE(std::is_sorted(pool.begin(), pool.end(), [](const PoolPoint& a, const PoolPoint& b) { return a.delta > b.delta; }));
-  const ArrangedPool a = arrangePool(pool, 1), b = arrangePool(pool, 2);
+  const ArrangedPool a = arrangePool(pool, 1), b = arrangePool(pool, 6);
   ASSERT_EQ(a.points.size(), pool.size());
   ASSERT_EQ(a.start.back(), pool.size());
   EXPECT_NE(std::memcmp(a.points.data(), b.points.data(), sizeof(PoolPoint) * 16), 0);

@@ -239,13 +239,13 @@ SamplerSetup makeSetup(const SamplerParams& params, const DensityField* density)
     }
     s.margin[size_t(c)] = m;
   }
-  s.pools.resize(size_t(n));
+  s.poolClass.resize(size_t(n));
   for (int c = 0; c < n; ++c) {
     const SampleClass& k = params.classes[size_t(c)];
     const float ratio = params.variableRadius ? k.maxRadius / k.radius : 1.f;
-    if (params.method == SamplerMethod::Pool && ratio <= kPoolMaxRatio)
-      s.pools[size_t(c)] = arrangePool(basePool(), hashCombine(params.seed ^ 0x706f6f6c5f636c73ull, uint64_t(c)));
+    s.poolClass[size_t(c)] = params.method == SamplerMethod::Pool && ratio <= kPoolMaxRatio;
   }
+  if (std::find(s.poolClass.begin(), s.poolClass.end(), 1) != s.poolClass.end()) arrangedBase(0);  // built up front
   return s;
 }
 
@@ -295,7 +295,7 @@ void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std
   for (size_t c = 0; c < n; ++c) {
     if (!(present[c] & 2)) continue;
     if (setup.fromPool(c))
-      placeClassFromPool(setup, b, int(c), scratch, variable);
+      placeClassFromPool(setup, b, int(c), tileSeed, scratch, variable);
     else if (variable)
       placeClass<true>(setup, b, int(c), tileSeed, scratch);
     else

@@ -28,8 +28,8 @@ struct SamplerSetup {
   int tilesX = 0, tilesZ = 0;
   std::vector<float> margin;  // per class: its largest radius and pair distance
   std::vector<float> pair;    // n x n pairDistance
-  std::vector<ArrangedPool> pools;  // per class; empty: placed by Bridson growth
-  bool fromPool(size_t cls) const { return !pools[cls].points.empty(); }
+  std::vector<uint8_t> poolClass;  // per class: 1 placed from the pool, 0 by Bridson growth
+  bool fromPool(size_t cls) const { return poolClass[cls] != 0; }
 };
 
 // Validates params (throws InputError).
@@ -79,8 +79,9 @@ inline bool blockedByOtherClasses(const std::vector<OtherClass>& others, float q
   return false;
 }
 
-// Places class `cls` of the tile from setup.pools[cls]; leaves its samples in s.placed.
-void placeClassFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s, bool variable);
+// Places class `cls` of the tile from the pool; leaves its samples in s.placed.
+void placeClassFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_t tileSeed, TileScratch& s,
+                        bool variable);
 
 // `fixed`: the border samples of every finished neighbour (dependencies). `keepBorder`:
 // fill out.border (not needed when no tile depends on this one).

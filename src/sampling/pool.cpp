@@ -99,11 +99,8 @@ std::vector<PoolPoint> generatePool(uint64_t seed, float period, float maxRatio,
   return pts;
 }
 
-ArrangedPool arrangePool(std::span<const PoolPoint> pool, uint64_t key) {
+ArrangedPool arrangePool(std::span<const PoolPoint> pool, int symmetry) {
   const float T = kPoolPeriod;
-  const uint64_t h = mix64(key);
-  const int symmetry = int(h & 7u);
-  const float ox = float((h >> 8) & 0xffffff) * (T / 16777216.f), oz = float((h >> 32) & 0xffffff) * (T / 16777216.f);
   std::vector<PoolPoint> moved(pool.size());
   std::vector<uint32_t> bucketOf(pool.size());
   ArrangedPool out;
@@ -114,8 +111,6 @@ ArrangedPool arrangePool(std::span<const PoolPoint> pool, uint64_t key) {
     if (symmetry & 1) std::swap(x, z);
     if (symmetry & 2) x = wrap(-x, T);
     if (symmetry & 4) z = wrap(-z, T);
-    x = wrap(x + ox, T);
-    z = wrap(z + oz, T);
     moved[i] = {x, z, pool[i].delta};
     const int bi = std::min(kPoolBuckets - 1, int(x * perBucket)), bj = std::min(kPoolBuckets - 1, int(z * perBucket));
     bucketOf[i] = uint32_t(bj * kPoolBuckets + bi);
@@ -133,6 +128,19 @@ ArrangedPool arrangePool(std::span<const PoolPoint> pool, uint64_t key) {
   out.points.resize(pool.size());
   for (uint32_t i : byDelta) out.points[next[bucketOf[i]]++] = moved[i];
   return out;
+}
+
+PoolView poolView(uint64_t classKey, int64_t windowX, int64_t windowZ) {
+  const uint64_t h = mix64(hashCombine(hashCombine(classKey, uint64_t(windowX)), uint64_t(windowZ)));
+  PoolView v;
+  v.symmetry = int(h & 7u);
+  v.offsetX = float((h >> 8) & 0xffffff) * (kPoolPeriod / 16777216.f);
+  v.offsetZ = float((h >> 32) & 0xffffff) * (kPoolPeriod / 16777216.f);
+  // t = tan(angle / 2) in [-1, 1): cos = (1 - t^2) / (1 + t^2), sin = 2 t / (1 + t^2).
+  const double t = double(mix64(h) >> 40) * (2.0 / 16777216.0) - 1.0;
+  v.cosA = (1.0 - t * t) / (1.0 + t * t);
+  v.sinA = 2.0 * t / (1.0 + t * t);
+  return v;
 }
 
 }  // namespace eco::sampling

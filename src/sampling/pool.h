@@ -19,7 +19,7 @@ inline constexpr float kPoolMaxRatio = 16.f;
 inline constexpr float kPoolStep = 0.95f;
 inline constexpr int kPoolCandidates = 100;  // per active point and step: fuller than k = 30
 inline constexpr uint64_t kPoolSeed = 0x506f6f6c50697473ull;
-inline constexpr int kPoolBuckets = 16;  // buckets per side of the arranged pool
+inline constexpr int kPoolBuckets = 32;  // buckets per side of the arranged pool (8 radii)
 
 struct PoolPoint {
   float x, z;   // in [0, kPoolPeriod)
@@ -35,13 +35,31 @@ std::vector<PoolPoint> generatePool(uint64_t seed, float period, float maxRatio,
 // decreasing delta, ties in generation order.
 std::span<const PoolPoint> basePool();
 
-// The pool as one class sees it: mapped by one of the torus's 8 symmetries and a translation
-// (both from `key`), bucketed kPoolBuckets x kPoolBuckets, each bucket's points by decreasing
-// delta (ties in input order) so a bucket can stop at the first point too close.
+// The pool seen through one of the torus's 8 symmetries (bit 0 swaps x and z, bit 1 mirrors
+// x, bit 2 mirrors z), bucketed kPoolBuckets x kPoolBuckets, each bucket's points by
+// decreasing delta (ties in input order) so a bucket can stop at the first point too close.
 struct ArrangedPool {
   std::vector<uint32_t> start;  // kPoolBuckets^2 + 1 offsets into points
   std::vector<PoolPoint> points;
 };
-ArrangedPool arrangePool(std::span<const PoolPoint> pool, uint64_t key);
+ArrangedPool arrangePool(std::span<const PoolPoint> pool, int symmetry);
+// basePool() arranged by each symmetry, built once and shared by every class and thread.
+const ArrangedPool& arrangedBase(int symmetry);
+
+// The world is cut into windows of kPoolWindow x kPoolWindow class radii; each window of each
+// class shows its own part of the torus through its own symmetry and rotation, all drawn from
+// the seed, the class and the window (PoolView): no window is a translate of another, so the
+// pattern has no period. Inside a window the points are a saturated Poisson-disk set; near a
+// seam both windows' points compete by decreasing delta, and darts fill what is left.
+inline constexpr float kPoolWindow = 64.f;
+// A window shows the torus square around (offsetX, offsetZ) at its centre, rotated by an
+// angle in [-90, 90] degrees given by its exact rational cosine and sine (no libm: the same
+// bits everywhere). The rotation keeps any two windows from being translates of each other.
+struct PoolView {
+  int symmetry = 0;
+  float offsetX = 0, offsetZ = 0;  // torus coordinates shown at the window's centre
+  double cosA = 1, sinA = 0;
+};
+PoolView poolView(uint64_t classKey, int64_t windowX, int64_t windowZ);
 
 }  // namespace eco::sampling
