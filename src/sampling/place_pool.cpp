@@ -16,7 +16,7 @@ namespace {
 // pool (kPoolStep) are still tried, with the exact test: the points with delta >= rho are
 // saturated only at the pool's levels, so between two levels they leave room that the next
 // level's points fill.
-constexpr float kGrade = kPoolStep;
+constexpr float kGrade = 0.85f;
 // Darts thrown around each pool point that the exact tests rejected although its delta
 // reached the spacing: such a point marks a gap the pool cannot fill (a window seam, a
 // higher layer's exclusion disc). Every gap lies within one spacing of such a point, because
@@ -54,20 +54,25 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, uint
   const RasterView* densityRaster = kVariable ? field->raster(cls) : nullptr;
   const float clampedDensity = (radius / klass.maxRadius) * (radius / klass.maxRadius);
 
-  // Density, spacing and survival at (x, z): false where no sample may stand.
-  auto admit = [&](float x, float z, float& r, float& density) {
+  // Density and spacing at (x, z): false where no sample may stand.
+  auto spacingAt = [&](float x, float z, float& r, float& density) {
     r = radius;
     density = 1.f;
     if constexpr (kVariable) {
       density = densityRaster ? bilinearScaled(*densityRaster, x, z) : field->density(cls, x, z);
       if (!(density > 0.f)) return false;
       r = sampleRadius(klass, density);
-      return !(density < clampedDensity && !(survivalDraw(p.seed, cls, x, z) < density / clampedDensity));
     } else if (field) {
       density = field->density(cls, x, z);
-      return !(density < 1.f && !(survivalDraw(p.seed, cls, x, z) < density));
     }
     return true;
+  };
+  // Survival: where the radius is clamped, or everywhere in roulette mode.
+  auto survives = [&](float x, float z, float density) {
+    if constexpr (kVariable)
+      return !(density < clampedDensity) || survivalDraw(p.seed, cls, x, z) < density / clampedDensity;
+    else
+      return !field || !(density < 1.f) || survivalDraw(p.seed, cls, x, z) < density;
   };
   // The exact tests. Other classes first: they reject ~8x more points than the own class does,
   // and their test is one bit for most points.
@@ -75,22 +80,26 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, uint
     if (grid.isNear(x, z) && blockedByOtherClasses(s.others, x, z)) return true;
     return kVariable ? blockedByOwn(grid, x, z, r) : blockedNear(grid, x, z, radius2);
   };
-  auto insert = [&](float x, float z, float r, float density) {
-    const int cell = grid.insert(x, z, r, true, /*markDisc=*/false);
-    placed.push_back({x, z, r, density, cell, true});
+  // A sample that does not survive stays in the grid as a spacer until the class is placed
+  // (and in the tile's border list), so neither a seam point nor a dart takes its place.
+  std::vector<int>& spacers = s.spacers;
+  spacers.clear();
+  auto insert = [&](float x, float z, float r, float density, bool alive) {
+    const int cell = grid.insert(x, z, r, alive, /*markDisc=*/false);
+    placed.push_back({x, z, r, density, cell, alive});
+    if (!alive) spacers.push_back(cell);
   };
   // A pool point whose delta (times the radius) is `spacing`, past the bucket's bound.
   auto consider = [&](float x, float z, float spacing) {
     float r, density;
-    if (!admit(x, z, r, density)) return;
+    if (!spacingAt(x, z, r, density)) return;
     if (kVariable && spacing < r * kGrade) return;
     if (blocked(x, z, r)) {
-      if (spacing >= r) holes.push_back({x, z, r});
+      holes.push_back({x, z, r});
       return;
     }
-    insert(x, z, r, density);
+    insert(x, z, r, density, survives(x, z, density));
   };
-
   const uint64_t classKey = hashCombine(p.seed ^ 0x706f6f6c5f636c73ull, uint64_t(cls));
   const double window = double(kPoolWindow) * double(radius);
   // The window grid is shifted per class, so its seams do not follow the tile grid.
@@ -179,13 +188,17 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, uint
 
   // Darts in the square of side 2r around each hole-marking point, inside the tile.
   Rng rng(hashCombine(tileSeed, 2 * uint64_t(cls) + 1));
+  // The first dart that fits ends its hole's darts (then survives or not, like any sample).
   for (const Hole& h : holes)
     for (int d = 0; d < kDarts; ++d) {
       const float x = h.x + (2.f * rng.uniform() - 1.f) * h.r, z = h.z + (2.f * rng.uniform() - 1.f) * h.r;
       if (!((x >= b.x0) & (x < b.x1) & (z >= b.z0) & (z < b.z1))) continue;
       float r, density;
-      if (admit(x, z, r, density) && !blocked(x, z, r)) insert(x, z, r, density);
+      if (!spacingAt(x, z, r, density) || blocked(x, z, r)) continue;
+      insert(x, z, r, density, survives(x, z, density));
+      break;
     }
+  for (const int cell : spacers) grid.erase(cell);
 }
 
 }  // namespace

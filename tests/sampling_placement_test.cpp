@@ -1,0 +1,91 @@
+// Placement quality of issue #15, measured by tests/placement_metrics.h (written apart from
+// the sampler): no repetition, a flat density profile at tile borders, and counts within 3 %
+// of a plain reference Bridson (k = 100, untiled) on the same density field and obstacles.
+#include <gtest/gtest.h>
+
+#include "placement_metrics.h"
+#include "sampling_fixtures.h"
+
+namespace eco {
+namespace {
+
+using metrics::Pt;
+
+std::vector<std::vector<Pt>> byClass(const std::vector<TileSamples>& tiles, size_t classes) {
+  std::vector<std::vector<Pt>> out(classes);
+  for (const TileSamples& t : tiles)
+    for (const Sample& s : t.samples) out[s.cls].push_back({s.x, s.z});
+  return out;
+}
+
+// Points at least `edge` from the world's edges (which any sampler packs its own way).
+size_t inner(const std::vector<Pt>& pts, float worldX, float worldZ, float edge) {
+  return size_t(std::count_if(pts.begin(), pts.end(), [&](const Pt& p) {
+    return p.x >= edge && p.z >= edge && p.x < worldX - edge && p.z < worldZ - edge;
+  }));
+}
+
+SamplerParams uniformWorld(SamplerMethod method, float tile) {
+  SamplerParams p = test::uniformParams(512.f, 512.f, tile, 1.f, 7);
+  p.classes = {{1.f, 1.f}};
+  p.method = method;
+  return p;
+}
+
+// The old pool repeated exactly every 256 radii; no translation may now give more twins than
+// chance (density x pi (1 cm)^2 x 2 ~ 0.04 % here).
+TEST(SamplingPlacement, NoTranslationRepeatsThePattern) {
+  for (const SamplerMethod method : {SamplerMethod::Pool, SamplerMethod::Bridson}) {
+    const std::vector<Pt> pts = byClass(scatterAll(uniformWorld(method, 128.f), nullptr, 2), 1)[0];
+    const metrics::TwinReport twins = metrics::worstTwins(pts, 512.f, 512.f, {{256.f, 0.f}, {0.f, 256.f}, {256.f, 256.f}});
+    std::printf("%s: worst twin share %.5f at (%.2f, %.2f), %d translations\n",
+                method == SamplerMethod::Pool ? "pool" : "bridson", twins.worstShare, twins.tx, twins.tz, twins.candidates);
+    EXPECT_LT(twins.worstShare, 0.002);
+  }
+}
+
+// Density in bins of r/4 out to 3r from the tile border, over the interior's: within 3 %
+// beyond 2 sigma of counting noise (1024 tiles of 16 r).
+TEST(SamplingPlacement, PoolDensityIsFlatAcrossTileBorders) {
+  const std::vector<Pt> pts = byClass(scatterAll(uniformWorld(SamplerMethod::Pool, 16.f), nullptr, 2), 1)[0];
+  const metrics::BorderProfile profile = metrics::borderProfile(pts, 512.f, 512.f, 16.f, 0.25f, 3.f);
+  for (size_t i = 0; i < profile.ratio.size(); ++i) std::printf(" %.3f", profile.ratio[i]);
+  std::printf("\nworst deviation %.3f, beyond 2 sigma %.3f\n", profile.worstDeviation(), profile.worstExcess());
+  EXPECT_LT(profile.worstExcess(), 0.03);
+  EXPECT_LT(metrics::foldedMaxSigma(pts, 512.f, 512.f, 16.f, 8), 4.5);
+}
+
+struct TreesAndGrass : DensityField {
+  float density(int cls, float x, float z) const override {
+    if (cls == 0) return 0.6f;
+    const float v = 0.55f + 0.6f * std::sin(0.045f * x) * std::cos(0.037f * z);
+    return v < 0.1f ? 0.f : std::min(v, 1.f);
+  }
+};
+
+// Counts against the reference: uniform density, and grass (variable density) kept 2 m from
+// trees, the reference given the method's own trees. Away from the world's edges.
+TEST(SamplingPlacement, PoolCountsFollowTheReferenceNextToObstacles) {
+  const float W = 256.f;
+  SamplerParams p = test::uniformParams(W, W, 32.f, 1.f, 11);
+  p.classes = {{4.f, 8.f}, {0.5f, 2.f}};
+  p.classDistance = {0.f, 2.f, 2.f, 0.f};
+  const TreesAndGrass field;
+  const auto cls = byClass(scatterAll(p, &field, 2), 2);
+  const auto trees = metrics::referenceMaximal(W, W, 4.f, 8.f, [&](float x, float z) { return field.density(0, x, z); },
+                                               {}, 0.f, 100, 5);
+  const auto grass = metrics::referenceMaximal(W, W, 0.5f, 2.f, [&](float x, float z) { return field.density(1, x, z); },
+                                               cls[0], 2.f, 100, 6);
+  const double treeRatio = double(inner(cls[0], W, W, 24.f)) / double(inner(trees, W, W, 24.f));
+  const double grassRatio = double(inner(cls[1], W, W, 24.f)) / double(inner(grass, W, W, 24.f));
+  const auto uniform = byClass(scatterAll(uniformWorld(SamplerMethod::Pool, 128.f), nullptr, 2), 1)[0];
+  const auto uniformRef = metrics::referenceMaximal(512.f, 512.f, 1.f, 1.f, [](float, float) { return 1.f; }, {}, 0.f, 100, 3);
+  const double uniformRatio = double(inner(uniform, 512.f, 512.f, 4.f)) / double(inner(uniformRef, 512.f, 512.f, 4.f));
+  std::printf("pool / reference: uniform %.4f, trees %.4f, grass next to trees %.4f\n", uniformRatio, treeRatio, grassRatio);
+  EXPECT_NEAR(uniformRatio, 1.0, 0.03);
+  EXPECT_NEAR(treeRatio, 1.0, 0.03);
+  EXPECT_NEAR(grassRatio, 1.0, 0.03);
+}
+
+}  // namespace
+}  // namespace eco
