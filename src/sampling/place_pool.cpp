@@ -75,11 +75,19 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, uint
       return !field || !(density < 1.f) || survivalDraw(p.seed, cls, x, z) < density;
   };
   // The exact tests. Other classes first: they reject ~8x more points than the own class does,
-  // and their test is one bit for most points.
+  // and their test is one bit for most points. 1: blocked by another class, 2: by its own.
   auto blocked = [&](float x, float z, float r) {
-    if (grid.isNear(x, z) && blockedByOtherClasses(s.others, x, z)) return true;
-    return kVariable ? blockedByOwn(grid, x, z, r) : blockedNear(grid, x, z, radius2);
+    if (grid.isNear(x, z) && blockedByOtherClasses(s.others, x, z)) return 1;
+    return (kVariable ? blockedByOwn(grid, x, z, r) : blockedNear(grid, x, z, radius2)) ? 2 : 0;
   };
+  // The other classes' discs shrunk by the radius: a point inside one of those has no gap
+  // within its radius (darts around it could only land in the disc).
+  std::vector<OtherClass> deep;
+  for (const OtherClass& o : s.others)
+    if (o.distance > radius) {
+      const float d = o.distance - radius;
+      deep.push_back({o.grid, d, d * d * kSpacingMargin});
+    }
   // A sample that does not survive stays in the grid as a spacer until the class is placed
   // (and in the tile's border list), so neither a seam point nor a dart takes its place.
   std::vector<int>& spacers = s.spacers;
@@ -94,11 +102,16 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, uint
     float r, density;
     if (!spacingAt(x, z, r, density)) return;
     if (kVariable && spacing < r * kGrade) return;
-    if (blocked(x, z, r)) {
-      holes.push_back({x, z, r});
+    // Variable radius thins only where the radius is clamped, most of a sparse region's
+    // points: there the draw comes first (no exact test, no spacer), as the pool is spaced
+    // already; the rare seam point or dart that takes a removed point's place is the price.
+    const bool alive = survives(x, z, density);
+    if (kVariable && !alive) return;
+    if (const int by = blocked(x, z, r)) {
+      if (by == 2 || !blockedByOtherClasses(deep, x, z)) holes.push_back({x, z, r});
       return;
     }
-    insert(x, z, r, density, survives(x, z, density));
+    insert(x, z, r, density, alive);
   };
   const uint64_t classKey = hashCombine(p.seed ^ 0x706f6f6c5f636c73ull, uint64_t(cls));
   const double window = double(kPoolWindow) * double(radius);
