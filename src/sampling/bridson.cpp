@@ -245,7 +245,7 @@ SamplerSetup makeSetup(const SamplerParams& params, const DensityField* density)
     const float ratio = params.variableRadius ? k.maxRadius / k.radius : 1.f;
     s.poolClass[size_t(c)] = params.method == SamplerMethod::Pool && ratio <= kPoolMaxRatio;
   }
-  if (std::find(s.poolClass.begin(), s.poolClass.end(), 1) != s.poolClass.end()) arrangedBase(0);  // built up front
+  if (std::find(s.poolClass.begin(), s.poolClass.end(), 1) != s.poolClass.end()) arrangedBase();  // built up front
   return s;
 }
 
@@ -295,7 +295,7 @@ void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std
   for (size_t c = 0; c < n; ++c) {
     if (!(present[c] & 2)) continue;
     if (setup.fromPool(c))
-      placeClassFromPool(setup, b, int(c), tileSeed, scratch, variable);
+      placeClassFromPool(setup, b, int(c), scratch, variable);
     else if (variable)
       placeClass<true>(setup, b, int(c), tileSeed, scratch);
     else

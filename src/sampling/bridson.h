@@ -81,8 +81,7 @@ inline bool blockedByOtherClasses(const std::vector<OtherClass>& others, float q
 }
 
 // Places class `cls` of the tile from the pool; leaves its samples in s.placed.
-void placeClassFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_t tileSeed, TileScratch& s,
-                        bool variable);
+void placeClassFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s, bool variable);
 
 // `fixed`: the border samples of every finished neighbour (dependencies). `keepBorder`:
 // fill out.border (not needed when no tile depends on this one).

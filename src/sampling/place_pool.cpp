@@ -1,7 +1,6 @@
 // Pool placement (SamplerMethod::Pool): one class of one tile from the Poisson pool, seen
-// through a different symmetry and translation in every window (sampling/pool.h).
+// through its own orientation and offset in every window (sampling/pool.h).
 #include <algorithm>
-#include <array>
 #include <cmath>
 
 #include "core/hash.h"
@@ -9,38 +8,51 @@
 #include "sampling/grid_checks.h"
 
 namespace eco::sampling {
-
 namespace {
 
-// Pool points whose delta falls short of the local spacing by less than one level of the
-// pool (kPoolStep) are still tried, with the exact test: the points with delta >= rho are
-// saturated only at the pool's levels, so between two levels they leave room that the next
-// level's points fill.
-constexpr float kGrade = 0.85f;
-// Darts thrown around each pool point that the exact tests rejected although its delta
-// reached the spacing: such a point marks a gap the pool cannot fill (a window seam, a
-// higher layer's exclusion disc). Every gap lies within one spacing of such a point, because
-// the pool covers the plane.
-constexpr int kDarts = 40;
-
+// A pool point blocked by another class's sample `o`, inside its exclusion disc (radius d) but
+// within one radius of the disc's edge. The pool cannot pack up to the disc: its points there
+// are blocked, and the next ones out are where the pool put them, leaving a gap around every
+// obstacle. The blocked point moved radially out onto the disc's edge fills it (the exact
+// tests then decide, as for any point).
 struct Hole {
-  float x, z, r;
+  float x, z, ox, oz, d;
 };
 
-// A pool point whose spacing disc crosses its window's edge. Two windows show unrelated parts
-// of the pool, so such points may conflict across the seam; they are placed after the rest,
-// by decreasing delta over the whole tile, the order the pool itself was built in, so a seam
-// keeps the points that space the others out and loses fill points, whose gaps darts refill.
+// The first sample of another class closer than its exclusion distance to (x, z).
+bool findBlocker(const std::vector<OtherClass>& others, float x, float z, Hole& h) {
+  for (const OtherClass& o : others) {
+    if (!o.grid->aliveNear(x, z, o.distance)) continue;
+    const ClassGrid& g = *o.grid;
+    const bool found = anyRowWithin(g, x, z, o.distance, [&](int j, int i0, int i1) {
+      const size_t first = size_t(j) * size_t(g.nx);
+      return anyOccupied(g, j, i0, i1, [&](int i) {
+        const Point q = g.pos[first + size_t(i)];
+        const float dx = q.x - x, dz = q.z - z;
+        if (!(dx * dx + dz * dz < o.distance2)) return false;
+        h = {x, z, q.x, q.z, o.distance};
+        return true;
+      });
+    });
+    if (found) return true;
+  }
+  return false;
+}
+
+// A pool point near its window's edge. Two windows show unrelated parts of the pool, so their
+// points conflict across a seam. Each window's points reach past its edge, and those near the
+// seam on either side are placed after the rest, by decreasing delta over the whole tile, the
+// order the pool itself was built in: the seam keeps the points that space the others out and
+// packs like the interior, with no band of missing points.
 struct SeamPoint {
   float x, z, delta;
 };
 
 // Places class `cls` in the tile; leaves its samples in scratch.placed. A pool point is a
-// sample where its delta reaches the local spacing (or nearly, see kGrade), the density keeps
-// it (survival where the radius is clamped, or everywhere in roulette mode) and the exact
-// tests pass.
+// sample where its delta reaches the local spacing, the density keeps it (survival where the
+// radius is clamped, or everywhere in roulette mode) and the exact tests pass.
 template <bool kVariable>
-void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_t tileSeed, TileScratch& s) {
+void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s) {
   const SamplerParams& p = *setup.params;
   const SampleClass& klass = p.classes[size_t(cls)];
   const DensityField* field = setup.density;
@@ -80,16 +92,16 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, uint
     if (grid.isNear(x, z) && blockedByOtherClasses(s.others, x, z)) return 1;
     return (kVariable ? blockedByOwn(grid, x, z, r) : blockedNear(grid, x, z, radius2)) ? 2 : 0;
   };
-  // The other classes' discs shrunk by the radius: a point inside one of those has no gap
-  // within its radius (darts around it could only land in the disc).
+  // The other classes' discs shrunk by the radius: a point inside one of those is too deep in
+  // an exclusion disc to mark a gap at its edge.
   std::vector<OtherClass> deep;
   for (const OtherClass& o : s.others)
     if (o.distance > radius) {
       const float d = o.distance - radius;
       deep.push_back({o.grid, d, d * d * kSpacingMargin});
     }
-  // A sample that does not survive stays in the grid as a spacer until the class is placed
-  // (and in the tile's border list), so neither a seam point nor a dart takes its place.
+  // Roulette mode: a sample that does not survive stays in the grid as a spacer until the class
+  // is placed (and in the tile's border list), so no seam or hole point takes its place.
   std::vector<int>& spacers = s.spacers;
   spacers.clear();
   auto insert = [&](float x, float z, float r, float density, bool alive) {
@@ -101,14 +113,16 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, uint
   auto consider = [&](float x, float z, float spacing) {
     float r, density;
     if (!spacingAt(x, z, r, density)) return;
-    if (kVariable && spacing < r * kGrade) return;
+    if (kVariable && spacing < r) return;
     // Variable radius thins only where the radius is clamped, most of a sparse region's
     // points: there the draw comes first (no exact test, no spacer), as the pool is spaced
-    // already; the rare seam point or dart that takes a removed point's place is the price.
+    // already; the rare seam or hole point that takes a removed point's place is the price.
     const bool alive = survives(x, z, density);
     if (kVariable && !alive) return;
     if (const int by = blocked(x, z, r)) {
-      if (by == 2 || !blockedByOtherClasses(deep, x, z)) holes.push_back({x, z, r});
+      Hole h;
+      if (by == 1 && !blockedByOtherClasses(deep, x, z) && findBlocker(s.others, x, z, h))
+        holes.push_back(h);
       return;
     }
     insert(x, z, r, density, alive);
@@ -117,7 +131,7 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, uint
   const double window = double(kPoolWindow) * double(radius);
   // The window grid is shifted per class, so its seams do not follow the tile grid.
   const double gridX = double(classKey >> 40) * (window / 16777216.0), gridZ = double((classKey >> 16) & 0xffffff) * (window / 16777216.0);
-  const float reach = 4.f * radius;
+  const float reach = 2.f * radius;
   const int64_t wx0 = int64_t(std::floor((b.x0 - reach - gridX) / window));
   const int64_t wx1 = int64_t(std::floor((b.x1 + reach - gridX) / window));
   const int64_t wz0 = int64_t(std::floor((b.z0 - reach - gridZ) / window));
@@ -133,32 +147,50 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, uint
       const float z0 = std::max(b.z0, wz0f - reach), z1 = std::min(b.z1, wz1f + reach);
       if (!(x0 < x1 && z0 < z1)) continue;
       const PoolView view = poolView(classKey, wx, wz);
-      const ArrangedPool& pool = arrangedBase(view.symmetry);
-      // world = centre + radius * R (t + k * period - offset) for a torus point t and a copy k
-      // per axis (the window's torus square may wrap). The region's torus bounding box, from
-      // its corners, picks the buckets.
-      const double c = view.cosA, sn = view.sinA;
+      const ArrangedPool& pool = arrangedBase();
+      // world = centre + radius * M (t + k * period - offset) for a torus point t and a copy k
+      // per axis (the window's square of the torus may wrap): local coordinates l = t + k *
+      // period - offset, in class radii.
+      const double m00 = view.m00, m01 = view.m01, m10 = view.m10, m11 = view.m11;
       const double centreX = gridX + (double(wx) + 0.5) * window, centreZ = gridZ + (double(wz) + 0.5) * window;
-      double lx0 = 1e30, lx1 = -1e30, lz0 = 1e30, lz1 = -1e30;
-      for (const float cornerX : {x0, x1})
-        for (const float cornerZ : {z0, z1}) {
-          const double dx = (double(cornerX) - centreX) / radius, dz = (double(cornerZ) - centreZ) / radius;
-          const double lx = c * dx + sn * dz, lz = -sn * dx + c * dz;
-          lx0 = std::min(lx0, lx), lx1 = std::max(lx1, lx), lz0 = std::min(lz0, lz), lz1 = std::max(lz1, lz);
+      // The region's corners in local coordinates, in order around it.
+      double cornerX[4], cornerZ[4], lz0 = 1e30, lz1 = -1e30;
+      for (int k = 0; k < 4; ++k) {
+        const double dx = (double(k == 1 || k == 2 ? x1 : x0) - centreX) / radius;
+        const double dz = (double(k >= 2 ? z1 : z0) - centreZ) / radius;
+        cornerX[k] = m00 * dx + m10 * dz;  // M^T: M is orthogonal
+        cornerZ[k] = m01 * dx + m11 * dz;
+        lz0 = std::min(lz0, cornerZ[k]), lz1 = std::max(lz1, cornerZ[k]);
+      }
+      // The local x range of the region within the band za <= z <= zb: its corners there and
+      // its edges' crossings of the band's lines. Buckets outside it are never visited.
+      auto rowSpan = [&](double za, double zb, double& xa, double& xb) {
+        xa = 1e30, xb = -1e30;
+        for (int k = 0; k < 4; ++k) {
+          const double px = cornerX[k], pz = cornerZ[k], qx = cornerX[(k + 1) & 3], qz = cornerZ[(k + 1) & 3];
+          if (pz >= za && pz <= zb) xa = std::min(xa, px), xb = std::max(xb, px);
+          for (const double zc : {za, zb})
+            if ((pz - zc) * (qz - zc) <= 0.0 && pz != qz) {
+              const double x = px + (zc - pz) / (qz - pz) * (qx - px);
+              xa = std::min(xa, x), xb = std::max(xb, x);
+            }
         }
+        return xa <= xb;
+      };
       const double T = kPoolPeriod, B = T / kPoolBuckets;
       for (const int kz : {-1, 0, 1})
         for (const int kx : {-1, 0, 1}) {
           // Local coordinates of torus point t in this copy: t + shift.
           const double shiftX = kx * T - double(view.offsetX), shiftZ = kz * T - double(view.offsetZ);
-          const int bi0 = std::max(0, int(std::floor((lx0 - shiftX) / B)));
-          const int bi1 = std::min(kPoolBuckets - 1, int(std::floor((lx1 - shiftX) / B)));
           const int bj0 = std::max(0, int(std::floor((lz0 - shiftZ) / B)));
           const int bj1 = std::min(kPoolBuckets - 1, int(std::floor((lz1 - shiftZ) / B)));
-          if (bi0 > bi1 || bj0 > bj1) continue;
-          auto toWorldX = [&](double lx, double lz) { return centreX + radius * (c * lx - sn * lz); };
-          auto toWorldZ = [&](double lx, double lz) { return centreZ + radius * (sn * lx + c * lz); };
-          for (int bj = bj0; bj <= bj1; ++bj)
+          auto toWorldX = [&](double lx, double lz) { return centreX + radius * (m00 * lx + m01 * lz); };
+          auto toWorldZ = [&](double lx, double lz) { return centreZ + radius * (m10 * lx + m11 * lz); };
+          for (int bj = bj0; bj <= bj1; ++bj) {
+            double xa, xb;
+            if (!rowSpan(bj * B + shiftZ, (bj + 1) * B + shiftZ, xa, xb)) continue;
+            const int bi0 = std::max(0, int(std::floor((xa - shiftX) / B)));
+            const int bi1 = std::min(kPoolBuckets - 1, int(std::floor((xb - shiftX) / B)));
             for (int bi = bi0; bi <= bi1; ++bi) {
               float minRadius = radius;
               if (field) {
@@ -182,7 +214,7 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, uint
               for (size_t k = first; k < last; ++k) {
                 const PoolPoint& q = pool.points[k];
                 const float spacing = q.delta * radius;
-                if (spacing < minRadius * kGrade) break;
+                if (spacing < minRadius) break;
                 const double lx = double(q.x) + shiftX, lz = double(q.z) + shiftZ;
                 const float x = float(toWorldX(lx, lz)), z = float(toWorldZ(lx, lz));
                 if (!((x >= x0) & (x < x1) & (z >= z0) & (z < z1))) continue;
@@ -193,45 +225,40 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, uint
                   seam.push_back({x, z, q.delta});
               }
             }
+          }
         }
     }
 
   std::stable_sort(seam.begin(), seam.end(), [](const SeamPoint& a, const SeamPoint& c) { return a.delta > c.delta; });
   for (const SeamPoint& q : seam) consider(q.x, q.z, q.delta * radius);
 
-  // Darts in the square of side 2r around each hole-marking point, inside the tile.
-  Rng rng(hashCombine(tileSeed, 2 * uint64_t(cls) + 1));
-  // The first dart that fits ends its hole's darts (then survives or not, like any sample).
-  for (const Hole& h : holes)
-    for (int d = 0; d < kDarts; ++d) {
-      const float x = h.x + (2.f * rng.uniform() - 1.f) * h.r, z = h.z + (2.f * rng.uniform() - 1.f) * h.r;
-      if (!((x >= b.x0) & (x < b.x1) & (z >= b.z0) & (z < b.z1))) continue;
-      float r, density;
-      if (!spacingAt(x, z, r, density) || blocked(x, z, r)) continue;
-      insert(x, z, r, density, survives(x, z, density));
-      break;
-    }
+  for (const Hole& h : holes) {
+    const float dx = h.x - h.ox, dz = h.z - h.oz, len = std::sqrt(dx * dx + dz * dz);
+    if (!(len > 0.f)) continue;
+    const float scale = h.d * (1.f + 1.f / 4096.f) / len;
+    const float x = h.ox + dx * scale, z = h.oz + dz * scale;
+    if (!((x >= b.x0) & (x < b.x1) & (z >= b.z0) & (z < b.z1))) continue;
+    float r, density;
+    if (!spacingAt(x, z, r, density) || blocked(x, z, r)) continue;
+    const bool alive = survives(x, z, density);
+    if (!kVariable || alive) insert(x, z, r, density, alive);
+  }
   for (const int cell : spacers) grid.erase(cell);
 }
 
 }  // namespace
 
 // Here, not in pool.cpp: the build tool that generates basePool() links pool.cpp.
-const ArrangedPool& arrangedBase(int symmetry) {
-  static const std::array<ArrangedPool, 8> arranged = [] {
-    std::array<ArrangedPool, 8> a;
-    for (int s = 0; s < 8; ++s) a[size_t(s)] = arrangePool(basePool(), s);
-    return a;
-  }();
-  return arranged[size_t(symmetry & 7)];
+const ArrangedPool& arrangedBase() {
+  static const ArrangedPool arranged = arrangePool(basePool());
+  return arranged;
 }
 
-void placeClassFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_t tileSeed, TileScratch& s,
-                        bool variable) {
+void placeClassFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s, bool variable) {
   if (variable)
-    placeFromPool<true>(setup, b, cls, tileSeed, s);
+    placeFromPool<true>(setup, b, cls, s);
   else
-    placeFromPool<false>(setup, b, cls, tileSeed, s);
+    placeFromPool<false>(setup, b, cls, s);
 }
 
 }  // namespace eco::sampling

@@ -99,7 +99,7 @@ std::vector<PoolPoint> generatePool(uint64_t seed, float period, float maxRatio,
   return pts;
 }
 
-ArrangedPool arrangePool(std::span<const PoolPoint> pool, int symmetry) {
+ArrangedPool arrangePool(std::span<const PoolPoint> pool) {
   const float T = kPoolPeriod;
   std::vector<PoolPoint> moved(pool.size());
   std::vector<uint32_t> bucketOf(pool.size());
@@ -107,11 +107,8 @@ ArrangedPool arrangePool(std::span<const PoolPoint> pool, int symmetry) {
   out.start.assign(size_t(kPoolBuckets) * kPoolBuckets + 1, 0);
   const float perBucket = float(kPoolBuckets) / T;
   for (size_t i = 0; i < pool.size(); ++i) {
-    float x = pool[i].x, z = pool[i].z;
-    if (symmetry & 1) std::swap(x, z);
-    if (symmetry & 2) x = wrap(-x, T);
-    if (symmetry & 4) z = wrap(-z, T);
-    moved[i] = {x, z, pool[i].delta};
+    const float x = pool[i].x, z = pool[i].z;
+    moved[i] = pool[i];
     const int bi = std::min(kPoolBuckets - 1, int(x * perBucket)), bj = std::min(kPoolBuckets - 1, int(z * perBucket));
     bucketOf[i] = uint32_t(bj * kPoolBuckets + bi);
     ++out.start[bucketOf[i] + 1];
@@ -133,13 +130,18 @@ ArrangedPool arrangePool(std::span<const PoolPoint> pool, int symmetry) {
 PoolView poolView(uint64_t classKey, int64_t windowX, int64_t windowZ) {
   const uint64_t h = mix64(hashCombine(hashCombine(classKey, uint64_t(windowX)), uint64_t(windowZ)));
   PoolView v;
-  v.symmetry = int(h & 7u);
   v.offsetX = float((h >> 8) & 0xffffff) * (kPoolPeriod / 16777216.f);
   v.offsetZ = float((h >> 32) & 0xffffff) * (kPoolPeriod / 16777216.f);
-  // t = tan(angle / 2) in [-1, 1): cos = (1 - t^2) / (1 + t^2), sin = 2 t / (1 + t^2).
+  // t = tan(angle / 2) in [-1, 1): cos = (1 - t^2) / (1 + t^2), sin = 2 t / (1 + t^2), an angle
+  // in [-90, 90) degrees; bit 0 turns it by 180 more, bit 1 mirrors x.
   const double t = double(mix64(h) >> 40) * (2.0 / 16777216.0) - 1.0;
-  v.cosA = (1.0 - t * t) / (1.0 + t * t);
-  v.sinA = 2.0 * t / (1.0 + t * t);
+  double c = (1.0 - t * t) / (1.0 + t * t), s = 2.0 * t / (1.0 + t * t);
+  if (h & 1u) c = -c, s = -s;
+  const double mirror = (h & 2u) ? -1.0 : 1.0;
+  v.m00 = c * mirror;
+  v.m01 = -s;
+  v.m10 = s * mirror;
+  v.m11 = c;
   return v;
 }
 

@@ -16,7 +16,7 @@ namespace eco::sampling {
 
 inline constexpr float kPoolPeriod = 256.f;  // torus side, in class radii
 inline constexpr float kPoolMaxRatio = 16.f;
-inline constexpr float kPoolStep = 0.95f;
+inline constexpr float kPoolStep = 0.98f;
 inline constexpr int kPoolCandidates = 100;  // per active point and step: fuller than k = 30
 inline constexpr uint64_t kPoolSeed = 0x506f6f6c50697473ull;
 inline constexpr int kPoolBuckets = 32;  // buckets per side of the arranged pool (8 radii)
@@ -35,30 +35,29 @@ std::vector<PoolPoint> generatePool(uint64_t seed, float period, float maxRatio,
 // decreasing delta, ties in generation order.
 std::span<const PoolPoint> basePool();
 
-// The pool seen through one of the torus's 8 symmetries (bit 0 swaps x and z, bit 1 mirrors
-// x, bit 2 mirrors z), bucketed kPoolBuckets x kPoolBuckets, each bucket's points by
-// decreasing delta (ties in input order) so a bucket can stop at the first point too close.
+// The pool bucketed kPoolBuckets x kPoolBuckets, each bucket's points by decreasing delta
+// (ties in input order) so a bucket can stop at the first point too close.
 struct ArrangedPool {
   std::vector<uint32_t> start;  // kPoolBuckets^2 + 1 offsets into points
   std::vector<PoolPoint> points;
 };
-ArrangedPool arrangePool(std::span<const PoolPoint> pool, int symmetry);
-// basePool() arranged by each symmetry, built once and shared by every class and thread.
-const ArrangedPool& arrangedBase(int symmetry);
+ArrangedPool arrangePool(std::span<const PoolPoint> pool);
+// basePool() arranged, built once and shared by every class and thread (500 KB: one pool
+// keeps the lookups in cache; the windows' orientations are applied on the fly).
+const ArrangedPool& arrangedBase();
 
 // The world is cut into windows of kPoolWindow x kPoolWindow class radii; each window of each
-// class shows its own part of the torus through its own symmetry and rotation, all drawn from
-// the seed, the class and the window (PoolView): no window is a translate of another, so the
-// pattern has no period. Inside a window the points are a saturated Poisson-disk set; near a
-// seam both windows' points compete by decreasing delta, and darts fill what is left.
-inline constexpr float kPoolWindow = 64.f;
-// A window shows the torus square around (offsetX, offsetZ) at its centre, rotated by an
-// angle in [-90, 90] degrees given by its exact rational cosine and sine (no libm: the same
-// bits everywhere). The rotation keeps any two windows from being translates of each other.
+// class shows its own square of the torus, turned by its own angle and possibly mirrored, all
+// drawn from the seed, the class and the window (PoolView): no window is a translate of
+// another, so the pattern has no period. Inside a window the points are a saturated
+// Poisson-disk set; near a seam both windows' points compete by decreasing delta.
+inline constexpr float kPoolWindow = 128.f;
+// world = window centre + radius * M (t - offset) for a torus point t (taken in the copy of the
+// torus nearest the offset). M is orthogonal, a rotation or a mirror, with exact rational
+// entries (no libm: the same bits everywhere).
 struct PoolView {
-  int symmetry = 0;
   float offsetX = 0, offsetZ = 0;  // torus coordinates shown at the window's centre
-  double cosA = 1, sinA = 0;
+  double m00 = 1, m01 = 0, m10 = 0, m11 = 1;
 };
 PoolView poolView(uint64_t classKey, int64_t windowX, int64_t windowZ);
 
