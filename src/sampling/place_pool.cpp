@@ -87,19 +87,12 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
       return !field || !(density < 1.f) || survivalDraw(p.seed, cls, x, z) < density;
   };
   // The exact tests. Other classes first: they reject ~8x more points than the own class does,
-  // and their test is one bit for most points. 1: blocked by another class, 2: by its own.
-  auto blocked = [&](float x, float z, float r) {
-    if (grid.isNear(x, z) && blockedByOtherClasses(s.others, x, z)) return 1;
+  // and their test is one bit for most points. 1: blocked by another class (the blocker in
+  // `hole`), 2: by its own.
+  auto blocked = [&](float x, float z, float r, Hole& hole) {
+    if (grid.isNear(x, z) && findBlocker(s.others, x, z, hole)) return 1;
     return (kVariable ? blockedByOwn(grid, x, z, r) : blockedNear(grid, x, z, radius2)) ? 2 : 0;
   };
-  // The other classes' discs shrunk by the radius: a point inside one of those is too deep in
-  // an exclusion disc to mark a gap at its edge.
-  std::vector<OtherClass> deep;
-  for (const OtherClass& o : s.others)
-    if (o.distance > radius) {
-      const float d = o.distance - radius;
-      deep.push_back({o.grid, d, d * d * kSpacingMargin});
-    }
   // Roulette mode: a sample that does not survive stays in the grid as a spacer until the class
   // is placed (and in the tile's border list), so no seam or hole point takes its place.
   std::vector<int>& spacers = s.spacers;
@@ -119,10 +112,11 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     // already; the rare seam or hole point that takes a removed point's place is the price.
     const bool alive = survives(x, z, density);
     if (kVariable && !alive) return;
-    if (const int by = blocked(x, z, r)) {
-      Hole h;
-      if (by == 1 && !blockedByOtherClasses(deep, x, z) && findBlocker(s.others, x, z, h))
-        holes.push_back(h);
+    Hole h;
+    if (const int by = blocked(x, z, r, h)) {
+      // Deeper than one radius inside the blocker's disc, the point marks no gap at its edge.
+      const float dx = x - h.ox, dz = z - h.oz, e = h.d - radius;
+      if (by == 1 && !(e > 0.f && dx * dx + dz * dz < e * e)) holes.push_back(h);
       return;
     }
     insert(x, z, r, density, alive);
@@ -239,7 +233,8 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     const float x = h.ox + dx * scale, z = h.oz + dz * scale;
     if (!((x >= b.x0) & (x < b.x1) & (z >= b.z0) & (z < b.z1))) continue;
     float r, density;
-    if (!spacingAt(x, z, r, density) || blocked(x, z, r)) continue;
+    Hole blocker;
+    if (!spacingAt(x, z, r, density) || blocked(x, z, r, blocker)) continue;
     const bool alive = survives(x, z, density);
     if (!kVariable || alive) insert(x, z, r, density, alive);
   }
