@@ -55,9 +55,9 @@ SpeciesConstants speciesConstants(const BiomeConfig& config, size_t id) {
   return c;
 }
 
-// Leans the up axis toward the terrain normal, by the normal's angle from up (the central
-// difference gradient's, g2 = |gradient|^2; not the ecological slope) but at most maxTiltDeg: the
-// normal itself where the slope is under the limit (always, for a limit of 90 degrees), else
+// Leans the up axis toward the terrain normal, by the normal's angle from up (of the central
+// difference gradient, g2 = |gradient|^2; not the ecological slope) but at most maxTiltDeg: the
+// normal itself where that angle is under the limit (always, for a limit of 90 degrees), else
 // the normal's azimuth at the limit.
 Vec3 tiltedUp(const SpeciesConfig& sp, const SpeciesConstants& c, Vec3 normal, float g2) {
   if (sp.maxTiltDeg <= 0.f) return {0, 1, 0};
