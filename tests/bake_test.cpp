@@ -13,6 +13,7 @@
 #include "bake/output_dir.h"
 #include "bake_world.h"
 #include "core/error.h"
+#include "slope_reference.h"
 #include "tileio/manifest.h"
 
 namespace fs = std::filesystem;
@@ -37,22 +38,27 @@ eco::BakeSummary bakeTo(const eco::World& world, const std::string& dir, int thr
   return eco::bake(world, o);
 }
 
-// Placement limits checked with the terrain alone, independently of the mask code.
-void expectWithinLimits(const eco::World& world, const std::vector<eco::TileData>& tiles) {
+// Placement limits checked with the terrain alone, independently of the mask code: the slope
+// is the README formula written out in the test (slope_reference.h), within 0.001 degrees of
+// float rounding. Returns the instances checked.
+size_t expectWithinLimits(const eco::World& world, const std::vector<eco::TileData>& tiles, size_t atLeast = 1000) {
   size_t checked = 0;
   for (const eco::TileData& tile : tiles)
     for (const eco::Instance& in : tile.instances) {
       const eco::SpeciesConfig& sp = world.config.species[in.species];
       float h = world.terrain.heightAt(in.position.x, in.position.z);
-      eco::Vec2 g = world.terrain.gradientAt(in.position.x, in.position.z);
-      float slope = std::atan(std::sqrt(g.x * g.x + g.z * g.z)) * 180.f / 3.14159265f;
-      ASSERT_GT(h, sp.elevation.min) << sp.name << " at " << in.position.x << "," << in.position.z;
-      ASSERT_LT(h, sp.elevation.max) << sp.name << " at " << in.position.x << "," << in.position.z;
-      ASSERT_LT(slope, sp.maxSlopeDeg) << sp.name << " at " << in.position.x << "," << in.position.z;
-      ASSERT_NEAR(in.position.y, h, 1e-3f);
+      const double slope = eco::test::referenceSlopeDeg(world.terrain, in.position.x, in.position.z);
+      if (!(h > sp.elevation.min && h < sp.elevation.max && slope < sp.maxSlopeDeg + 1e-3 &&
+            std::fabs(in.position.y - h) <= 1e-3f)) {
+        ADD_FAILURE() << sp.name << " at " << in.position.x << "," << in.position.z << ": height " << h << " (band "
+                      << sp.elevation.min << " .. " << sp.elevation.max << "), slope " << slope << " (max "
+                      << sp.maxSlopeDeg << "), instance y " << in.position.y;
+        return checked;
+      }
       ++checked;
     }
-  EXPECT_GT(checked, 1000u);
+  EXPECT_GT(checked, atLeast);
+  return checked;
 }
 
 }  // namespace
@@ -98,6 +104,9 @@ TEST(Bake, RidgeWorldTiltsUpAxesTowardTheNormalUpToTheLimit) {
     for (const eco::Instance& in : tile.instances) {
       const eco::SpeciesConfig& sp = world.config.species[in.species];
       const eco::SurfaceSample s = eco::surfaceAt(world.terrain, in.position.x, in.position.z, {0, 1});
+      // Tilt follows the normal: the central-difference gradient's angle, not the ecological slope.
+      const eco::Vec2 g = world.terrain.gradientAt(in.position.x, in.position.z);
+      const float normalDeg = std::atan(std::sqrt(g.x * g.x + g.z * g.z)) * 180.f / 3.14159265f;
       const eco::Vec3 up = in.up;
       ASSERT_NEAR(up.x * up.x + up.y * up.y + up.z * up.z, 1.f, 1e-5f);
       if (sp.maxTiltDeg <= 0.f) {
@@ -105,14 +114,14 @@ TEST(Bake, RidgeWorldTiltsUpAxesTowardTheNormalUpToTheLimit) {
         ++untilted;
         continue;
       }
-      const float expected = std::min(s.slopeDeg, sp.maxTiltDeg) * 3.14159265f / 180.f;
+      const float expected = std::min(normalDeg, sp.maxTiltDeg) * 3.14159265f / 180.f;
       const float h = std::hypot(s.normal.x, s.normal.z), uh = std::hypot(up.x, up.z);
-      ASSERT_NEAR(uh, std::sin(expected), 1e-4f) << sp.name << " slope " << s.slopeDeg;
+      ASSERT_NEAR(uh, std::sin(expected), 1e-4f) << sp.name << " normal at " << normalDeg << " degrees";
       ASSERT_GT(up.y, 0.f);
       if (h > 1e-3f && uh > 1e-3f) {
         ASSERT_GT((up.x * s.normal.x + up.z * s.normal.z) / (h * uh), 0.9999f);
       }
-      ++(s.slopeDeg < sp.maxTiltDeg ? underLimit : atLimit);
+      ++(normalDeg < sp.maxTiltDeg ? underLimit : atLimit);
     }
   EXPECT_GT(underLimit, 100u);
   EXPECT_GT(atLimit, 100u);
@@ -126,6 +135,68 @@ TEST(Bake, SampleWorldRespectsElevationBandsAndMaxSlope) {
   // A band of tiles across the valley, slopes and ridge keeps the test quick.
   auto tiles = eco::bakeInMemory(world, 2, eco::TileRange{20, 0, 23, 48});
   expectWithinLimits(world, tiles);
+}
+
+// A V-shaped valley cut into a plateau and a ridge on a plain, 40 degree walls (bake_world.h):
+// a grass with max_deg 30 covers the flat ground and nothing within two pixels of the valley
+// floor or the ridge crest, where the central difference would read 0 to 23 degrees.
+namespace {
+void expectNothingOnTheCrease(bool valley) {
+  TempDir dir;
+  const std::string species = R"([{"name": "grass", "kind": "grass", "radius": 1.5, "max_radius_factor": 3,
+     "elevation": {"min": 200, "opt_low": 250, "opt_high": 1000, "max": 1100},
+     "slope": {"max_deg": 30, "falloff_deg": 10}, "mesh": {"height": 0.5, "crown_radius": 0.4}}])";
+  const eco::World world = eco::loadWorld(eco::test::writeWorld(dir, 129, 4.f, eco::test::vWorldHeight(valley), species));
+  const auto tiles = eco::bakeInMemory(world, 2);
+  expectWithinLimits(world, tiles);
+  size_t onCrease = 0;
+  for (const eco::TileData& tile : tiles)
+    for (const eco::Instance& in : tile.instances) onCrease += std::fabs(in.position.x - 256.f) <= 8.f;
+  EXPECT_EQ(onCrease, 0u) << (valley ? "valley floor" : "ridge crest");
+}
+}  // namespace
+
+TEST(Bake, NothingWithALowMaxSlopeGrowsOnAVValleyFloor) { expectNothingOnTheCrease(true); }
+TEST(Bake, NothingWithALowMaxSlopeGrowsOnARidgeCrest) { expectNothingOnTheCrease(false); }
+
+// The Grand Canyon DEM (../shared/data/dem) under arid_canyon.json's species with max_deg
+// below 30 (the cottonwood), without its river (another world's): no instance stands where the
+// slope, recomputed here, exceeds the species' maximum. Also reports how many pixels the
+// slope reads more than 10 degrees steeper than the central difference (narrow canyons).
+TEST(Bake, GrandCanyonDemKeepsLowSlopeSpeciesOffCanyonWalls) {
+  const std::string dem = eco::test::demDir();
+  if (dem.empty()) GTEST_SKIP() << "shared DEM folder not present";
+  eco::World world = eco::loadWorld(eco::test::sourceDir() + "/configs/arid_canyon.json");
+  world.terrain = eco::makeHeightmap(eco::loadImage(dem + "/grand_canyon_62m.png"), {61.8f, 6553.5f, 0.f});
+  world.river = {};
+  world.hasRiver = false;
+  const eco::Grid& h = world.terrain.metres;
+  size_t steeper = 0;
+  double largest = 0;
+  for (int j = 0; j < h.height; ++j)
+    for (int i = 0; i < h.width; ++i) {
+      const float x = float(i) * world.terrain.cellSize, z = float(j) * world.terrain.cellSize;
+      const double more = eco::surfaceAt(world.terrain, x, z, {}).slopeDeg - eco::test::gradientSlopeDeg(world.terrain, x, z);
+      steeper += more > 10.0;
+      largest = std::max(largest, more);
+    }
+  const double share = double(steeper) / double(h.values.size());
+  std::printf("Grand Canyon: %.2f %% of pixels read more than 10 degrees steeper than the central difference "
+              "(at most %.1f degrees more)\n", 100.0 * share, largest);
+  EXPECT_GT(share, 0.001);  // the canyon's narrow floors and crests
+
+  std::vector<eco::SpeciesConfig> lowSlope;
+  for (eco::SpeciesConfig sp : world.config.species)
+    if (sp.maxSlopeDeg < 30.f) {
+      sp.moistureOptimum = 0.5f, sp.moistureTolerance = 1.f;  // no river: moisture is noise alone
+      lowSlope.push_back(sp);
+    }
+  ASSERT_FALSE(lowSlope.empty());
+  world.config.species = lowSlope;
+  world.config.exclusions.clear();
+  const auto tiles = eco::bakeInMemory(world, 2);
+  const size_t checked = expectWithinLimits(world, tiles, 100);
+  std::printf("Grand Canyon: %zu instances of %zu species with max_deg below 30 checked\n", checked, lowSlope.size());
 }
 
 // Bytes of every tile, in tile order: what a bake writes, without the folder around it.

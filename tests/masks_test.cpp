@@ -1,6 +1,7 @@
 // Eco-masks against hand-computed values on analytic terrain.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <random>
 #include <vector>
@@ -175,4 +176,31 @@ TEST(Masks, SuitabilityRasterEqualsTheFullRuleOnTheSampleWorld) {
   // The skipped paths were taken: some pixels suit no species.
   EXPECT_GT(zeros, checked / 100);
   EXPECT_LT(zeros, checked);
+}
+
+// W_slope on a V-shaped valley cut into a plateau, 40 degree walls: the floor is as steep as
+// the walls (the central difference reads 0 there), so a species with max_deg 30 has zero
+// suitability on the floor pixels and between them, and full slope weight on the plateau.
+TEST(Masks, SlopeWeightIsZeroOnAVValleyFloorBetweenSteepWalls) {
+  eco::World w = planeWorld(0.f, 500.f);
+  const float rise = std::tan(40.f * kDeg);
+  for (int j = 0; j < 65; ++j)
+    for (int i = 0; i < 65; ++i) w.terrain.metres.at(i, j) = 500.f + std::min(rise * std::fabs(float(i - 32)) * 2.f, 40.f);
+  eco::SpeciesConfig sp = testSpecies();
+  sp.elevation = {0.f, 1.f, 2000.f, 3000.f};
+  sp.sunPreference = 0.f;
+  sp.slopeFalloffDeg = 10.f;  // zero from 30 degrees
+  w.config.species = {sp};
+  const eco::SuitabilityRasters r = eco::computeSuitability(w, 2);
+  for (float z = 0.f; z <= 128.f; z += 1.f)
+    for (float x = 62.f; x <= 66.f; x += 0.5f) {  // floor pixel i = 32 at x = 64, a pixel to either side
+      const eco::Environment env = eco::environmentAt(w, x, z);
+      ASSERT_GE(env.slopeDeg, 38.f) << x << "," << z;
+      ASSERT_EQ(eco::speciesWeights(sp, env).slope, 0.f) << x << "," << z;
+      ASSERT_EQ(r.at(0, x, z), 0.f) << x << "," << z;
+    }
+  const eco::Environment plateau = eco::environmentAt(w, 8.f, 64.f);
+  EXPECT_EQ(plateau.slopeDeg, 0.f);
+  EXPECT_EQ(eco::speciesWeights(sp, plateau).slope, 1.f);
+  EXPECT_GT(r.at(0, 8.f, 64.f), 0.f);
 }

@@ -1,4 +1,4 @@
-// The fast paths of heightAt / gradientAt and HeightDerivatives against
+// The fast paths of heightAt / gradientAt / slopeTangentAt and HeightDerivatives against
 // the straightforward per-corner formulation they replaced: the bake's bytes depend on every
 // bit.
 #include <gtest/gtest.h>
@@ -58,6 +58,29 @@ Vec2 referenceGradient(const Heightmap& t, float x, float z) {
   return mix(mix(corner[0][0], corner[0][1], u.t), mix(corner[1][0], corner[1][1], u.t), v.t);
 }
 
+// The slope tangent per corner, interpolated with the expressions of referenceHeight.
+float referenceSteepness(const Grid& g, int i, int j, bool alongX, float cellSize) {
+  int size = alongX ? g.width : g.height;
+  int k = alongX ? i : j;
+  float central = std::fabs(referenceDerivative(g, i, j, alongX, cellSize));
+  if (k == 0 || k + 1 >= size) return central;
+  float h = g.at(i, j);
+  float down = h - (alongX ? g.at(i - 1, j) : g.at(i, j - 1)), up = (alongX ? g.at(i + 1, j) : g.at(i, j + 1)) - h;
+  return down * up < 0.f ? (std::fabs(down) + std::fabs(up)) / (2.f * cellSize) : central;
+}
+
+float referenceSlopeTangent(const Heightmap& t, float x, float z) {
+  const Grid& g = t.metres;
+  Lerp u = referenceLerp(x, t.cellSize, g.width), v = referenceLerp(z, t.cellSize, g.height);
+  auto at = [&](int i, int j) {
+    float sx = referenceSteepness(g, i, j, true, t.cellSize), sz = referenceSteepness(g, i, j, false, t.cellSize);
+    return std::sqrt(sx * sx + sz * sz);
+  };
+  float top = at(u.i0, v.i0) + (at(u.i1, v.i0) - at(u.i0, v.i0)) * u.t;
+  float bottom = at(u.i0, v.i1) + (at(u.i1, v.i1) - at(u.i0, v.i1)) * u.t;
+  return top + (bottom - top) * v.t;
+}
+
 uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
 
 }  // namespace
@@ -92,6 +115,11 @@ TEST(TerrainSampling, FastPathsMatchTheReferenceBitForBit) {
         ASSERT_EQ(bits(stored.height), bits(hRef)) << w << "x" << h << " at " << px << "," << pz;
         ASSERT_EQ(bits(stored.gradient.x), bits(gRef.x)) << w << "x" << h << " at " << px << "," << pz;
         ASSERT_EQ(bits(stored.gradient.z), bits(gRef.z)) << w << "x" << h << " at " << px << "," << pz;
+        // The slope: the masks' (slopeTangentAt) and the bake's (stored) are the same bits.
+        const float tRef = referenceSlopeTangent(t, px, pz);
+        ASSERT_EQ(bits(t.slopeTangentAt(px, pz)), bits(tRef)) << w << "x" << h << " at " << px << "," << pz;
+        ASSERT_EQ(bits(stored.slopeTangent), bits(tRef)) << w << "x" << h << " at " << px << "," << pz;
+        ASSERT_EQ(bits(surfaceAt(t, px, pz, {}).slopeDeg), bits(slopeDegrees(stored.slopeTangent)));
       }
     }
   }

@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <numbers>
 
 #include "core/error.h"
+#include "slope_reference.h"
 #include "terrain/terrain.h"
 
 using namespace eco;
@@ -120,4 +122,68 @@ TEST(TerrainSurface, MakeHeightmapMapsValuesAndChecksCellSize) {
   EXPECT_EQ(t.extentX(), 4.f);
   EXPECT_THROW(makeHeightmap(image, {0.f, 1.f, 0.f}), InputError);
   EXPECT_THROW(makeHeightmap(image, {NAN, 1.f, 0.f}), InputError);
+}
+
+// The ecological slope (slopeDeg) on a plane: the central difference's angle, everywhere
+// including the border pixels, and the README formula's value.
+// Heights about zero keep the float rounding of the differences (relative: a float step of
+// the largest height over a cell's rise) well under the 1e-4 degrees.
+TEST(TerrainSurface, SlopeOfATiltedPlaneEqualsItsGradientAngle) {
+  const float a = 0.31f, b = -0.47f;  // dH/dx, dH/dz
+  Heightmap t = sampledTerrain(17, 13, 3.f, [&](float x, float z) { return a * (x - 24.f) + b * (z - 18.f); });
+  const float exact = std::atan(std::hypot(a, b)) * 180.f / kPi;  // 29.37 degrees
+  int checked = 0;
+  for (float x = 0; x <= t.extentX(); x += 0.53f)
+    for (float z = 0; z <= t.extentZ(); z += 0.37f) {
+      const float slope = surfaceAt(t, x, z, {}).slopeDeg;
+      ASSERT_NEAR(slope, exact, 1e-4f) << x << "," << z;
+      ASSERT_NEAR(slope, test::gradientSlopeDeg(t, x, z), 1e-4f) << x << "," << z;
+      ASSERT_NEAR(slope, test::referenceSlopeDeg(t, x, z), 1e-4f) << x << "," << z;
+      ++checked;
+    }
+  EXPECT_GT(checked, 1000);
+}
+
+// A V-shaped valley floor and a ridge crest between 40 degree walls: the central differences
+// cancel there (0 degrees on the floor pixels, 23 halfway to the next pixel); the slope sees
+// the walls. Positions on the floor pixels, between them along the valley and up to a pixel
+// to either side.
+namespace {
+void expectWallSlopeAcrossTheCrease(bool valley) {
+  const float rise = std::tan(40.f * kPi / 180.f), cell = 4.f, crease = 16.f * cell;
+  Heightmap t = sampledTerrain(33, 9, cell, [&](float x, float) {
+    const float wall = rise * std::fabs(x - crease);
+    return valley ? 100.f + wall : 300.f - wall;
+  });
+  const float floorCentral = test::gradientSlopeDeg(t, crease, 2.f * cell);
+  EXPECT_LT(floorCentral, 1e-3f);  // what the central difference reads on the crease
+  for (float x = crease - cell; x <= crease + cell; x += 0.25f * cell)
+    for (float z = 0; z <= t.extentZ(); z += 0.5f * cell) {
+      const float slope = surfaceAt(t, x, z, {}).slopeDeg;
+      ASSERT_GE(slope, 38.f) << (valley ? "valley" : "ridge") << " at " << x << "," << z;
+      ASSERT_NEAR(slope, 40.f, 1e-3f) << (valley ? "valley" : "ridge") << " at " << x << "," << z;
+      ASSERT_NEAR(slope, test::referenceSlopeDeg(t, x, z), 1e-4f);
+    }
+  std::printf("%s crease: slope %.3f deg, central difference %.3f deg (floor pixel), %.3f deg (half a pixel off)\n",
+              valley ? "valley" : "ridge", surfaceAt(t, crease, 2.f * cell, {}).slopeDeg, floorCentral,
+              test::gradientSlopeDeg(t, crease + 0.5f * cell, 2.f * cell));
+}
+}  // namespace
+
+TEST(TerrainSurface, SlopeSeesTheWallsOfAVValley) { expectWallSlopeAcrossTheCrease(true); }
+TEST(TerrainSurface, SlopeSeesTheWallsOfARidge) { expectWallSlopeAcrossTheCrease(false); }
+
+// Per axis the mean one-sided magnitude is at least the central difference's magnitude, so
+// the slope never reads below the normal's angle; on rough terrain it matches the README
+// formula.
+TEST(TerrainSurface, SlopeIsNeverBelowTheGradientAngle) {
+  Heightmap t = sampledTerrain(41, 29, 2.5f, [](float x, float z) {
+    return 200.f + 30.f * std::sin(x * 0.37f) * std::cos(z * 0.23f) + 4.f * std::sin(x * 1.9f + z * 2.3f);
+  });
+  for (float x = 0; x <= t.extentX(); x += 0.77f)
+    for (float z = 0; z <= t.extentZ(); z += 0.61f) {
+      const float slope = surfaceAt(t, x, z, {}).slopeDeg;
+      ASSERT_GE(slope, test::gradientSlopeDeg(t, x, z) - 1e-4) << x << "," << z;
+      ASSERT_NEAR(slope, test::referenceSlopeDeg(t, x, z), 1e-3) << x << "," << z;
+    }
 }

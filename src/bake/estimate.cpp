@@ -239,11 +239,12 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
                   tileFiles * (kBytesPerTile + kBytesPerTileSpecies * double(nSpecies)) + pixels * 4.0 +
                   tileFiles * (160.0 + 12.0 * double(nSpecies)) + 300.0 * double(nSpecies);
 
-  // Memory: the world (heights, river distances), the derivatives, the suitability rasters
-  // with their max pyramids, the per-class pools, per worker the class grids of one tile and
-  // its instances, the tile rows the schedule holds, and the manifest's tile entries.
+  // Memory: the world (heights, river distances), the derivatives (gradient and slope tangent
+  // per pixel), the suitability rasters with their max pyramids, the per-class pools, per
+  // worker the class grids of one tile and its instances, the tile rows the schedule holds,
+  // and the manifest's tile entries.
   const double riverPixels = double(world.river.metres.values.size());
-  double memory = kBaseBytes + pixels * (kLoadBytesPerPixel + sizeof(float) + sizeof(Vec2)) + riverPixels * 2.0 * sizeof(float) +
+  double memory = kBaseBytes + pixels * (kLoadBytesPerPixel + 2.0 * sizeof(float) + sizeof(Vec2)) + riverPixels * 2.0 * sizeof(float) +
                   double(nSpecies) * pixels * sizeof(float) * 4.0 / 3.0;
   const double poolBytes = double(sampling::basePool().size()) * sizeof(sampling::PoolPoint) +
                            double(sampling::kPoolBuckets * sampling::kPoolBuckets + 1) * sizeof(uint32_t);

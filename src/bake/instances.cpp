@@ -21,7 +21,7 @@ uint32_t variedColor(const SpeciesConfig& sp, Rng& rng) {
   return packColor(c);
 }
 
-// Squared gradient lengths (tan^2 of the slope) bounding an angle: below `lo` the slope is
+// Squared slope tangents (tan^2 of the slope) bounding an angle: below `lo` the slope is
 // surely under the angle, above `hi` surely over it, as atan in degrees computes it (0.01
 // degrees of margin, far beyond float error); in between, or for angles near 90 degrees,
 // callers compute the slope. Saves the atan for nearly every instance.
@@ -35,8 +35,6 @@ SlopeBound slopeBound(float degrees) {
   const double lo = std::tan((degrees - kMargin) * kRad), hi = std::tan((degrees + kMargin) * kRad);
   return {float(lo * lo), float(hi * hi)};
 }
-
-float slopeDegrees(float g2) { return std::atan(std::sqrt(g2)) * float(180.0 / std::numbers::pi); }
 
 // What each instance of a species needs beyond its config, computed once per tile.
 struct SpeciesConstants {
@@ -57,14 +55,15 @@ SpeciesConstants speciesConstants(const BiomeConfig& config, size_t id) {
   return c;
 }
 
-// Leans the up axis toward the terrain normal, by the slope angle but at most maxTiltDeg: the
-// normal itself where the slope is under the limit (always, for a limit of 90 degrees), else
+// Leans the up axis toward the terrain normal, by the normal's angle from up (of the central
+// difference gradient, g2 = |gradient|^2; not the ecological slope) but at most maxTiltDeg: the
+// normal itself where that angle is under the limit (always, for a limit of 90 degrees), else
 // the normal's azimuth at the limit.
 Vec3 tiltedUp(const SpeciesConfig& sp, const SpeciesConstants& c, Vec3 normal, float g2) {
   if (sp.maxTiltDeg <= 0.f) return {0, 1, 0};
   const float horizontal = std::sqrt(normal.x * normal.x + normal.z * normal.z);
   if (horizontal < 1e-6f) return {0, 1, 0};
-  if (sp.maxTiltDeg >= 90.f || g2 < c.maxTilt.lo || (!(g2 > c.maxTilt.hi) && slopeDegrees(g2) < sp.maxTiltDeg))
+  if (sp.maxTiltDeg >= 90.f || g2 < c.maxTilt.lo || (!(g2 > c.maxTilt.hi) && slopeDegrees(std::sqrt(g2)) < sp.maxTiltDeg))
     return normal;
   const float k = c.sinMaxTilt / horizontal;
   return {normal.x * k, c.cosMaxTilt, normal.z * k};
@@ -83,10 +82,13 @@ void appendInstance(const World& world, const HeightDerivatives& terrain, uint16
   const SpeciesConfig& sp = world.config.species[id];
   const HeightGradient hg = terrain.at(sample.x, sample.z);
   if (!insideBand(sp.elevation, hg.height)) return;
-  // Normal and slope with surfaceAt's expressions, so the same bits.
+  // Slope as surfaceAt's (slopeDegrees of the interpolated slope tangent, the same bits), so
+  // no instance stands where the slope mask reads its maximum slope or more.
+  const float t = hg.slopeTangent, t2 = t * t;
+  if (!(t2 < c.maxSlope.lo) && (t2 > c.maxSlope.hi || slopeDegrees(t) >= sp.maxSlopeDeg)) return;
+  // Normal with surfaceAt's expressions, so the same bits.
   const Vec2 g = hg.gradient;
   const float g2 = g.x * g.x + g.z * g.z;
-  if (!(g2 < c.maxSlope.lo) && (g2 > c.maxSlope.hi || slopeDegrees(g2) >= sp.maxSlopeDeg)) return;
   const float invLength = 1.f / std::sqrt(g2 + 1.f);
   const Vec3 normal{-g.x * invLength, invLength, -g.z * invLength};
 

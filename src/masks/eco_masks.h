@@ -7,6 +7,7 @@
 //   W_moist = 1 - smoothstep(0, tolerance, |m - optimum|)
 //   suitability = density * W_elev * W_slope * W_sun * W_moist
 // Moisture m = w * exp(-river_distance / falloff) + (1 - w) * fbm_noise(seed), in [0, 1].
+// slope = SurfaceSample::slopeDeg (terrain.h pixelSlopeTangent), the bake's exact check's slope.
 #include <algorithm>
 #include <cmath>
 #include <vector>

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <numbers>
 #include <string>
 #include <utility>
 
@@ -24,6 +25,22 @@ float pixelDerivative(const Grid& g, int i, int j, bool alongX, float cellSize) 
   return (b - a) / (float(hi - lo) * cellSize);
 }
 
+// The slope's steepness along one axis (pixelSlopeTangent): the mean magnitude of the two
+// one-sided differences. Where the heights run one way along the axis it equals the central
+// difference's magnitude and is computed as that, bit for bit; only where they fold (a valley
+// floor or ridge crest along the axis) does it differ, reading the walls instead of their
+// cancellation. One-sided at the border, like pixelDerivative.
+float pixelSteepness(const Grid& g, int i, int j, bool alongX, float cellSize) {
+  const int size = alongX ? g.width : g.height;
+  const int k = alongX ? i : j;
+  const float central = std::fabs(pixelDerivative(g, i, j, alongX, cellSize));
+  if (k == 0 || k + 1 >= size) return central;
+  const float h = g.at(i, j);
+  const float down = h - (alongX ? g.at(i - 1, j) : g.at(i, j - 1)), up = (alongX ? g.at(i + 1, j) : g.at(i, j + 1)) - h;
+  if (!(down * up < 0.f)) return central;
+  return (std::fabs(down) + std::fabs(up)) / (2.f * cellSize);
+}
+
 // Both axes' interpolation coordinates, shared by the height and the gradient.
 struct Footprint {
   Lerp u, v;
@@ -36,6 +53,13 @@ Footprint footprint(const Grid& g, float cellSize, float x, float z) {
 float bilinear(const Grid& g, Footprint f) { return eco::bilinear(g.values.data(), g.width, f.u, f.v); }
 
 Vec2 mix(Vec2 p, Vec2 q, float t) { return {p.x + (q.x - p.x) * t, p.z + (q.z - p.z) * t}; }
+
+// Bilinear mix of four corner values, (i0, j0) (i1, j0) (i0, j1) (i1, j1): eco::bilinear's
+// expressions, shared by slopeTangentAt and HeightDerivatives::at so their bits agree.
+float mixCorners(float c00, float c01, float c10, float c11, Footprint f) {
+  const float top = c00 + (c01 - c00) * f.u.t, bottom = c10 + (c11 - c10) * f.u.t;
+  return top + (bottom - top) * f.v.t;
+}
 
 Vec2 borderGradient(const Grid& g, float cellSize, Footprint f) {
   Vec2 corner[2][2];
@@ -76,15 +100,31 @@ Vec2 Heightmap::gradientAt(float x, float z) const {
   return gradient(metres, cellSize, footprint(metres, cellSize, x, z));
 }
 
+float pixelSlopeTangent(const Grid& g, int i, int j, float cellSize) {
+  const float sx = pixelSteepness(g, i, j, true, cellSize), sz = pixelSteepness(g, i, j, false, cellSize);
+  return std::sqrt(sx * sx + sz * sz);
+}
+
+float slopeDegrees(float tangent) { return std::atan(tangent) * float(180.0 / std::numbers::pi); }
+
+float Heightmap::slopeTangentAt(float x, float z) const {
+  const Footprint f = footprint(metres, cellSize, x, z);
+  auto at = [&](int i, int j) { return pixelSlopeTangent(metres, i, j, cellSize); };
+  return mixCorners(at(f.u.i0, f.v.i0), at(f.u.i1, f.v.i0), at(f.u.i0, f.v.i1), at(f.u.i1, f.v.i1), f);
+}
+
 HeightDerivatives heightDerivatives(const Heightmap& terrain) {
   const Grid& g = terrain.metres;
   HeightDerivatives d;
   d.terrain = &terrain;
   d.perPixel.resize(size_t(g.width) * size_t(g.height));
+  d.slopeTangent.resize(d.perPixel.size());
   for (int j = 0; j < g.height; ++j)
-    for (int i = 0; i < g.width; ++i)
-      d.perPixel[size_t(j) * size_t(g.width) + size_t(i)] = {pixelDerivative(g, i, j, true, terrain.cellSize),
-                                                             pixelDerivative(g, i, j, false, terrain.cellSize)};
+    for (int i = 0; i < g.width; ++i) {
+      const size_t k = size_t(j) * size_t(g.width) + size_t(i);
+      d.perPixel[k] = {pixelDerivative(g, i, j, true, terrain.cellSize), pixelDerivative(g, i, j, false, terrain.cellSize)};
+      d.slopeTangent[k] = pixelSlopeTangent(g, i, j, terrain.cellSize);
+    }
   return d;
 }
 
@@ -96,7 +136,9 @@ HeightGradient HeightDerivatives::at(float x, float z) const {
   const Vec2* row0 = perPixel.data() + size_t(f.v.i0) * size_t(g.width);
   const Vec2* row1 = perPixel.data() + size_t(f.v.i1) * size_t(g.width);
   const Vec2 top = mix(row0[f.u.i0], row0[f.u.i1], f.u.t), bottom = mix(row1[f.u.i0], row1[f.u.i1], f.u.t);
-  return {mix(top, bottom, f.v.t), bilinear(g, f)};
+  const float* t0 = slopeTangent.data() + size_t(f.v.i0) * size_t(g.width);
+  const float* t1 = slopeTangent.data() + size_t(f.v.i1) * size_t(g.width);
+  return {mix(top, bottom, f.v.t), bilinear(g, f), mixCorners(t0[f.u.i0], t0[f.u.i1], t1[f.u.i0], t1[f.u.i1], f)};
 }
 
 Heightmap makeHeightmap(Image image, const HeightMapping& mapping) {

@@ -21,8 +21,7 @@ SurfaceSample surfaceAt(const Heightmap& terrain, float x, float z, Vec2 sunDirX
   float invLength = 1.f / std::sqrt(g.x * g.x + g.z * g.z + 1.f);
   SurfaceSample s;
   s.normal = {-g.x * invLength, invLength, -g.z * invLength};
-  // Equals acos(normal.y), but keeps full precision on gentle slopes where normal.y ~ 1.
-  s.slopeDeg = std::atan(std::sqrt(g.x * g.x + g.z * g.z)) * kDegrees;
+  s.slopeDeg = slopeDegrees(terrain.slopeTangentAt(x, z));
   if (withAspect && (g.x != 0 || g.z != 0)) {
     // Downslope (-g.x, -g.z): its east component is -g.x, its north component is +g.z.
     float aspect = std::atan2(-g.x, g.z) * kDegrees;

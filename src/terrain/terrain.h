@@ -76,6 +76,7 @@ struct HeightMapping {
 struct HeightGradient {
   Vec2 gradient;  // first: returned in one register, not spliced through the stack
   float height = 0;
+  float slopeTangent = 0;  // Heightmap::slopeTangentAt
 };
 
 struct Heightmap {
@@ -87,17 +88,33 @@ struct Heightmap {
   // Bilinear height at a world position, clamped to the border.
   float heightAt(float x, float z) const;
   // Central-difference gradient dH/dx, dH/dz in world units (one-sided at the border),
-  // bilinearly interpolated between pixels.
+  // bilinearly interpolated between pixels. Smooth: normals, aspect, sun exposure, tilt.
   Vec2 gradientAt(float x, float z) const;
+  // The ecological slope's tangent (see pixelSlopeTangent), bilinearly interpolated between
+  // pixels like gradientAt. slopeDegrees of it is the slope of the masks and of the bake.
+  float slopeTangentAt(float x, float z) const;
 };
 
-// heightAt and gradientAt together for callers asking millions of times (the bake's
-// instances): the per-pixel derivatives are computed once, so a lookup interpolates four of
-// them instead of differencing eight heights. Same bits as those two. Holds a pointer to
+// Slope for ecology, per pixel: along each axis the mean magnitude of the two one-sided
+// differences (one side only at the border),
+//   s_x = (|h(i,j) - h(i-1,j)| + |h(i+1,j) - h(i,j)|) / (2 cellSize)
+// and s_z likewise; tangent = sqrt(s_x^2 + s_z^2). Where the heights run one way along an axis
+// s is the central difference's magnitude (the same bits): at such pixels the tangent is the
+// gradient's length, and on a plane the slope is the normal's angle everywhere. Where they fold
+// (a V-shaped valley floor, a ridge crest) the central difference cancels, and s reads the mean
+// steepness of the two walls instead. Never below the gradient's length.
+float pixelSlopeTangent(const Grid& g, int i, int j, float cellSize);
+// atan(tangent) in degrees: the one conversion of a slope tangent into the slope angle.
+float slopeDegrees(float tangent);
+
+// heightAt, gradientAt and slopeTangentAt together for callers asking millions of times (the
+// bake's instances): the per-pixel derivatives are computed once, so a lookup interpolates
+// four of them instead of differencing heights. Same bits as those three. Holds a pointer to
 // the terrain, which must outlive it and not change.
 struct HeightDerivatives {
   const Heightmap* terrain = nullptr;
   std::vector<Vec2> perPixel;  // dH/dx, dH/dz at each pixel, row by row
+  std::vector<float> slopeTangent;  // pixelSlopeTangent at each pixel, row by row
   HeightGradient at(float x, float z) const;
 };
 HeightDerivatives heightDerivatives(const Heightmap& terrain);
@@ -133,7 +150,7 @@ std::string riverExtentProblem(int riverWidth, int riverHeight, int heightmapWid
 
 struct SurfaceSample {
   Vec3 normal;          // normalize(-dH/dx, 1, -dH/dz)
-  float slopeDeg = 0;   // angle between normal and up, degrees
+  float slopeDeg = 0;   // slopeDegrees(slopeTangentAt): the ecological slope, not the normal's angle
   float aspectDeg = 0;  // downslope azimuth, degrees clockwise from north (-z); 0 on flat ground
   float sunExposure = 0;  // dot(normal.xz, sun direction.xz); > 0 faces the sun
 };
