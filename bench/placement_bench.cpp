@@ -108,11 +108,13 @@ int bake(const std::string& dir, const std::string& other) {
   for (size_t s = 0; s < species.size(); ++s) {
     const std::vector<Pt>& pts = species[s];
     if (pts.size() < 100) continue;
-    // The radius: the smallest nearest-neighbour distance (the sampler's exact minimum).
-    const eco::metrics::PointIndex index(pts, W, H, 4.f);
+    // The radius: the smallest nearest-neighbour distance (the sampler's exact minimum), over
+    // every 7th point, searched out to twice the mean spacing.
+    const float reach = 2.f * std::sqrt(W * H / float(pts.size()));
+    const eco::metrics::PointIndex index(pts, W, H, reach);
     float r = 1e9f;
     for (size_t i = 0; i < pts.size(); i += 7)
-      index.forNear(pts[i].x, pts[i].z, 4.f, [&](uint32_t k) {
+      index.forNear(pts[i].x, pts[i].z, reach, [&](uint32_t k) {
         const float dx = pts[k].x - pts[i].x, dz = pts[k].z - pts[i].z, d = std::sqrt(dx * dx + dz * dz);
         if (k != i && d > 0) r = std::min(r, d);
       });

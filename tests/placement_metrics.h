@@ -20,8 +20,9 @@ struct Pt {
 // Points bucketed on a square grid of `cell` metres.
 class PointIndex {
  public:
+  // The cell is at least 1/4096 of the world's side, so the grid stays small.
   PointIndex(const std::vector<Pt>& pts, float worldX, float worldZ, float cell)
-      : pts_(pts), cell_(cell), nx_(int(worldX / cell) + 1), nz_(int(worldZ / cell) + 1),
+      : pts_(pts), cell_(std::max({cell, worldX / 4096.f, worldZ / 4096.f})), nx_(int(worldX / cell_) + 1), nz_(int(worldZ / cell_) + 1),
         start_(size_t(nx_) * size_t(nz_) + 1, 0) {
     std::vector<uint32_t> bucket(pts.size());
     for (size_t i = 0; i < pts.size(); ++i) {
@@ -85,7 +86,7 @@ inline TwinReport worstTwins(const std::vector<Pt>& pts, float worldX, float wor
   TwinReport report;
   if (pts.size() < 3) return report;
   const float spacing = std::sqrt(worldX * worldZ / float(pts.size()));
-  const PointIndex coarse(pts, worldX, worldZ, 2.f * spacing), fine(pts, worldX, worldZ, 0.05f + tolerance);
+  const PointIndex coarse(pts, worldX, worldZ, 2.f * spacing);
   // Key: the offsets of the two nearest neighbours, 5 mm units.
   std::vector<std::pair<uint64_t, uint32_t>> keyed;
   keyed.reserve(pts.size());
@@ -132,7 +133,7 @@ inline TwinReport worstTwins(const std::vector<Pt>& pts, float worldX, float wor
   for (size_t i = 0; i < ranked.size() && i < 16; ++i) tested.push_back(ranked[i].second);
   // Each proposed translation is the mean of its votes, so exact copies give it to float precision.
   for (const Pt& t : tested) {
-    const double share = twinShare(pts, fine, t.x, t.z, tolerance);
+    const double share = twinShare(pts, coarse, t.x, t.z, tolerance);
     ++report.candidates;
     if (share > report.worstShare) report = {share, t.x, t.z, report.candidates};
   }

@@ -50,32 +50,31 @@ TEST(SamplingDeterminism, SeedChangesTheResult) {
   EXPECT_FALSE(sameBytes(flatten(scatterAll(mixedParams(1), nullptr, 2)), flatten(scatterAll(mixedParams(2), nullptr, 2))));
 }
 
-// Drives the schedule by hand, finishing ready tiles in a random order, and checks the result
-// and that no more than kWindowRows rows of tiles are held at any time.
+// Drives the schedule by hand, finishing ready units in a random order, and checks the result
+// and that no more than windowRows rows of tiles are held at any time.
 std::vector<TileSamples> runShuffled(const SamplerParams& p, const DensityField* field, uint32_t shuffleSeed,
-                                     size_t& maxHeldTiles) {
+                                     size_t& maxHeld) {
   using namespace sampling;
   const SamplerSetup setup = makeSetup(p, field);
-  TileSchedule schedule({0, 0, setup.tilesX, setup.tilesZ}, setup.tilesX, setup.tilesZ);
+  TileSchedule schedule({0, 0, setup.tilesX, setup.tilesZ}, setup.tilesX, setup.tilesZ, int(p.classes.size()));
   std::mt19937 shuffle(shuffleSeed);
   TileScratch scratch;
   std::vector<TileSamples> tiles;
-  std::map<std::pair<int, int>, size_t> heldBorders;  // tile -> border size, to count tiles held
-  maxHeldTiles = 0;
+  maxHeld = 0;
   while (!schedule.done()) {
-    std::vector<TileTask> ready;
-    for (TileTask t; schedule.nextReady(t);) ready.push_back(t);
+    std::vector<UnitTask> ready;
+    for (UnitTask t; schedule.nextReady(t);) ready.push_back(t);
     EXPECT_FALSE(ready.empty());
+    if (ready.empty()) break;
     std::shuffle(ready.begin(), ready.end(), shuffle);
-    // Generate all, then finish in another order: each tile only reads finished borders.
-    std::vector<TileOutput> outs(ready.size());
-    for (size_t i = 0; i < ready.size(); ++i)
-      generateTile(setup, ready[i].tx, ready[i].tz, ready[i].fixed, ready[i].keepBorder, scratch, outs[i]);
+    // Generate all, then finish in another order: each unit only reads finished units.
+    std::vector<std::vector<FixedSample>> outs(ready.size());
+    for (size_t i = 0; i < ready.size(); ++i) generateUnit(setup, ready[i], scratch, outs[i]);
     for (size_t i = ready.size(); i-- > 0;) {
-      tiles.push_back({ready[i].tx, ready[i].tz, outs[i].samples});
-      schedule.finish(ready[i].tx, ready[i].tz, std::move(outs[i].border));
+      TileSamples complete;
+      if (schedule.finish(ready[i], std::move(outs[i]), complete)) tiles.push_back(std::move(complete));
     }
-    maxHeldTiles = std::max(maxHeldTiles, schedule.heldSamples());
+    maxHeld = std::max(maxHeld, schedule.heldSamples());
   }
   std::sort(tiles.begin(), tiles.end(),
             [](const TileSamples& a, const TileSamples& b) { return a.tz != b.tz ? a.tz < b.tz : a.tx < b.tx; });
@@ -104,7 +103,7 @@ TEST(SamplingDeterminism, HeldBordersStayWithinABandOfRows) {
     maxPerTile = std::max(maxPerTile, t.samples.size());
   }
   ASSERT_EQ(tiles.size(), 20u * 200u);
-  const size_t band = size_t(sampling::TileSchedule::kWindowRows) * 20 * maxPerTile;
+  const size_t band = size_t(sampling::TileSchedule::windowRows(1)) * 20 * maxPerTile;
   EXPECT_LE(maxHeld, band);
   EXPECT_LT(maxHeld * 20, total);
 }

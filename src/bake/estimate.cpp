@@ -268,14 +268,10 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
   const double perTileBytes = perTile * (sizeof(Sample) + sizeof(Instance) + kBytesPerInstance);
   const int workers = threads;
   memory += double(workers) * (gridBytes + perTileBytes);
-  // Border samples (within a class's margin of a tile's edges) of the rows the schedule holds.
-  double borderFraction = 0;
-  for (size_t cls = 0; cls < p.classes.size(); ++cls) {
-    const double share = e.instances > 0 ? e.speciesInstances[order.speciesOfClass[cls]] / e.instances : 0.0;
-    borderFraction += share * std::min(1.0, 4.0 * margin[cls] / double(p.tileSize));
-  }
-  memory += double(sampling::TileSchedule::kWindowRows) * double(r.x1 - r.x0 + 6) * perTile * 0.5 * borderFraction *
-            sizeof(sampling::FixedSample);
+  // The samples of the rows the schedule holds (sampling/schedule.h): whole tiles, kept until
+  // every unit of their neighbourhood has read them.
+  memory += double(sampling::TileSchedule::windowRows(int(p.classes.size()))) * double(r.x1 - r.x0 + 6) * perTile *
+            0.5 * sizeof(sampling::FixedSample);
   memory += tileFiles * (sizeof(TileEntry) + 32.0 + 8.0 * double(nSpecies));
   e.peakMemoryBytes = memory;
   return e;

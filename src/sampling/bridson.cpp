@@ -7,6 +7,7 @@
 #include "core/hash.h"
 #include "sampling/directions.h"
 #include "sampling/grid_checks.h"
+#include "sampling/schedule.h"
 #include "sampling/tiling.h"
 
 namespace eco::sampling {
@@ -249,69 +250,61 @@ SamplerSetup makeSetup(const SamplerParams& params, const DensityField* density)
   return s;
 }
 
-void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std::vector<FixedSample>* const> fixed,
-                  bool keepBorder, TileScratch& scratch, TileOutput& out) {
+void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& scratch, std::vector<FixedSample>& out) {
   const SamplerParams& p = *setup.params;
-  const TileBounds b = tileBounds(p, tx, tz);
+  const int c = task.cls;
+  const TileBounds b = tileBounds(p, task.tx, task.tz);
   const size_t n = p.classes.size();
   const bool variable = p.variableRadius && setup.density;
-  auto inMargin = [&](const FixedSample& f) {
-    const float m = setup.margin[f.cls];
+  out.clear();
+  if (variable && !(setup.density->maxDensity(c, b.x0, b.z0, b.x1, b.z1) > 0.f)) return;
+  auto inMargin = [&](const FixedSample& f, float m) {
     return f.x >= b.x0 - m && f.x < b.x1 + m && f.z >= b.z0 - m && f.z < b.z1 + m;
   };
-  // A class is set up only where it can be placed or has fixed samples to respect.
   scratch.grids.resize(n);
+  scratch.alive.resize(n);
+  for (size_t d = 0; d < n; ++d) {
+    scratch.alive[d].clear();
+    scratch.grids[d].clear();
+  }
+  // Higher layers that exclude this class: their alive samples in the tile and its margin, from
+  // the whole neighbourhood (all final: the schedule's layer rule), in grids set up on demand.
   std::vector<uint8_t>& present = scratch.present;
   present.assign(n, 0);
-  for (const std::vector<FixedSample>* list : fixed)
-    for (const FixedSample& f : *list) present[f.cls] |= uint8_t(inMargin(f));
-  for (size_t c = 0; c < n; ++c) {
-    if (!variable || setup.density->maxDensity(int(c), b.x0, b.z0, b.x1, b.z1) > 0.f) present[c] |= 2;
-    if (present[c])
-      scratch.grids[c].reset(gridRadius(setup, int(c), b), b.x0, b.z0, b.x1, b.z1, setup.margin[c], variable,
-                             /*coverage=*/!setup.fromPool(c));
-    else
-      scratch.grids[c].clear();
+  for (int d = 0; d < c; ++d) {
+    if (!(setup.pair[size_t(c) * n + size_t(d)] > 0.f)) continue;
+    for (const PlacedTile* t : task.near)
+      if (t)
+        for (const FixedSample& f : t->of(d))
+          if (f.alive && inMargin(f, setup.margin[size_t(d)])) {
+            if (!present[size_t(d)]) {
+              scratch.grids[size_t(d)].reset(gridRadius(setup, d, b), b.x0, b.z0, b.x1, b.z1, setup.margin[size_t(d)],
+                                             variable, /*coverage=*/false);
+              present[size_t(d)] = 1;
+            }
+            scratch.grids[size_t(d)].insert(f.x, f.z, f.r, true, /*markDisc=*/false);
+            scratch.alive[size_t(d)].push_back({f.x, f.z});
+          }
   }
-  scratch.alive.resize(n);
-  for (std::vector<Point>& a : scratch.alive) a.clear();
-  // Removed (spacer) samples only space their own class: kept while it is placed, then erased.
-  std::vector<std::pair<uint16_t, int>>& spacers = scratch.fixedSpacers;
-  spacers.clear();
-  for (const std::vector<FixedSample>* list : fixed)
-    for (const FixedSample& f : *list) {
-      if (!inMargin(f) || (!f.alive && !(present[f.cls] & 2))) continue;
-      // Pool classes test candidates exactly; only Bridson candidates use the coverage raster.
-      const int cell = scratch.grids[f.cls].insert(f.x, f.z, f.r, f.alive, /*markDisc=*/!setup.fromPool(f.cls));
-      if (f.alive)
-        scratch.alive[f.cls].push_back({f.x, f.z});
-      else
-        spacers.push_back({f.cls, cell});
-    }
+  // The own class from finished (lower-colour) neighbours, removed samples included: they still
+  // space their class. Pool classes test candidates exactly; only Bridson candidates use the
+  // coverage raster.
+  ClassGrid& own = scratch.grids[size_t(c)];
+  own.reset(gridRadius(setup, c, b), b.x0, b.z0, b.x1, b.z1, setup.margin[size_t(c)], variable,
+            /*coverage=*/!setup.fromPool(size_t(c)));
+  for (int k = 0; k < 9; ++k)
+    if (task.near[k] && task.lower[k])
+      for (const FixedSample& f : task.near[k]->of(c))
+        if (inMargin(f, setup.margin[size_t(c)])) own.insert(f.x, f.z, f.r, f.alive, /*markDisc=*/!setup.fromPool(size_t(c)));
 
-  out.samples.clear();
-  out.border.clear();
-  const uint64_t tileSeed = hashCombine(hashCombine(p.seed, uint64_t(tx)), uint64_t(tz));
-  for (size_t c = 0; c < n; ++c) {
-    if (!(present[c] & 2)) continue;
-    if (setup.fromPool(c))
-      placeClassFromPool(setup, b, int(c), scratch, variable);
-    else if (variable)
-      placeClass<true>(setup, b, int(c), tileSeed, scratch);
-    else
-      placeClass<false>(setup, b, int(c), tileSeed, scratch);
-    for (const auto& [cls, cell] : spacers)
-      if (cls == c) scratch.grids[c].erase(cell);
-    const float m = setup.margin[c];
-    for (const PlacedSample& q : scratch.placed) {
-      if (q.alive) {
-        out.samples.push_back({q.x, q.z, uint32_t(c)});
-        scratch.alive[c].push_back({q.x, q.z});
-      }
-      const bool nearEdge = q.x < b.x0 + m || q.x >= b.x1 - m || q.z < b.z0 + m || q.z >= b.z1 - m;
-      if (keepBorder && nearEdge) out.border.push_back({q.x, q.z, q.r, uint16_t(c), uint8_t(q.alive)});
-    }
-  }
+  const uint64_t tileSeed = hashCombine(hashCombine(p.seed, uint64_t(task.tx)), uint64_t(task.tz));
+  if (setup.fromPool(size_t(c)))
+    placeClassFromPool(setup, b, c, scratch, variable);
+  else if (variable)
+    placeClass<true>(setup, b, c, tileSeed, scratch);
+  else
+    placeClass<false>(setup, b, c, tileSeed, scratch);
+  for (const PlacedSample& q : scratch.placed) out.push_back({q.x, q.z, q.r, uint16_t(c), uint8_t(q.alive)});
 }
 
 }  // namespace eco::sampling

@@ -58,13 +58,7 @@ struct TileScratch {
   std::vector<OtherClass> others;
   std::vector<uint8_t> present;  // per class: 1 has fixed samples, 2 may be placed
   std::vector<std::vector<Point>> alive;  // per class: alive samples in the tile and its margin
-  std::vector<std::pair<uint16_t, int>> fixedSpacers;  // (class, cell) of neighbours' removed samples
   std::vector<int> spacers;  // pool: cells of this class's removed samples, erased once it is placed
-};
-
-struct TileOutput {
-  std::vector<Sample> samples;
-  std::vector<FixedSample> border;  // samples within their class's margin of the tile edges
 };
 
 // Shared by the two placement methods (bridson.cpp, place_pool.cpp).
@@ -83,9 +77,9 @@ inline bool blockedByOtherClasses(const std::vector<OtherClass>& others, float q
 // Places class `cls` of the tile from the pool; leaves its samples in s.placed.
 void placeClassFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s, bool variable);
 
-// `fixed`: the border samples of every finished neighbour (dependencies). `keepBorder`:
-// fill out.border (not needed when no tile depends on this one).
-void generateTile(const SamplerSetup& setup, int tx, int tz, std::span<const std::vector<FixedSample>* const> fixed,
-                  bool keepBorder, TileScratch& scratch, TileOutput& out);
+struct UnitTask;
+// Places class task.cls in tile (task.tx, task.tz) against the samples of its neighbourhood
+// (sampling/schedule.h); `out` gets them, removed ones (survival roulette) included.
+void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& scratch, std::vector<FixedSample>& out);
 
 }  // namespace eco::sampling

@@ -93,8 +93,9 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     if (grid.isNear(x, z) && findBlocker(s.others, x, z, hole)) return 1;
     return (kVariable ? blockedByOwn(grid, x, z, r) : blockedNear(grid, x, z, radius2)) ? 2 : 0;
   };
-  // Roulette mode: a sample that does not survive stays in the grid as a spacer until the class
-  // is placed (and in the tile's border list), so no seam or hole point takes its place.
+  // A sample that does not survive (roulette mode, and seam and hole points) stays in the grid
+  // as a spacer until the class is placed, and in the tile's samples for its neighbours, so
+  // no other point takes its place.
   std::vector<int>& spacers = s.spacers;
   spacers.clear();
   auto insert = [&](float x, float z, float r, float density, bool alive) {
@@ -103,15 +104,16 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     if (!alive) spacers.push_back(cell);
   };
   // A pool point whose delta (times the radius) is `spacing`, past the bucket's bound.
-  auto consider = [&](float x, float z, float spacing) {
+  auto consider = [&](float x, float z, float spacing, bool seamPoint) {
     float r, density;
     if (!spacingAt(x, z, r, density)) return;
     if (kVariable && spacing < r) return;
     // Variable radius thins only where the radius is clamped, most of a sparse region's
-    // points: there the draw comes first (no exact test, no spacer), as the pool is spaced
-    // already; the rare seam or hole point that takes a removed point's place is the price.
+    // points: inside a window the draw comes first (no exact test, no spacer), as the pool is
+    // spaced already. A seam point that does not survive still becomes a spacer, or the other
+    // window's points would take its place and double the density along seams.
     const bool alive = survives(x, z, density);
-    if (kVariable && !alive) return;
+    if (kVariable && !alive && !seamPoint) return;
     Hole h;
     if (const int by = blocked(x, z, r, h)) {
       // Deeper than one radius inside the blocker's disc, the point marks no gap at its edge.
@@ -214,7 +216,7 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
                 if (!((x >= x0) & (x < x1) & (z >= z0) & (z < z1))) continue;
                 const float band = std::min(reach, 2.f * spacing);
                 if (x >= wx0f + band && x < wx1f - band && z >= wz0f + band && z < wz1f - band)
-                  consider(x, z, spacing);
+                  consider(x, z, spacing, false);
                 else if (x >= wx0f - band && x < wx1f + band && z >= wz0f - band && z < wz1f + band)
                   seam.push_back({x, z, q.delta});
               }
@@ -224,7 +226,7 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     }
 
   std::stable_sort(seam.begin(), seam.end(), [](const SeamPoint& a, const SeamPoint& c) { return a.delta > c.delta; });
-  for (const SeamPoint& q : seam) consider(q.x, q.z, q.delta * radius);
+  for (const SeamPoint& q : seam) consider(q.x, q.z, q.delta * radius, true);
 
   for (const Hole& h : holes) {
     const float dx = h.x - h.ox, dz = h.z - h.oz, len = std::sqrt(dx * dx + dz * dz);
@@ -235,8 +237,7 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     float r, density;
     Hole blocker;
     if (!spacingAt(x, z, r, density) || blocked(x, z, r, blocker)) continue;
-    const bool alive = survives(x, z, density);
-    if (!kVariable || alive) insert(x, z, r, density, alive);
+    insert(x, z, r, density, survives(x, z, density));  // a spacer if it does not survive, as above
   }
   for (const int cell : spacers) grid.erase(cell);
 }

@@ -2,6 +2,7 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -25,36 +26,45 @@ void scatter(const SamplerParams& params, const DensityField* density, TileRange
   if (range.x0 == range.x1 || range.z0 == range.z1) return;
   if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
 
-  TileSchedule schedule(range, setup.tilesX, setup.tilesZ);
+  TileSchedule schedule(range, setup.tilesX, setup.tilesZ, int(params.classes.size()));
   std::mutex mutex;
   std::condition_variable wake;
   std::exception_ptr error;
+  int running = 0;
 
   auto worker = [&] {
     TileScratch scratch;
-    TileTask task;
-    TileOutput out;
+    UnitTask task;
+    std::vector<FixedSample> out;
+    TileSamples tile;
     std::unique_lock lock(mutex);
     while (!error && !schedule.done()) {
       if (!schedule.nextReady(task)) {
+        // Nothing ready and nothing running that could make something ready: a schedule bug,
+        // reported rather than waited on forever.
+        if (running == 0) {
+          error = std::make_exception_ptr(std::logic_error("sampler: tile schedule stalled"));
+          break;
+        }
         wake.wait(lock);
         continue;
       }
+      ++running;
       lock.unlock();
       try {
-        generateTile(setup, task.tx, task.tz, task.fixed, task.keepBorder, scratch, out);
+        generateUnit(setup, task, scratch, out);
       } catch (...) {
         lock.lock();
+        --running;
         error = std::current_exception();
         break;
       }
-      TileSamples tile{task.tx, task.tz, std::move(out.samples)};
-      out.samples = {};
       lock.lock();
-      schedule.finish(task.tx, task.tz, std::move(out.border));
-      out.border = {};
+      --running;
+      const bool complete = schedule.finish(task, std::move(out), tile);
+      out = {};
       wake.notify_all();
-      if (!task.emit) continue;
+      if (!complete) continue;
       lock.unlock();
       try {
         sink(std::move(tile));
@@ -63,6 +73,7 @@ void scatter(const SamplerParams& params, const DensityField* density, TileRange
         error = std::current_exception();
         break;
       }
+      tile = {};
       lock.lock();
     }
     wake.notify_all();

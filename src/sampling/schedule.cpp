@@ -1,13 +1,39 @@
 #include "sampling/schedule.h"
 
+#include <algorithm>
+
 #include "sampling/tiling.h"
 
 namespace eco::sampling {
 
-TileSchedule::TileSchedule(TileRange range, int tilesX, int tilesZ)
-    : range_(range), bounds_(neededBounds(range, tilesX, tilesZ)), tilesX_(tilesX), tilesZ_(tilesZ),
-      nextRow_(bounds_.z0) {
+namespace {
+
+TileRange grow(TileRange r, int dx, int dz, int tilesX, int tilesZ) {
+  return {std::max(0, r.x0 - dx), std::max(0, r.z0 - dz), std::min(tilesX, r.x1 + dx), std::min(tilesZ, r.z1 + dz)};
+}
+
+}  // namespace
+
+TileSchedule::TileSchedule(TileRange range, int tilesX, int tilesZ, int classes)
+    : range_(range), tilesX_(tilesX), tilesZ_(tilesZ), classes_(classes), nextRow_(0) {
+  // The units needed for class c are the colour-dependency closure (tileNeeded) of a rectangle
+  // R_c: R_last is the range; R_(c-1) is R_c grown by the closure's reach (3 tiles in x, 1 in
+  // z, neededBounds) and one more tile for the layer rule. Every dependency of a needed unit
+  // is then needed.
+  classRange_.resize(size_t(classes));
+  TileRange r = range;
+  for (int c = classes - 1; c >= 0; --c) {
+    classRange_[size_t(c)] = r;
+    r = grow(r, 4, 2, tilesX, tilesZ);
+  }
+  bounds_ = neededBounds(classRange_.front(), tilesX, tilesZ);
+  nextRow_ = bounds_.z0;
   admitRows();
+}
+
+bool TileSchedule::unitNeeded(int tx, int tz, int cls) const {
+  if (tx < 0 || tz < 0 || tx >= tilesX_ || tz >= tilesZ_) return false;
+  return tileNeeded(classRange_[size_t(cls)], tx, tz, tilesX_, tilesZ_);
 }
 
 TileSchedule::Slot* TileSchedule::slot(int tx, int tz) {
@@ -18,69 +44,113 @@ TileSchedule::Slot* TileSchedule::slot(int tx, int tz) {
 
 void TileSchedule::admitRows() {
   while (!rows_.empty() && rows_.front().live == 0) rows_.pop_front();
-  while (nextRow_ < bounds_.z1 && int(rows_.size()) < kWindowRows) {
+  while (nextRow_ < bounds_.z1 && int(rows_.size()) < windowRows(classes_)) {
     const int z = nextRow_++;
     rows_.push_back({z, 0, std::vector<Slot>(size_t(bounds_.x1 - bounds_.x0))});
     for (int x = bounds_.x0; x < bounds_.x1; ++x) {
       Slot& s = rowOf(z).slots[size_t(x - bounds_.x0)];
-      if (!tileNeeded(range_, x, z, tilesX_, tilesZ_)) continue;
-      s.needed = true;
+      s.pendingDeps.assign(size_t(classes_), -1);
+      for (int c = 0; c < classes_; ++c)
+        if (unitNeeded(x, z, c)) s.needed = true, s.pendingDeps[size_t(c)] = 0;
+      if (!s.needed) continue;
       ++rowOf(z).live;
-      // Every dependency of a needed tile is needed; those in earlier rows may be finished.
-      forEachNeighbour(x, z, tilesX_, tilesZ_, true, [&](int dx, int dz) {
-        const Slot* dep = slot(dx, dz);
-        s.pendingDeps += !(dep && dep->finished);
-      });
-      forEachNeighbour(x, z, tilesX_, tilesZ_, false, [&](int dx, int dz) {
-        s.pendingDependants += tileNeeded(range_, dx, dz, tilesX_, tilesZ_);
-      });
-      if (s.pendingDeps == 0) ready_.push({z, x});
+      // Readers: the computed units of the neighbourhood, less those already finished (in
+      // earlier rows, which are all still here: this tile's units read them).
+      for (int dz = -1; dz <= 1; ++dz)
+        for (int dx = -1; dx <= 1; ++dx)
+          for (int c = 0; c < classes_; ++c)
+            if (unitNeeded(x + dx, z + dz, c)) {
+              const Slot* n = slot(x + dx, z + dz);
+              s.readers += !(n && n->placed > c);
+            }
+      // Dependencies not finished yet (a dependency in an earlier row is still held: this
+      // unit reads it).
+      for (int c = 0; c < classes_; ++c) {
+        if (s.pendingDeps[size_t(c)] < 0) continue;
+        int pending = 0;
+        forEachNeighbour(x, z, tilesX_, tilesZ_, true, [&](int dx, int dz) {
+          const Slot* d = slot(dx, dz);
+          pending += !(d && d->placed > c);
+        });
+        if (c > 0)
+          for (int dz = -1; dz <= 1; ++dz)
+            for (int dx = -1; dx <= 1; ++dx) {
+              const int nx = x + dx, nz = z + dz;
+              if (nx < 0 || nz < 0 || nx >= tilesX_ || nz >= tilesZ_) continue;
+              const Slot* d = slot(nx, nz);
+              pending += !(d && d->placed > c - 1);
+            }
+        s.pendingDeps[size_t(c)] = pending;
+        if (pending == 0 && s.placed == c) ready_.push({z, c, x});
+      }
     }
     while (!rows_.empty() && rows_.front().live == 0) rows_.pop_front();
   }
 }
 
-bool TileSchedule::nextReady(TileTask& task) {
+bool TileSchedule::nextReady(UnitTask& task) {
   if (ready_.empty()) return false;
-  const auto [z, x] = ready_.top();
+  const auto [z, c, x] = ready_.top();
   ready_.pop();
-  const Slot& s = *slot(x, z);
   task.tx = x;
   task.tz = z;
-  task.keepBorder = s.pendingDependants > 0;
-  task.emit = x >= range_.x0 && x < range_.x1 && z >= range_.z0 && z < range_.z1;
-  task.fixed.clear();
-  forEachNeighbour(x, z, tilesX_, tilesZ_, true, [&](int dx, int dz) { task.fixed.push_back(&slot(dx, dz)->border); });
+  task.cls = c;
+  task.last = c == classes_ - 1;
+  task.emit = task.last && x >= range_.x0 && x < range_.x1 && z >= range_.z0 && z < range_.z1;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dx = -1; dx <= 1; ++dx) {
+      const int k = (dz + 1) * 3 + dx + 1;
+      const Slot* n = slot(x + dx, z + dz);
+      task.near[k] = n && n->needed ? &n->tile : nullptr;
+      task.lower[k] = false;
+    }
+  forEachNeighbour(x, z, tilesX_, tilesZ_, true, [&](int dx, int dz) { task.lower[(dz - z + 1) * 3 + dx - x + 1] = true; });
   return true;
 }
 
-void TileSchedule::release(int tz, Slot& s) {
-  std::vector<FixedSample>().swap(s.border);
-  --rowOf(tz).live;
+void TileSchedule::read(int tx, int tz) {
+  Slot* s = slot(tx, tz);
+  if (!s || !s->needed) return;
+  if (--s->readers == 0) {
+    s->tile = {};
+    --rowOf(tz).live;
+  }
 }
 
-void TileSchedule::finish(int tx, int tz, std::vector<FixedSample>&& border) {
-  Slot& s = *slot(tx, tz);
-  s.finished = true;
-  if (s.pendingDependants > 0)
-    s.border = std::move(border);
-  else
-    release(tz, s);
-  forEachNeighbour(tx, tz, tilesX_, tilesZ_, false, [&](int x, int z) {
-    Slot* d = slot(x, z);
-    if (d && d->needed && --d->pendingDeps == 0) ready_.push({z, x});
-  });
-  forEachNeighbour(tx, tz, tilesX_, tilesZ_, true, [&](int x, int z) {
-    Slot& dep = *slot(x, z);
-    if (--dep.pendingDependants == 0) release(z, dep);
-  });
+bool TileSchedule::finish(const UnitTask& task, std::vector<FixedSample>&& samples, TileSamples& complete) {
+  const int x = task.tx, z = task.tz, c = task.cls;
+  Slot& s = *slot(x, z);
+  s.tile.samples.insert(s.tile.samples.end(), samples.begin(), samples.end());
+  s.tile.classEnd.push_back(uint32_t(s.tile.samples.size()));
+  s.placed = c + 1;
+  bool emitted = false;
+  if (task.emit) {
+    complete.tx = x;
+    complete.tz = z;
+    complete.samples.clear();
+    for (const FixedSample& f : s.tile.samples)
+      if (f.alive) complete.samples.push_back({f.x, f.z, f.cls});
+    emitted = true;
+  }
+  // Dependants: (t', c) for neighbours of higher colour, (t'', c + 1) for the neighbourhood.
+  auto unblock = [&](int ux, int uz, int uc) {
+    Slot* d = slot(ux, uz);
+    if (!d || uc >= classes_ || d->pendingDeps[size_t(uc)] <= 0) return;
+    if (--d->pendingDeps[size_t(uc)] == 0 && d->placed == uc) ready_.push({uz, uc, ux});
+  };
+  forEachNeighbour(x, z, tilesX_, tilesZ_, false, [&](int ux, int uz) { unblock(ux, uz, c); });
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dx = -1; dx <= 1; ++dx) unblock(x + dx, z + dz, c + 1);
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dx = -1; dx <= 1; ++dx) read(x + dx, z + dz);
   admitRows();
+  return emitted;
 }
 
 size_t TileSchedule::heldSamples() const {
   size_t n = 0;
   for (const Row& r : rows_)
-    for (const Slot& s : r.slots) n += s.border.size();
+    for (const Slot& s : r.slots) n += s.tile.samples.size();
   return n;
 }
 

@@ -1,12 +1,21 @@
 #pragma once
-// Dependency-driven tile order over a sliding window of tile rows. Single-threaded logic:
-// scatter() calls it under its lock. A tile becomes ready once its lower-colour neighbours
-// are finished; a finished tile's border samples are released once every higher-colour
-// neighbour is finished; rows are admitted only while fewer than kWindowRows are live, so
-// memory is bounded by a band of tile rows.
+// Dependency-driven order of (tile, class) units over a sliding window of tile rows.
+// Single-threaded logic: scatter() calls it under its lock.
+//
+// Unit (t, c) places class c in tile t once
+//  - (t', c) is finished for every neighbour t' of lower colour (2x2 colouring: a class is
+//    seam-free across tiles), and
+//  - (t'', c - 1) is finished for t and all 8 neighbours: every higher layer is final in the
+//    whole neighbourhood, so a layer never yields to a lower one that a neighbour placed first
+//    (which would thin the higher layers along every tile border).
+// A tile is complete, and emitted when in the requested range, once its last class is placed.
+// A tile's samples are dropped once every unit of its neighbourhood has read them; rows are
+// admitted only while fewer than windowRows(classes) are live, so memory is bounded by a band
+// of tile rows.
 #include <deque>
 #include <queue>
-#include <utility>
+#include <span>
+#include <tuple>
 #include <vector>
 
 #include "sampling/bridson.h"
@@ -14,46 +23,70 @@
 
 namespace eco::sampling {
 
-struct TileTask {
-  int tx = 0, tz = 0;
-  std::vector<const std::vector<FixedSample>*> fixed;  // borders of the finished dependencies
-  bool keepBorder = false;  // some later tile depends on this one
-  bool emit = false;        // inside the requested range
+// The samples placed so far in one tile, in class order: class c is [classEnd[c - 1],
+// classEnd[c]) (from 0 for c = 0) for every class placed.
+struct PlacedTile {
+  std::vector<FixedSample> samples;
+  std::vector<uint32_t> classEnd;
+  std::span<const FixedSample> of(int cls) const {
+    if (size_t(cls) >= classEnd.size()) return {};
+    const uint32_t first = cls == 0 ? 0 : classEnd[size_t(cls) - 1];
+    return {samples.data() + first, classEnd[size_t(cls)] - first};
+  }
+};
+
+struct UnitTask {
+  int tx = 0, tz = 0, cls = 0;
+  // The tile and its 8 neighbours (index (dz + 1) * 3 + dx + 1; nullptr outside the world),
+  // and which neighbours are own-class dependencies (lower colour).
+  const PlacedTile* near[9] = {};
+  bool lower[9] = {};
+  bool last = false;  // the tile's last class: it is complete after this unit
+  bool emit = false;  // and inside the requested range
 };
 
 class TileSchedule {
  public:
-  static constexpr int kWindowRows = 4;
+  // Rows held at most: a class lags the one before by up to two rows (one for the layer rule,
+  // one for the colouring), so a row's last class can need rows that far ahead.
+  static int windowRows(int classes) { return 2 * classes + 4; }
 
-  TileSchedule(TileRange range, int tilesX, int tilesZ);
+  TileSchedule(TileRange range, int tilesX, int tilesZ, int classes);
 
-  bool nextReady(TileTask& task);
-  void finish(int tx, int tz, std::vector<FixedSample>&& border);
+  bool nextReady(UnitTask& task);
+  // Stores the unit's samples in its tile. When the unit completes a tile inside the range,
+  // fills `complete` with the tile's alive samples (by class, then generation order) and
+  // returns true.
+  bool finish(const UnitTask& task, std::vector<FixedSample>&& samples, TileSamples& complete);
   bool done() const { return nextRow_ == bounds_.z1 && rows_.empty(); }
-  size_t heldSamples() const;  // border samples currently kept for dependants
+  size_t heldSamples() const;  // samples currently kept for later units
 
  private:
   struct Slot {
-    bool needed = false, finished = false;
-    int pendingDeps = 0, pendingDependants = 0;
-    std::vector<FixedSample> border;
+    bool needed = false;                   // some class of the tile is computed
+    int placed = 0;                        // classes 0 .. placed - 1 are finished
+    std::vector<int> pendingDeps;          // per class; -1: the unit is not computed
+    int readers = 0;                       // computed units of the neighbourhood not finished
+    PlacedTile tile;
   };
   struct Row {
     int z = 0;
-    int live = 0;  // needed slots not yet finished and released
+    int live = 0;  // needed slots still holding samples for readers
     std::vector<Slot> slots;
   };
 
+  bool unitNeeded(int tx, int tz, int cls) const;
   Slot* slot(int tx, int tz);
   Row& rowOf(int tz) { return rows_[size_t(tz - rows_.front().z)]; }
   void admitRows();
-  void release(int tz, Slot& s);  // drops a finished tile's border
+  void read(int tx, int tz);  // one reader of (tx, tz) finished
 
   TileRange range_, bounds_;
-  int tilesX_, tilesZ_;
+  int tilesX_, tilesZ_, classes_;
+  std::vector<TileRange> classRange_;  // per class: units are computed for tiles needed by it
   int nextRow_;
   std::deque<Row> rows_;
-  std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>> ready_;  // (tz, tx)
+  std::priority_queue<std::tuple<int, int, int>, std::vector<std::tuple<int, int, int>>, std::greater<>> ready_;  // (tz, cls, tx)
 };
 
 }  // namespace eco::sampling
