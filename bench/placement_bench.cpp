@@ -4,6 +4,7 @@
 //                                         profile, folded tile map; with OTHER_BAKE, counts
 //                                         as a ratio to it (e.g. a Bridson bake of the world)
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -125,6 +126,7 @@ int bake(const std::string& dir, const std::string& other) {
     std::printf("  r~%.2f  twins %.5f  border worst %.3f (beyond 2 sigma %.3f)  folded %.1f sigma\n", r,
                 twins.worstShare, profile.worstDeviation(), profile.worstExcess(),
                 eco::metrics::foldedMaxSigma(pts, W, H, tile, 16));
+    if (std::getenv("ECO_PROFILE")) printProfile(profile);
   }
   return 0;
 }

@@ -123,15 +123,31 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     }
     insert(x, z, r, density, alive);
   };
+  // A neighbour's pool point: a hole if another class blocks it near its disc's edge.
+  auto marginHole = [&](float x, float z, float spacing) {
+    float r, density;
+    Hole h;
+    if (!spacingAt(x, z, r, density) || (kVariable && spacing < r) || !grid.isNear(x, z) ||
+        !findBlocker(s.others, x, z, h))
+      return;
+    const float dx = x - h.ox, dz = z - h.oz, e = h.d - radius;
+    if (!(e > 0.f && dx * dx + dz * dz < e * e)) holes.push_back(h);
+  };
   const uint64_t classKey = hashCombine(p.seed ^ 0x706f6f6c5f636c73ull, uint64_t(cls));
   const double window = double(kPoolWindow) * double(radius);
   // The window grid is shifted per class, so its seams do not follow the tile grid.
   const double gridX = double(classKey >> 40) * (window / 16777216.0), gridZ = double((classKey >> 16) & 0xffffff) * (window / 16777216.0);
   const float reach = 2.f * radius;
-  const int64_t wx0 = int64_t(std::floor((b.x0 - reach - gridX) / window));
-  const int64_t wx1 = int64_t(std::floor((b.x1 + reach - gridX) / window));
-  const int64_t wz0 = int64_t(std::floor((b.z0 - reach - gridZ) / window));
-  const int64_t wz1 = int64_t(std::floor((b.z1 + reach - gridZ) / window));
+  // Pool points of the neighbouring tiles within the largest exclusion distance are looked at
+  // too, only as holes: a neighbour's blocked point moved onto an obstacle's disc edge may land
+  // in this tile (and this tile's may land in the neighbour, which did the same).
+  float holeReach = 0.f;
+  for (const OtherClass& o : s.others) holeReach = std::max(holeReach, o.distance);
+  const float ex0 = b.x0 - holeReach, ex1 = b.x1 + holeReach, ez0 = b.z0 - holeReach, ez1 = b.z1 + holeReach;
+  const int64_t wx0 = int64_t(std::floor((ex0 - reach - gridX) / window));
+  const int64_t wx1 = int64_t(std::floor((ex1 + reach - gridX) / window));
+  const int64_t wz0 = int64_t(std::floor((ez0 - reach - gridZ) / window));
+  const int64_t wz1 = int64_t(std::floor((ez1 + reach - gridZ) / window));
   for (int64_t wz = wz0; wz <= wz1; ++wz)
     for (int64_t wx = wx0; wx <= wx1; ++wx) {
       // Window w's points are taken out to `reach` beyond its edges (within the tile), so
@@ -139,8 +155,8 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
       // reach of the window's edge wait for that (SeamPoint).
       const float wx0f = float(gridX + double(wx) * window), wx1f = float(gridX + double(wx + 1) * window);
       const float wz0f = float(gridZ + double(wz) * window), wz1f = float(gridZ + double(wz + 1) * window);
-      const float x0 = std::max(b.x0, wx0f - reach), x1 = std::min(b.x1, wx1f + reach);
-      const float z0 = std::max(b.z0, wz0f - reach), z1 = std::min(b.z1, wz1f + reach);
+      const float x0 = std::max(ex0, wx0f - reach), x1 = std::min(ex1, wx1f + reach);
+      const float z0 = std::max(ez0, wz0f - reach), z1 = std::min(ez1, wz1f + reach);
       if (!(x0 < x1 && z0 < z1)) continue;
       const PoolView view = poolView(classKey, wx, wz);
       const ArrangedPool& pool = arrangedBase();
@@ -214,6 +230,10 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
                 const double lx = double(q.x) + shiftX, lz = double(q.z) + shiftZ;
                 const float x = float(toWorldX(lx, lz)), z = float(toWorldZ(lx, lz));
                 if (!((x >= x0) & (x < x1) & (z >= z0) & (z < z1))) continue;
+                if (!((x >= b.x0) & (x < b.x1) & (z >= b.z0) & (z < b.z1))) {
+                  marginHole(x, z, spacing);
+                  continue;
+                }
                 const float band = std::min(reach, 2.f * spacing);
                 if (x >= wx0f + band && x < wx1f - band && z >= wz0f + band && z < wz1f - band)
                   consider(x, z, spacing, false);
