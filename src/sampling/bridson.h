@@ -59,6 +59,7 @@ struct TileScratch {
   std::vector<uint8_t> present;  // per class: 1 has fixed samples, 2 may be placed
   std::vector<std::vector<Point>> alive;  // per class: alive samples in the tile and its margin
   std::vector<int> spacers;  // pool: cells of this class's removed samples, erased once it is placed
+  std::vector<uint64_t> seamOrder;  // pool: seam points' sort keys
 };
 
 // Shared by the two placement methods (bridson.cpp, place_pool.cpp).

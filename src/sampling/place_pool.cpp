@@ -1,6 +1,7 @@
 // Pool placement (SamplerMethod::Pool): one class of one tile from the Poisson pool, seen
 // through its own orientation and offset in every window (sampling/pool.h).
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "core/hash.h"
@@ -127,8 +128,8 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
   auto marginHole = [&](float x, float z, float spacing) {
     float r, density;
     Hole h;
-    if (!spacingAt(x, z, r, density) || (kVariable && spacing < r) || !grid.isNear(x, z) ||
-        !findBlocker(s.others, x, z, h))
+    if (!grid.isNear(x, z) || !findBlocker(s.others, x, z, h) || !spacingAt(x, z, r, density) ||
+        (kVariable && spacing < r))
       return;
     const float dx = x - h.ox, dz = z - h.oz, e = h.d - radius;
     if (!(e > 0.f && dx * dx + dz * dz < e * e)) holes.push_back(h);
@@ -245,8 +246,17 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
         }
     }
 
-  std::stable_sort(seam.begin(), seam.end(), [](const SeamPoint& a, const SeamPoint& c) { return a.delta > c.delta; });
-  for (const SeamPoint& q : seam) consider(q.x, q.z, q.delta * radius, true);
+  // By decreasing delta, ties in collection order: one 64-bit key per point (delta > 0, so
+  // its bits order like its value).
+  std::vector<uint64_t>& order = s.seamOrder;
+  order.resize(seam.size());
+  for (size_t i = 0; i < seam.size(); ++i)
+    order[i] = uint64_t(~std::bit_cast<uint32_t>(seam[i].delta)) << 32 | uint64_t(i);
+  std::sort(order.begin(), order.end());
+  for (const uint64_t k : order) {
+    const SeamPoint& q = seam[size_t(uint32_t(k))];
+    consider(q.x, q.z, q.delta * radius, true);
+  }
 
   for (const Hole& h : holes) {
     const float dx = h.x - h.ox, dz = h.z - h.oz, len = std::sqrt(dx * dx + dz * dz);

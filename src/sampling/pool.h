@@ -51,7 +51,9 @@ const ArrangedPool& arrangedBase();
 // drawn from the seed, the class and the window (PoolView): no window is a translate of
 // another, so the pattern has no period. Inside a window the points are a saturated
 // Poisson-disk set; near a seam both windows' points compete by decreasing delta.
-inline constexpr float kPoolWindow = 128.f;
+// The largest window whose square, turned by any angle and grown by the seam reach (2 radii
+// each side), fits in the torus: no torus point shows twice in a window.
+inline constexpr float kPoolWindow = 176.f;
 // world = window centre + radius * M (t - offset) for a torus point t (taken in the copy of the
 // torus nearest the offset). M is orthogonal, a rotation or a mirror, with exact rational
 // entries (no libm: the same bits everywhere).
