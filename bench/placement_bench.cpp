@@ -126,7 +126,16 @@ int bake(const std::string& dir, const std::string& other) {
     std::printf("  r~%.2f  twins %.5f  border worst %.3f (beyond 2 sigma %.3f)  folded %.1f sigma\n", r,
                 twins.worstShare, profile.worstDeviation(), profile.worstExcess(),
                 eco::metrics::foldedMaxSigma(pts, W, H, tile, 16));
-    if (std::getenv("ECO_PROFILE")) printProfile(profile);
+    if (std::getenv("ECO_PROFILE")) {
+      printProfile(profile);
+      // The same measure against a grid shifted by half a tile, which no sampler follows: how
+      // far the terrain alone moves it.
+      std::vector<Pt> shifted;
+      for (const Pt& q : pts)
+        if (q.x >= 0.5f * tile && q.z >= 0.5f * tile) shifted.push_back({q.x - 0.5f * tile, q.z - 0.5f * tile});
+      std::printf("    against a grid shifted by half a tile:\n");
+      printProfile(eco::metrics::borderProfile(shifted, W - 0.5f * tile, H - 0.5f * tile, tile, 0.25f * r, 3.f * r));
+    }
   }
   return 0;
 }
