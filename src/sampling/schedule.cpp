@@ -90,7 +90,8 @@ void TileSchedule::admitRows() {
 
 bool TileSchedule::nextReady(UnitTask& task) {
   if (ready_.empty()) return false;
-  const auto [z, c, x] = ready_.top();
+  // Plain copies, not structured bindings: lambdas below capture them (clang before 16 cannot).
+  const int z = std::get<0>(ready_.top()), c = std::get<1>(ready_.top()), x = std::get<2>(ready_.top());
   ready_.pop();
   task.tx = x;
   task.tz = z;
