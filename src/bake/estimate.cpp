@@ -270,8 +270,8 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
   memory += double(workers) * (gridBytes + perTileBytes);
   // The samples of the rows the schedule holds (sampling/schedule.h): whole tiles, kept until
   // every unit of their neighbourhood has read them.
-  memory += double(sampling::TileSchedule::windowRows(int(p.classes.size()))) * double(r.x1 - r.x0 + 6) * perTile *
-            0.5 * sizeof(sampling::FixedSample);
+  const double heldRows = std::min(double(sampling::TileSchedule::windowRows(int(p.classes.size()))), double(r.z1 - r.z0 + 2));
+  memory += heldRows * double(r.x1 - r.x0 + 6) * perTile * 0.5 * sizeof(sampling::FixedSample);
   memory += tileFiles * (sizeof(TileEntry) + 32.0 + 8.0 * double(nSpecies));
   e.peakMemoryBytes = memory;
   return e;

@@ -203,8 +203,11 @@ void collectOthers(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
   s.others.clear();
   for (size_t d = 0; d < n; ++d) {
     const float dist = setup.pair[size_t(cls) * n + d];
-    if (d != size_t(cls) && dist > 0.f && s.grids[d].aliveCount > 0)
-      s.others.push_back({&s.grids[d], dist, dist * dist * kSpacingMargin});
+    if (d == size_t(cls) || !(dist > 0.f)) continue;
+    if (s.grids[d].aliveCount > 0)
+      s.others.push_back({&s.grids[d], nullptr, dist, dist * dist * kSpacingMargin});
+    else if (!s.alive[d].empty())
+      s.others.push_back({nullptr, &s.alive[d], dist, dist * dist * kSpacingMargin});
   }
   if (withNear) grid.resetNear();
   for (size_t d = 0; d < n; ++d) {
@@ -250,6 +253,9 @@ SamplerSetup makeSetup(const SamplerParams& params, const DensityField* density)
   return s;
 }
 
+// Higher layers with fewer samples than this near a tile are tested from a list, not a grid.
+constexpr size_t kOtherListMax = 32;
+
 void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& scratch, std::vector<FixedSample>& out) {
   const SamplerParams& p = *setup.params;
   const int c = task.cls;
@@ -268,23 +274,20 @@ void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& 
     scratch.grids[d].clear();
   }
   // Higher layers that exclude this class: their alive samples in the tile and its margin, from
-  // the whole neighbourhood (all final: the schedule's layer rule), in grids set up on demand.
-  std::vector<uint8_t>& present = scratch.present;
-  present.assign(n, 0);
+  // the whole neighbourhood (all final: the schedule's layer rule): a grid where there are many.
+  std::vector<const FixedSample*>& near = scratch.nearSamples;
   for (int d = 0; d < c; ++d) {
     if (!(setup.pair[size_t(c) * n + size_t(d)] > 0.f)) continue;
+    near.clear();
     for (const PlacedTile* t : task.near)
       if (t)
         for (const FixedSample& f : t->of(d))
-          if (f.alive && inMargin(f, setup.margin[size_t(d)])) {
-            if (!present[size_t(d)]) {
-              scratch.grids[size_t(d)].reset(gridRadius(setup, d, b), b.x0, b.z0, b.x1, b.z1, setup.margin[size_t(d)],
-                                             variable, /*coverage=*/false);
-              present[size_t(d)] = 1;
-            }
-            scratch.grids[size_t(d)].insert(f.x, f.z, f.r, true, /*markDisc=*/false);
-            scratch.alive[size_t(d)].push_back({f.x, f.z});
-          }
+          if (f.alive && inMargin(f, setup.margin[size_t(d)])) near.push_back(&f);
+    for (const FixedSample* f : near) scratch.alive[size_t(d)].push_back({f->x, f->z});
+    if (near.size() < kOtherListMax) continue;  // tested from the list (OtherClass)
+    ClassGrid& g = scratch.grids[size_t(d)];
+    g.reset(gridRadius(setup, d, b), b.x0, b.z0, b.x1, b.z1, setup.margin[size_t(d)], variable, /*coverage=*/false);
+    for (const FixedSample* f : near) g.insert(f->x, f->z, f->r, true, /*markDisc=*/false);
   }
   // The own class from finished (lower-colour) neighbours, removed samples included: they still
   // space their class. Pool classes test candidates exactly; only Bridson candidates use the

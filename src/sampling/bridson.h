@@ -45,8 +45,12 @@ struct ActiveSample {
   float x, z, r;
 };
 
+// A placed class that excludes the one being placed: its grid, or where it has only a few
+// samples near the tile, their list (a grid per class and unit costs more to clear than a
+// few distance tests, with hundreds of species).
 struct OtherClass {
   const ClassGrid* grid;
+  const std::vector<Point>* list;  // set instead of grid
   float distance, distance2;
 };
 
@@ -56,10 +60,10 @@ struct TileScratch {
   std::vector<PlacedSample> placed;
   std::vector<ActiveSample> active;  // copies, not indices: a pick is one load
   std::vector<OtherClass> others;
-  std::vector<uint8_t> present;  // per class: 1 has fixed samples, 2 may be placed
   std::vector<std::vector<Point>> alive;  // per class: alive samples in the tile and its margin
   std::vector<int> spacers;  // pool: cells of this class's removed samples, erased once it is placed
   std::vector<uint64_t> seamOrder;  // pool: seam points' sort keys
+  std::vector<const FixedSample*> nearSamples;  // a higher layer's samples near the unit's tile
 };
 
 // Shared by the two placement methods (bridson.cpp, place_pool.cpp).
@@ -70,8 +74,14 @@ float survivalDraw(uint64_t seed, int cls, float x, float z);
 // in the class's grid: in the coverage raster (Bridson) or in `near` (pool, withNear).
 void collectOthers(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s, bool withNear);
 inline bool blockedByOtherClasses(const std::vector<OtherClass>& others, float qx, float qz) {
-  for (const OtherClass& o : others)
-    if (o.grid->aliveNear(qx, qz, o.distance) && blockedWithin(*o.grid, qx, qz, o.distance, o.distance2)) return true;
+  for (const OtherClass& o : others) {
+    if (o.list) {
+      for (const Point& p : *o.list)
+        if ((p.x - qx) * (p.x - qx) + (p.z - qz) * (p.z - qz) < o.distance2) return true;
+    } else if (o.grid->aliveNear(qx, qz, o.distance) && blockedWithin(*o.grid, qx, qz, o.distance, o.distance2)) {
+      return true;
+    }
+  }
   return false;
 }
 

@@ -23,6 +23,14 @@ struct Hole {
 // The first sample of another class closer than its exclusion distance to (x, z).
 bool findBlocker(const std::vector<OtherClass>& others, float x, float z, Hole& h) {
   for (const OtherClass& o : others) {
+    if (o.list) {
+      for (const Point& q : *o.list)
+        if ((q.x - x) * (q.x - x) + (q.z - z) * (q.z - z) < o.distance2) {
+          h = {x, z, q.x, q.z, o.distance};
+          return true;
+        }
+      continue;
+    }
     if (!o.grid->aliveNear(x, z, o.distance)) continue;
     const ClassGrid& g = *o.grid;
     const bool found = anyRowWithin(g, x, z, o.distance, [&](int j, int i0, int i1) {
