@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "placement_metrics.h"
+#include "sampling_fixtures.h"
 #include "sampling/poisson.h"
 #include "tileio/manifest.h"
 
@@ -32,14 +33,6 @@ void printProfile(const eco::metrics::BorderProfile& p) {
   std::printf("\n    worst |ratio - 1| %.3f, beyond 2 sigma %.3f\n", p.worstDeviation(), p.worstExcess());
 }
 
-struct Density : eco::DensityField {
-  // Class 0 (trees): 0.6 everywhere. Class 1: smooth waves between 0.1 and 1 with zero patches.
-  float density(int cls, float x, float z) const override {
-    if (cls == 0) return 0.6f;
-    const float v = 0.55f + 0.6f * std::sin(0.045f * x) * std::cos(0.037f * z);
-    return v < 0.1f ? 0.f : std::min(v, 1.f);
-  }
-};
 
 void synthetic() {
   for (const eco::SamplerMethod method : {eco::SamplerMethod::Pool, eco::SamplerMethod::Bridson}) {
@@ -79,7 +72,7 @@ void synthetic() {
       p.method = method;
       p.classes = {{4.f, 8.f}, {0.5f, 2.f}};
       p.classDistance = {0.f, 2.f, 2.f, 0.f};
-      const Density field;
+      const eco::test::TreesAndGrass field;
       const auto cls = byClass(eco::scatterAll(p, &field, 2), 2);
       const auto refTrees = eco::metrics::referenceMaximal(
           p.worldX, p.worldZ, 4.f, 8.f, [&](float x, float z) { return field.density(0, x, z); }, {}, 0.f, 100, 5);

@@ -66,6 +66,16 @@ struct RasterWaves : DensityField {
   const RasterView* raster(int cls) const override { return exposeRaster ? &views[size_t(cls)] : nullptr; }
 };
 
+// Two layers: class 0 (trees) at 0.6 everywhere, class 1 smooth waves between 0.1 and 1 with
+// zero patches (grass next to the trees).
+struct TreesAndGrass : DensityField {
+  float density(int cls, float x, float z) const override {
+    if (cls == 0) return 0.6f;
+    const float v = 0.55f + 0.6f * std::sin(0.045f * x) * std::cos(0.037f * z);
+    return v < 0.1f ? 0.f : std::min(v, 1.f);
+  }
+};
+
 inline std::vector<Sample> flatten(const std::vector<TileSamples>& tiles) {
   std::vector<Sample> all;
   for (const TileSamples& t : tiles) all.insert(all.end(), t.samples.begin(), t.samples.end());

@@ -58,13 +58,6 @@ TEST(SamplingPlacement, PoolDensityIsFlatAcrossTileBorders) {
   EXPECT_LT(metrics::foldedMaxSigma(pts, 512.f, 512.f, 16.f, 8), 4.5);
 }
 
-struct TreesAndGrass : DensityField {
-  float density(int cls, float x, float z) const override {
-    if (cls == 0) return 0.6f;
-    const float v = 0.55f + 0.6f * std::sin(0.045f * x) * std::cos(0.037f * z);
-    return v < 0.1f ? 0.f : std::min(v, 1.f);
-  }
-};
 
 // Counts against the reference, away from the world's edges: uniform density, and grass
 // (variable density) kept 2 m from trees, the reference given the method's own trees.
@@ -77,7 +70,7 @@ CountRatios countRatios(SamplerMethod method, int k) {
   p.classes = {{4.f, 8.f}, {0.5f, 2.f}};
   p.classDistance = {0.f, 2.f, 2.f, 0.f};
   p.method = method;
-  const TreesAndGrass field;
+  const test::TreesAndGrass field;
   const auto cls = byClass(scatterAll(p, &field, 2), 2);
   const auto trees = metrics::referenceMaximal(W, W, 4.f, 8.f, [&](float x, float z) { return field.density(0, x, z); },
                                                {}, 0.f, k, 5);
@@ -127,7 +120,9 @@ TEST(SamplingPlacement, GrandCanyonDemHasNoRepetitionOrTileBorders) {
     std::printf("%-18s %7zu: twins %.5f, border worst %.3f (%.3f beyond 2 sigma)\n", world.config.species[s].name.c_str(),
                 pts.size(), twins.worstShare, profile.worstDeviation(), profile.worstExcess());
     EXPECT_LT(twins.worstShare, 0.005) << world.config.species[s].name;
-    if (pts.size() >= 300000) EXPECT_LT(profile.worstExcess(), 0.03) << world.config.species[s].name;
+    if (pts.size() >= 300000) {
+      EXPECT_LT(profile.worstExcess(), 0.03) << world.config.species[s].name;
+    }
   }
 }
 

@@ -73,16 +73,31 @@ float survivalDraw(uint64_t seed, int cls, float x, float z);
 // The classes already placed that exclude `cls` (s.others), with their exclusion discs marked
 // in the class's grid: in the coverage raster (Bridson) or in `near` (pool, withNear).
 void collectOthers(const SamplerSetup& setup, const TileBounds& b, int cls, TileScratch& s, bool withNear);
-inline bool blockedByOtherClasses(const std::vector<OtherClass>& others, float qx, float qz) {
+// The first sample of another class closer than that class's exclusion distance to (qx, qz):
+// true, with the sample in *hit and the distance in *distance when asked.
+inline bool otherClassBlocker(const std::vector<OtherClass>& others, float qx, float qz, Point* hit = nullptr,
+                              float* distance = nullptr) {
   for (const OtherClass& o : others) {
+    bool found = false;
     if (o.list) {
       for (const Point& p : *o.list)
-        if ((p.x - qx) * (p.x - qx) + (p.z - qz) * (p.z - qz) < o.distance2) return true;
-    } else if (o.grid->aliveNear(qx, qz, o.distance) && blockedWithin(*o.grid, qx, qz, o.distance, o.distance2)) {
+        if ((p.x - qx) * (p.x - qx) + (p.z - qz) * (p.z - qz) < o.distance2) {
+          if (hit) *hit = p;
+          found = true;
+          break;
+        }
+    } else {
+      found = o.grid->aliveNear(qx, qz, o.distance) && blockedWithin(*o.grid, qx, qz, o.distance, o.distance2, hit);
+    }
+    if (found) {
+      if (distance) *distance = o.distance;
       return true;
     }
   }
   return false;
+}
+inline bool blockedByOtherClasses(const std::vector<OtherClass>& others, float qx, float qz) {
+  return otherClassBlocker(others, qx, qz);
 }
 
 // Places class `cls` of the tile from the pool; leaves its samples in s.placed.

@@ -94,15 +94,17 @@ inline bool blockedByOwn(const ClassGrid& g, float qx, float qz, float rq) {
   });
 }
 
-// Another class's sample closer than `dist` (dist2 ~ dist^2)? Only alive samples are in the
-// grid once their class is placed (ClassGrid::kill, generateTile).
-inline bool blockedWithin(const ClassGrid& g, float qx, float qz, float dist, float dist2) {
+// Another class's sample closer than `dist` (dist2 ~ dist^2)? The first found goes to *hit.
+// Only alive samples are in the grid once their class is placed (generateUnit).
+inline bool blockedWithin(const ClassGrid& g, float qx, float qz, float dist, float dist2, Point* hit = nullptr) {
   return anyRowWithin(g, qx, qz, dist, [&](int j, int i0, int i1) {
     const size_t first = size_t(j) * size_t(g.nx);
     return anyOccupied(g, j, i0, i1, [&](int i) {
       const Point p = g.pos[first + size_t(i)];
       const float dx = p.x - qx, dz = p.z - qz;
-      return dx * dx + dz * dz < dist2;
+      if (!(dx * dx + dz * dz < dist2)) return false;
+      if (hit) *hit = p;
+      return true;
     });
   });
 }

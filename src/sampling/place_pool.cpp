@@ -20,32 +20,13 @@ struct Hole {
   float x, z, ox, oz, d;
 };
 
-// The first sample of another class closer than its exclusion distance to (x, z).
+// The first sample of another class closer than its exclusion distance to (x, z), as a hole.
 bool findBlocker(const std::vector<OtherClass>& others, float x, float z, Hole& h) {
-  for (const OtherClass& o : others) {
-    if (o.list) {
-      for (const Point& q : *o.list)
-        if ((q.x - x) * (q.x - x) + (q.z - z) * (q.z - z) < o.distance2) {
-          h = {x, z, q.x, q.z, o.distance};
-          return true;
-        }
-      continue;
-    }
-    if (!o.grid->aliveNear(x, z, o.distance)) continue;
-    const ClassGrid& g = *o.grid;
-    const bool found = anyRowWithin(g, x, z, o.distance, [&](int j, int i0, int i1) {
-      const size_t first = size_t(j) * size_t(g.nx);
-      return anyOccupied(g, j, i0, i1, [&](int i) {
-        const Point q = g.pos[first + size_t(i)];
-        const float dx = q.x - x, dz = q.z - z;
-        if (!(dx * dx + dz * dz < o.distance2)) return false;
-        h = {x, z, q.x, q.z, o.distance};
-        return true;
-      });
-    });
-    if (found) return true;
-  }
-  return false;
+  Point at{};
+  float d = 0.f;
+  if (!otherClassBlocker(others, x, z, &at, &d)) return false;
+  h = {x, z, at.x, at.z, d};
+  return true;
 }
 
 // A pool point near its window's edge. Two windows show unrelated parts of the pool, so their
@@ -112,6 +93,11 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     placed.push_back({x, z, r, density, cell, alive});
     if (!alive) spacers.push_back(cell);
   };
+  // Deeper than one radius inside the blocker's disc, a point marks no gap at its edge.
+  auto addHole = [&](const Hole& h) {
+    const float dx = h.x - h.ox, dz = h.z - h.oz, e = h.d - radius;
+    if (!(e > 0.f && dx * dx + dz * dz < e * e)) holes.push_back(h);
+  };
   // A pool point whose delta (times the radius) is `spacing`, past the bucket's bound.
   auto consider = [&](float x, float z, float spacing, bool seamPoint) {
     float r, density;
@@ -125,9 +111,7 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     if (kVariable && !alive && !seamPoint) return;
     Hole h;
     if (const int by = blocked(x, z, r, h)) {
-      // Deeper than one radius inside the blocker's disc, the point marks no gap at its edge.
-      const float dx = x - h.ox, dz = z - h.oz, e = h.d - radius;
-      if (by == 1 && !(e > 0.f && dx * dx + dz * dz < e * e)) holes.push_back(h);
+      if (by == 1) addHole(h);
       return;
     }
     insert(x, z, r, density, alive);
@@ -136,11 +120,8 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
   auto marginHole = [&](float x, float z, float spacing) {
     float r, density;
     Hole h;
-    if (!grid.isNear(x, z) || !findBlocker(s.others, x, z, h) || !spacingAt(x, z, r, density) ||
-        (kVariable && spacing < r))
-      return;
-    const float dx = x - h.ox, dz = z - h.oz, e = h.d - radius;
-    if (!(e > 0.f && dx * dx + dz * dz < e * e)) holes.push_back(h);
+    if (grid.isNear(x, z) && findBlocker(s.others, x, z, h) && spacingAt(x, z, r, density) && !(kVariable && spacing < r))
+      addHole(h);
   };
   const uint64_t classKey = hashCombine(p.seed ^ 0x706f6f6c5f636c73ull, uint64_t(cls));
   const double window = double(kPoolWindow) * double(radius);

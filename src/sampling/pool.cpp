@@ -101,14 +101,12 @@ std::vector<PoolPoint> generatePool(uint64_t seed, float period, float maxRatio,
 
 ArrangedPool arrangePool(std::span<const PoolPoint> pool) {
   const float T = kPoolPeriod;
-  std::vector<PoolPoint> moved(pool.size());
   std::vector<uint32_t> bucketOf(pool.size());
   ArrangedPool out;
   out.start.assign(size_t(kPoolBuckets) * kPoolBuckets + 1, 0);
   const float perBucket = float(kPoolBuckets) / T;
   for (size_t i = 0; i < pool.size(); ++i) {
     const float x = pool[i].x, z = pool[i].z;
-    moved[i] = pool[i];
     const int bi = std::min(kPoolBuckets - 1, int(x * perBucket)), bj = std::min(kPoolBuckets - 1, int(z * perBucket));
     bucketOf[i] = uint32_t(bj * kPoolBuckets + bi);
     ++out.start[bucketOf[i] + 1];
@@ -123,7 +121,7 @@ ArrangedPool arrangePool(std::span<const PoolPoint> pool) {
   // A counting sort by bucket keeps that order inside each bucket.
   std::vector<uint32_t> next(out.start.begin(), out.start.end() - 1);
   out.points.resize(pool.size());
-  for (uint32_t i : byDelta) out.points[next[bucketOf[i]]++] = moved[i];
+  for (uint32_t i : byDelta) out.points[next[bucketOf[i]]++] = pool[i];
   return out;
 }
 

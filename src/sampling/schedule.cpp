@@ -96,8 +96,7 @@ bool TileSchedule::nextReady(UnitTask& task) {
   task.tx = x;
   task.tz = z;
   task.cls = c;
-  task.last = c == classes_ - 1;
-  task.emit = task.last && x >= range_.x0 && x < range_.x1 && z >= range_.z0 && z < range_.z1;
+  task.emit = c == classes_ - 1 && x >= range_.x0 && x < range_.x1 && z >= range_.z0 && z < range_.z1;
   for (int dz = -1; dz <= 1; ++dz)
     for (int dx = -1; dx <= 1; ++dx) {
       const int k = (dz + 1) * 3 + dx + 1;

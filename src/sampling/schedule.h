@@ -41,8 +41,7 @@ struct UnitTask {
   // and which neighbours are own-class dependencies (lower colour).
   const PlacedTile* near[9] = {};
   bool lower[9] = {};
-  bool last = false;  // the tile's last class: it is complete after this unit
-  bool emit = false;  // and inside the requested range
+  bool emit = false;  // the tile's last class, inside the requested range: the tile is complete
 };
 
 class TileSchedule {
