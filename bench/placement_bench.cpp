@@ -11,8 +11,8 @@
 
 #include "placement_metrics.h"
 #include "sampling_fixtures.h"
-#include "sampling/poisson.h"
-#include "tileio/manifest.h"
+#include "sampling/sampling.h"
+#include "tileio/tileio.h"
 
 namespace {
 

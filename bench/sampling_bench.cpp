@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "sampling/poisson.h"
+#include "sampling/sampling.h"
 
 namespace {
 

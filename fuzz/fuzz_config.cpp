@@ -4,7 +4,7 @@
 // "../images/..." paths and the input checks decode real files.
 #include <vector>
 
-#include "config/biome_config.h"
+#include "config/config.h"
 #include "core/error.h"
 #include "fuzz_support.h"
 #include "terrain/png16.h"

@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 #include "fuzz_support.h"
-#include "tileio/manifest.h"
+#include "tileio/tileio.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   const std::string dir = eco::fuzz::privateDir() + "/bake";

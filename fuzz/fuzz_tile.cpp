@@ -3,7 +3,7 @@
 // size, which decodeTile must have refused) and decodes to the same instances and species.
 #include "core/error.h"
 #include "fuzz_support.h"
-#include "tileio/tile_io.h"
+#include "tileio/tileio.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

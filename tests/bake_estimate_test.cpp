@@ -7,7 +7,7 @@
 #include <limits>
 #include <optional>
 
-#include "bake/estimate.h"
+#include "bake/bake.h"
 #include "bake_world.h"
 #include "test_support.h"
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "bake_world.h"
-#include "tileio/manifest.h"
+#include "tileio/tileio.h"
 
 namespace fs = std::filesystem;
 using eco::test::TempDir;

@@ -15,7 +15,7 @@
 #include "bake/output_dir.h"
 #include "bake_world.h"
 #include "core/error.h"
-#include "tileio/manifest.h"
+#include "tileio/tileio.h"
 
 namespace fs = std::filesystem;
 using eco::test::TempDir;

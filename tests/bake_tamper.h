@@ -13,7 +13,7 @@
 #include "bake/bake.h"
 #include "bake_world.h"
 #include "core/hash.h"
-#include "tileio/manifest.h"
+#include "tileio/tileio.h"
 
 namespace eco::test {
 

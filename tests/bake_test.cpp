@@ -9,12 +9,12 @@
 #include <sstream>
 
 #include "bake/bake.h"
-#include "bake/export.h"
+#include "export/export.h"
 #include "bake/output_dir.h"
 #include "bake_world.h"
 #include "core/error.h"
 #include "slope_reference.h"
-#include "tileio/manifest.h"
+#include "tileio/tileio.h"
 
 namespace fs = std::filesystem;
 using eco::test::TempDir;

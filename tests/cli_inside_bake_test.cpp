@@ -7,7 +7,7 @@
 
 #include "bake_world.h"
 #include "core/file_io.h"
-#include "tileio/manifest.h"
+#include "tileio/tileio.h"
 
 namespace fs = std::filesystem;
 using eco::test::runTool;

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "bake_world.h"
-#include "tileio/manifest.h"
+#include "tileio/tileio.h"
 
 namespace fs = std::filesystem;
 using eco::test::TempDir;

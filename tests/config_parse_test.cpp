@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "bake/estimate.h"
-#include "config/biome_config.h"
+#include "bake/bake.h"
+#include "config/config.h"
 #include "config/json_fields.h"
 #include "core/error.h"
 #include "terrain/png16.h"

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/biome_config.h"
+#include "config/config.h"
 #include "terrain/png16.h"
 #include "test_support.h"
 

@@ -10,8 +10,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "../shaders/shared.h"
-#include "tileio/tile_io.h"
+#include "shaders/shared.h"
+#include "tileio/tileio.h"
 
 namespace eco::test {
 

@@ -8,8 +8,8 @@
 
 #include <cmath>
 
-#include "masks/eco_masks.h"
-#include "masks/noise.h"
+#include "masks/masks.h"
+#include "core/noise.h"
 #include "test_support.h"
 
 namespace {

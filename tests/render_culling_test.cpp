@@ -104,7 +104,7 @@ TEST_F(RenderCulling, GpuFrustumCullingMatchesCornerReferenceAtEveryAspectAndFov
         ASSERT_EQ(s.tested, 40000u);
 
         std::set<Key> gpu;
-        for (const VisibleRef& v : renderer.visibleInstances()) gpu.insert({v.tile, v.index, v.draw});
+        for (const VisibleRef& v : RendererProbe::visibleInstances(renderer)) gpu.insert({v.tile, v.index, v.draw});
         EXPECT_EQ(gpu.size(), s.afterFrustum) << where << ": each visible instance drawn once";
         EXPECT_EQ(s.afterFrustum, s.afterOcclusion) << where;
 

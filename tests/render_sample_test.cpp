@@ -9,7 +9,7 @@
 #include "render/headless.h"
 #include "render_support.h"
 #include "test_support.h"
-#include "tileio/manifest.h"
+#include "tileio/tileio.h"
 
 using namespace eco;
 

@@ -4,9 +4,27 @@
 
 #include "render/camera.h"
 #include "render/headless.h"
+#include "render/renderer.h"
 #include "render/vk_context.h"
 #include "render/world.h"
-#include "tileio/tile_io.h"
+#include "tileio/tileio.h"
+
+namespace eco::render {
+
+// Writes makeSyntheticWorld(options) as a bake folder (manifest.json, terrain.r32f, tiles/).
+void writeSyntheticBake(const std::string& dir, const SyntheticOptions& options);
+
+// When no driver is chosen (VK_ICD_FILENAMES / VK_DRIVER_FILES unset), use Mesa lavapipe if
+// installed, and give the process a private XDG_RUNTIME_DIR if it has none.
+void preferLavapipe();
+
+// Reads what the renderer keeps on the GPU (declared a friend by Renderer).
+struct RendererProbe {
+  // The last frame's draws: the visible list read back, one entry per drawn instance.
+  static std::vector<VisibleRef> visibleInstances(Renderer& renderer);
+};
+
+}  // namespace eco::render
 
 namespace eco::render::fixtures {
 

@@ -11,6 +11,19 @@
 #include "sampling/schedule.h"
 #include "sampling_fixtures.h"
 
+namespace eco::sampling {
+// Reads the schedule's private state (declared a friend by TileSchedule).
+struct TileScheduleProbe {
+  // Samples the schedule currently keeps for units still to read them.
+  static size_t heldSamples(const TileSchedule& s) {
+    size_t n = 0;
+    for (const TileSchedule::Row& r : s.rows_)
+      for (const TileSchedule::Slot& slot : r.slots) n += slot.tile.samples.size();
+    return n;
+  }
+};
+}  // namespace eco::sampling
+
 namespace eco {
 namespace {
 
@@ -74,7 +87,7 @@ std::vector<TileSamples> runShuffled(const SamplerParams& p, const DensityField*
       TileSamples complete;
       if (schedule.finish(ready[i], std::move(outs[i]), complete)) tiles.push_back(std::move(complete));
     }
-    maxHeld = std::max(maxHeld, schedule.heldSamples());
+    maxHeld = std::max(maxHeld, sampling::TileScheduleProbe::heldSamples(schedule));
   }
   std::sort(tiles.begin(), tiles.end(),
             [](const TileSamples& a, const TileSamples& b) { return a.tz != b.tz ? a.tz < b.tz : a.tx < b.tx; });

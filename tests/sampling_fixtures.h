@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "sampling/poisson.h"
+#include "sampling/sampling.h"
 
 namespace eco::test {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "sampling/verify.h"
+#include "spacing_check.h"
 #include "sampling_fixtures.h"
 
 namespace eco {

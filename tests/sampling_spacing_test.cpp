@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "core/error.h"
-#include "sampling/verify.h"
+#include "spacing_check.h"
 #include "sampling_fixtures.h"
 
 namespace eco {

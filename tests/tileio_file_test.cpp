@@ -15,8 +15,9 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "test_support.h"
-#include "tileio/tile_io.h"
+#include "tileio/tileio.h"
 
 using namespace eco;
 namespace fs = std::filesystem;

@@ -3,9 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/hash.h"
 #include "test_support.h"
-#include "tileio/manifest.h"
+#include "tileio/tileio.h"
 
 using namespace eco;
 

@@ -5,11 +5,12 @@
 #include <numbers>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/hash.h"
 #include "test_support.h"
 #include "tile_generated.h"
 #include "tileio/quantize.h"
-#include "tileio/tile_io.h"
+#include "tileio/tileio.h"
 
 using namespace eco;
 

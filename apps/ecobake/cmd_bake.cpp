@@ -13,7 +13,6 @@
 #include <thread>
 
 #include "bake/bake.h"
-#include "bake/estimate.h"
 #include "bake/output_dir.h"
 #include "commands.h"
 #include "core/error.h"

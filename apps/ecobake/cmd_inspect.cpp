@@ -5,11 +5,11 @@
 #include <memory>
 #include <string>
 
-#include "bake/export.h"
+#include "export/export.h"
 #include "commands.h"
 #include "core/error.h"
 #include "core/hash.h"
-#include "tileio/manifest.h"
+#include "tileio/tileio.h"
 
 namespace eco::cli {
 

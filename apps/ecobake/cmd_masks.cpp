@@ -6,13 +6,12 @@
 #include <thread>
 
 #include "bake/bake.h"
-#include "bake/estimate.h"
 #include "bake/output_dir.h"
 #include "commands.h"
 #include "core/error.h"
 #include "core/file_io.h"
-#include "masks/preview.h"
-#include "tileio/manifest.h"
+#include "export/export.h"
+#include "tileio/tileio.h"
 
 namespace eco::cli {
 

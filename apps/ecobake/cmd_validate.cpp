@@ -5,9 +5,9 @@
 #include <utility>
 #include <thread>
 
-#include "bake/estimate.h"
+#include "bake/bake.h"
 #include "commands.h"
-#include "config/biome_config.h"
+#include "config/config.h"
 #include "core/error.h"
 #include "core/parse_number.h"
 

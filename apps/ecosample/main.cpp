@@ -14,7 +14,7 @@
 #include "core/parse_number.h"
 #include "stats.h"
 #include "terrain/png16.h"
-#include "tileio/tile_io.h"
+#include "tileio/tileio.h"
 #include "world_synth.h"
 
 using namespace eco;

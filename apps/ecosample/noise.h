@@ -1,11 +1,8 @@
 #pragma once
-// Seeded 2D gradient noise and its fractal sums, written for the sample world generator.
+// Fractal sums of core/noise.h gradientNoise64, written for the sample world generator.
 #include <cstdint>
 
 namespace eco::sample {
-
-// Gradient (Perlin-style) noise on the unit lattice, roughly in [-1, 1], zero at lattice points.
-float gradientNoise(float x, float y, uint64_t seed);
 
 // Fractal Brownian motion: octaves of gradient noise, each twice the frequency and half the
 // amplitude of the last, normalized to roughly [-1, 1]. `x, y` in units of the base wavelength.

@@ -6,8 +6,9 @@
 #include <mutex>
 
 #include "bake/output_dir.h"
+#include "core/file_io.h"
 #include "core/hash.h"
-#include "tileio/manifest.h"
+#include "tileio/tileio.h"
 
 namespace eco {
 

@@ -1,23 +1,19 @@
 #pragma once
-// The bake: eco-masks -> multi-species Poisson sampling -> instances -> tiles on disk.
+// The bake stage: eco-masks -> multi-species Poisson sampling -> instances -> tiles on disk,
+// and the up-front checks and estimate every bake (and `validate`) runs first. The output
+// folder's ownership and lock are in bake/output_dir.h.
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "masks/eco_masks.h"
-#include "sampling/poisson.h"
-#include "tileio/tile_io.h"
+#include "masks/masks.h"
+#include "sampling/sampling.h"
+#include "tileio/tileio.h"
 
 namespace eco {
 
-// Sampler classes are the species sorted by layer (stable); these map between the two.
-struct SpeciesOrder {
-  std::vector<uint16_t> speciesOfClass;
-};
-SpeciesOrder speciesOrder(const BiomeConfig& config);
-SamplerParams samplerParams(const World& world, const SpeciesOrder& order);
 std::vector<SpeciesRecord> speciesRecords(const BiomeConfig& config);
 // Linear RGB in [0, 1] (clamped) to opaque RGBA8, R in the low byte.
 uint32_t packColor(const float rgb[3]);
@@ -55,5 +51,45 @@ BakeSummary bake(const World& world, const BakeOptions& options);
 
 // Same as scatter + makeInstances, kept in memory (tests, tools).
 std::vector<TileData> bakeInMemory(const World& world, int threads, std::optional<TileRange> tiles = {});
+
+// ---- Before a bake ----
+// Shared by `validate` and `bake` so the two cannot disagree: after the config's checks
+// (config.h checkWorld), an estimate of the instances, output bytes and peak memory, refused
+// above configurable limits.
+struct BakeEstimate {
+  double instances = 0;
+  std::vector<double> speciesInstances;  // by species id
+  double outputBytes = 0;
+  double peakMemoryBytes = 0;
+  long long tiles = 0;  // tiles in the range
+};
+
+// Instances per species from the suitability mass: the suitability (density included) of
+// every species on a grid of at most kEstimateGrid^2 heightmap pixels, from the same mask
+// functions the bake's rasters use, integrated over the range and divided by the packing
+// area of an instance at the species' radius (calibrated on real bakes; see estimate.cpp).
+// Bytes and memory are counted from the sizes of the bake's buffers. Costs well under a
+// second for any config that passes the checks.
+BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRange> range = {});
+
+struct BakeLimits {
+  double maxInstances = 1e9;
+  double maxOutputBytes = 100e9;
+  double maxMemoryBytes = 0;  // 0: defaultMemoryLimit()
+  bool allow = false;         // report the estimate but never refuse
+};
+// 3/4 of the physical memory or of the process's cgroup memory limit, whichever is smaller
+// (16 GiB where neither can be read).
+double defaultMemoryLimit();
+// The tightest memory limit on the cgroup path named in procSelfCgroup (normally
+// /proc/self/cgroup; v2 "0::/path" reads cgroupRoot/path/memory.max, v1 "N:memory:/path"
+// reads cgroupRoot/memory/path/memory.limit_in_bytes), every level up to the root; 0: none.
+double cgroupMemoryLimit(const std::string& procSelfCgroup, const std::string& cgroupRoot);
+
+// One line: "about 10.9 M instances, 190 MB of output, 0.4 GB peak memory".
+std::string describeEstimate(const BakeEstimate& estimate);
+// "" within the limits; otherwise why the bake is refused, with the estimate, the limit and
+// the flags that raise it.
+std::string limitProblem(const BakeEstimate& estimate, const BakeLimits& limits);
 
 }  // namespace eco

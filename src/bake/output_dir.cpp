@@ -17,7 +17,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
-#include "tileio/manifest.h"
+#include "tileio/tileio.h"
 
 namespace fs = std::filesystem;
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "config/biome_config.h"
+#include "config/config.h"
 #include "core/error.h"
 
 namespace eco {

@@ -7,9 +7,8 @@
 #include <map>
 #include <set>
 
-#include "config/biome_config.h"
+#include "config/config.h"
 #include "config/json_fields.h"
-#include "bake/estimate.h"
 #include "core/error.h"
 #include "core/file_io.h"
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/biome_config.h"
+#include "config/config.h"
 
 namespace eco {
 

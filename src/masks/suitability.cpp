@@ -2,7 +2,7 @@
 #include <cmath>
 #include <thread>
 
-#include "masks/eco_masks.h"
+#include "masks/masks.h"
 
 namespace eco {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "core/types.h"
-#include "../../shaders/shared.h"
+#include "shaders/shared.h"
 
 namespace eco::render {
 

@@ -16,7 +16,7 @@
 
 #include "render/vk_context.h"
 #include "render/world.h"
-#include "../../shaders/shared.h"
+#include "shaders/shared.h"
 
 namespace eco::render {
 

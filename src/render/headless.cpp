@@ -162,14 +162,4 @@ void installStopHandlers() {
 bool stopRequested() { return gStopSignal != 0; }
 int stopSignal() { return gStopSignal; }
 
-void preferLavapipe() {
-  const char* lvp = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
-  if (!std::getenv("VK_ICD_FILENAMES") && !std::getenv("VK_DRIVER_FILES") && std::filesystem::exists(lvp))
-    setenv("VK_ICD_FILENAMES", lvp, 1);
-  if (!std::getenv("XDG_RUNTIME_DIR")) {
-    std::string dir = (std::filesystem::temp_directory_path() / ("ecoview-xdg-" + std::to_string(getpid()))).string();
-    mkdir(dir.c_str(), 0700);
-    setenv("XDG_RUNTIME_DIR", dir.c_str(), 1);
-  }
-}
 }  // namespace eco::render

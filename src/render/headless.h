@@ -52,7 +52,4 @@ void installStopHandlers();
 bool stopRequested();
 int stopSignal();
 
-// For tests and CI: when no driver is chosen (VK_ICD_FILENAMES / VK_DRIVER_FILES unset), use
-// Mesa lavapipe if installed, and give the process a private XDG_RUNTIME_DIR if it has none.
-void preferLavapipe();
 }  // namespace eco::render

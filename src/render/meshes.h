@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../../shaders/shared.h"
+#include "shaders/shared.h"
 
 namespace eco::render {
 

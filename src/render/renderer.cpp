@@ -790,31 +790,4 @@ std::array<gpu::uvec4, gpu::KIND_COUNT> Renderer::kindRegions() const {
   return out;
 }
 
-std::vector<VisibleRef> Renderer::visibleInstances() {
-  drain();
-  std::vector<VisibleRef> out;
-  uint64_t used = 0;
-  for (const gpu::DrawCommand& d : lastDraws_) used = std::max<uint64_t>(used, uint64_t(d.firstInstance) + d.instanceCount);
-  if (used == 0) return out;
-  Buffer copy = createBuffer(ctx_, used * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::Readback);
-  VkCommandBuffer one = beginOneShot(ctx_);
-  VkBufferCopy region{0, 0, used * 4};
-  memoryBarrier(one, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
-                VK_ACCESS_2_TRANSFER_READ_BIT);
-  vkCmdCopyBuffer(one, visible_.buffer, copy.buffer, 1, &region);
-  memoryBarrier(one, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
-                VK_ACCESS_2_HOST_READ_BIT);
-  endOneShot(ctx_, one);
-  const auto* refs = static_cast<const uint32_t*>(copy.data);
-  for (uint32_t d = 0; d < gpu::DRAW_COUNT; ++d) {
-    for (uint32_t i = 0; i < lastDraws_[d].instanceCount; ++i) {
-      uint32_t ref = refs[lastDraws_[d].firstInstance + i];
-      auto [tile, first] = pageOwner_[ref >> gpu::PAGE_SHIFT];
-      out.push_back({tile, first + (ref & (gpu::PAGE_SIZE - 1)), d});
-    }
-  }
-  destroyBuffer(ctx_, copy);
-  return out;
-}
-
 }  // namespace eco::render

@@ -107,7 +107,6 @@ class Renderer {
 
   // After drain() (or render()):
   const std::vector<uint8_t>& pixels() const { return pixels_; }  // RGBA8 of the last frame, capture only
-  std::vector<VisibleRef> visibleInstances();                      // last frame's draws (reads the GPU list back)
   // The indirect buffer as the GPU left it after the last frame (instance counts written by
   // cull.comp, LOD 1 first instances by cull_finish.comp): what vkCmdDrawIndexedIndirect consumed.
   std::vector<gpu::DrawCommand> drawCommands() const { return lastDraws_; }
@@ -119,6 +118,7 @@ class Renderer {
   int height() const { return options_.height; }
 
  private:
+  friend struct RendererProbe;  // tests read the visible list back (tests/render_support.cpp)
   struct TileSlot {
     std::vector<uint32_t> pages;
     std::array<uint64_t, gpu::KIND_COUNT> kindCounts{};

@@ -12,7 +12,7 @@
 
 #include "core/types.h"
 #include "render/vk_context.h"
-#include "../../shaders/shared.h"
+#include "shaders/shared.h"
 
 namespace eco::render {
 

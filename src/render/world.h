@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/types.h"
-#include "tileio/tile_io.h"
-#include "../../shaders/shared.h"
+#include "tileio/tileio.h"
+#include "shaders/shared.h"
 
 namespace eco::render {
 
@@ -64,8 +64,6 @@ struct SyntheticOptions {
 World makeSyntheticWorld(const SyntheticOptions& options);
 // The instances makeSyntheticWorld generates for one tile.
 std::vector<Instance> syntheticTileInstances(const World& world, uint32_t seed, size_t tile);
-// Writes makeSyntheticWorld(options) as a bake folder (manifest.json, terrain.r32f, tiles/).
-void writeSyntheticBake(const std::string& dir, const SyntheticOptions& options);
 
 // Reads a bake folder (manifest.json, terrain.r32f, tiles/). Throws InputError.
 World openBake(const std::string& dir);

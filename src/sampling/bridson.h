@@ -8,7 +8,7 @@
 
 #include "sampling/class_grid.h"
 #include "sampling/grid_checks.h"
-#include "sampling/poisson.h"
+#include "sampling/sampling.h"
 #include "sampling/pool.h"
 #include "sampling/tiling.h"
 

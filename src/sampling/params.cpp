@@ -4,7 +4,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "sampling/poisson.h"
+#include "sampling/sampling.h"
 #include "sampling/tiling.h"
 
 namespace eco {

@@ -8,7 +8,7 @@
 
 #include "core/error.h"
 #include "sampling/bridson.h"
-#include "sampling/poisson.h"
+#include "sampling/sampling.h"
 #include "sampling/schedule.h"
 
 namespace eco {

@@ -147,11 +147,4 @@ bool TileSchedule::finish(const UnitTask& task, std::vector<FixedSample>&& sampl
   return emitted;
 }
 
-size_t TileSchedule::heldSamples() const {
-  size_t n = 0;
-  for (const Row& r : rows_)
-    for (const Slot& s : r.slots) n += s.tile.samples.size();
-  return n;
-}
-
 }  // namespace eco::sampling

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "sampling/bridson.h"
-#include "sampling/poisson.h"
+#include "sampling/sampling.h"
 
 namespace eco::sampling {
 
@@ -58,9 +58,9 @@ class TileSchedule {
   // returns true.
   bool finish(const UnitTask& task, std::vector<FixedSample>&& samples, TileSamples& complete);
   bool done() const { return nextRow_ == bounds_.z1 && rows_.empty(); }
-  size_t heldSamples() const;  // samples currently kept for later units
 
  private:
+  friend struct TileScheduleProbe;  // tests count the samples held (sampling_determinism_test)
   struct Slot {
     bool needed = false;                   // some class of the tile is computed
     int placed = 0;                        // classes 0 .. placed - 1 are finished

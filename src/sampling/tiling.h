@@ -1,6 +1,6 @@
 #pragma once
 // Tile geometry and the 2x2 tile colouring that orders tile generation. Internal to sampling.
-#include "sampling/poisson.h"
+#include "sampling/sampling.h"
 
 namespace eco::sampling {
 

@@ -1,4 +1,4 @@
-#include "tileio/manifest.h"
+#include "tileio/tileio.h"
 
 #include <algorithm>
 #include <bit>
@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/hash.h"
 #include "core/species_kind.h"
 #include "tile_generated.h"

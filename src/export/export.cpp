@@ -1,4 +1,4 @@
-#include "bake/export.h"
+#include "export/export.h"
 
 #include <cstdio>
 #include <stdexcept>
@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/file_io.h"
 
 namespace eco {
 

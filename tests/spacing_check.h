@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <span>
 
-#include "sampling/poisson.h"
+#include "sampling/sampling.h"
 
 namespace eco {
 

@@ -12,27 +12,12 @@
 #include <cmath>
 #include <vector>
 
-#include "config/biome_config.h"
+#include "config/config.h"
 #include "core/bilinear.h"
 #include "core/types.h"
 #include "terrain/terrain.h"
 
 namespace eco {
-
-// Terrain, rivers and climate of one bake, in world units.
-struct World {
-  BiomeConfig config;
-  Heightmap terrain;
-  RiverField river;
-  bool hasRiver = false;
-  Vec2 sunDirXZ;
-};
-
-// Loads the config and its inputs (InputError on any problem).
-World loadWorld(const std::string& configPath);
-// The world of a parsed config and the inputs loadBiomeInputs decoded from it without a
-// problem (for callers that already hold them, like `validate`: no second decode).
-World makeWorld(BiomeConfig config, BiomeInputs&& inputs);
 
 struct Environment {
   float height = 0;

@@ -1,7 +1,8 @@
 #pragma once
-// The biome config: world inputs, sun, moisture, tiling, sampling and species.
+// The config stage: the biome config (world inputs, sun, moisture, tiling, sampling and
+// species), its checks, and the World it describes (config + decoded terrain and rivers).
 // JSON form: schemas/biome.schema.json. Paths here are already resolved against the config
-// file's folder.
+// file's folder. Every other stage reads its inputs through loadWorld.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "core/species_kind.h"
+#include "sampling/sampling.h"
 #include "terrain/terrain.h"
 
 namespace eco {
@@ -131,8 +133,6 @@ BiomeConfig loadBiomeConfig(const std::string& path, BiomeInputs* inputs = nullp
 // One line: "<file>: <json path>: <reason>" (the path is left out when empty).
 std::string formatProblem(const std::string& file, const ConfigProblem& problem);
 
-// The tile-size rule lives with the sampler (minTileSize in sampling/poisson.h); the config
-// checks apply it through checkSamplingConfig (bake/estimate.h) with the fields' paths.
 
 // Why `name` cannot name a species or a bake, or "" when it can. The rule (also in the
 // schema): 1 to kMaxNameBytes bytes of valid UTF-8; ASCII letters, digits, space and
@@ -141,5 +141,45 @@ std::string formatProblem(const std::string& file, const ConfigProblem& problem)
 // Quotes, commas, backslashes and newlines are out, so no output format (CSV, PLY headers,
 // JSON, terminals) has to escape a name.
 std::string nameProblem(std::string_view name);
+
+// ---- The world a config describes ----
+
+// Terrain, rivers and climate of one bake, in world units.
+struct World {
+  BiomeConfig config;
+  Heightmap terrain;
+  RiverField river;
+  bool hasRiver = false;
+  Vec2 sunDirXZ;
+};
+
+// Loads the config and its inputs (InputError on any problem).
+World loadWorld(const std::string& configPath);
+// The world of a parsed config and the inputs loadBiomeInputs decoded from it without a
+// problem (for callers that already hold them, like `validate`: no second decode).
+World makeWorld(BiomeConfig config, BiomeInputs&& inputs);
+
+// ---- The config as the sampler sees it ----
+
+// Sampler classes are the species sorted by layer (stable); these map between the two.
+struct SpeciesOrder {
+  std::vector<uint16_t> speciesOfClass;
+};
+SpeciesOrder speciesOrder(const BiomeConfig& config);
+// The sampler's view of a config over a world of worldX x worldZ metres.
+SamplerParams samplerParams(const BiomeConfig& config, float worldX, float worldZ, const SpeciesOrder& order);
+SamplerParams samplerParams(const World& world, const SpeciesOrder& order);
+
+// samplerProblems() of the config's sampler parameters, each with the JSON path of the field
+// at fault (/species/3/radius, /tiling/tile_size, ...): the tile-size rule and every other
+// sampler rule live with the sampler (sampling/sampling.h), the paths here. worldX / worldZ
+// <= 0: the extent is not known yet (parse time) and its checks are left out.
+void checkSamplingConfig(const BiomeConfig& config, float worldX, float worldZ, std::vector<ConfigProblem>& problems);
+// Checks that need the loaded inputs: world extent, heights after the height mapping,
+// radii against float precision at the world's extent, and checkSamplingConfig with the
+// extent.
+void checkWorld(const World& world, std::vector<ConfigProblem>& problems);
+// checkWorld; InputError "<config>: <path>: <reason>" with the first problem.
+void requireValidWorld(const World& world);
 
 }  // namespace eco

@@ -1,10 +1,10 @@
-#include "masks/eco_masks.h"
+#include "masks/masks.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "core/hash.h"
-#include "masks/noise.h"
+#include "core/noise.h"
 
 namespace eco {
 

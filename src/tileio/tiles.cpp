@@ -1,4 +1,4 @@
-#include "tileio/tile_io.h"
+#include "tileio/tileio.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "tile_generated.h"
 #include "tileio/quantize.h"
 

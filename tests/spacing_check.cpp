@@ -1,4 +1,4 @@
-#include "sampling/verify.h"
+#include "spacing_check.h"
 
 #include <algorithm>
 #include <cmath>

@@ -8,7 +8,7 @@
 #include "core/hash.h"
 #include "core/species_kind.h"
 #include "render/world.h"
-#include "tileio/manifest.h"
+#include "tileio/tileio.h"
 
 namespace eco::render {
 
@@ -58,54 +58,6 @@ World openBake(const std::string& dir) {
     return makeLoadedTile(index, data.instances, manifest->species, data.boundsMin, data.boundsMax);
   };
   return w;
-}
-
-void writeSyntheticBake(const std::string& dir, const SyntheticOptions& options) {
-  World world = makeSyntheticWorld(options);
-  Manifest m;
-  m.name = "synthetic";
-  m.seed = options.seed;
-  float size = float(world.heights.width - 1) * world.cellSize;
-  auto [lo, hi] = std::minmax_element(world.heights.values.begin(), world.heights.values.end());
-  m.world = {size, size, *lo, *hi};
-  m.terrain.width = world.heights.width;
-  m.terrain.height = world.heights.height;
-  m.terrain.cellSize = world.cellSize;
-  m.tiling.tileSize = world.tileSize;
-  for (const WorldTile& t : world.tiles) {
-    m.tiling.tilesX = std::max(m.tiling.tilesX, t.x + 1);
-    m.tiling.tilesZ = std::max(m.tiling.tilesZ, t.z + 1);
-  }
-  m.species = world.species;
-  m.hashes = {hex64(options.seed), hex64(0), ""};
-  for (size_t i = 0; i < world.tiles.size(); ++i) {
-    const WorldTile& wt = world.tiles[i];
-    TileData tile;
-    tile.tileX = wt.x;
-    tile.tileZ = wt.z;
-    tile.tileSize = world.tileSize;
-    tile.species = m.species;
-    TileEntry e;
-    e.x = wt.x;
-    e.z = wt.z;
-    e.speciesCounts.assign(m.species.size(), 0);
-    tile.instances = syntheticTileInstances(world, options.seed, i);
-    for (const Instance& inst : tile.instances) e.speciesCounts[inst.species]++;
-    if (tile.instances.empty()) continue;
-    std::vector<uint8_t> bytes = encodeTile(tile);
-    e.file = "tiles/" + std::to_string(wt.x) + "_" + std::to_string(wt.z) + ".ecot";
-    e.instances = tile.instances.size();
-    e.bytes = bytes.size();
-    e.checksum = checksum64(bytes);
-    writeFileAtomic(dir + "/" + e.file, bytes.data(), bytes.size());
-    m.tiles.push_back(e);
-  }
-  std::sort(m.tiles.begin(), m.tiles.end(), [](const TileEntry& a, const TileEntry& b) {
-    return a.z != b.z ? a.z < b.z : a.x < b.x;
-  });
-  computeTotals(m);
-  writeTerrainRaw(dir, world.heights);
-  writeManifest(dir, m);
 }
 
 }  // namespace eco::render

@@ -1,4 +1,4 @@
-#include "masks/preview.h"
+#include "export/export.h"
 
 #include <algorithm>
 #include <cmath>
