@@ -42,7 +42,7 @@ struct Reference {
   std::array<uint32_t, gpu::DRAW_COUNT> perDraw{};
 };
 
-Reference reference(const World& world, const Renderer& renderer, const Camera& cam, const CullSettings& cull) {
+Reference reference(const Scene& world, const Renderer& renderer, const Camera& cam, const CullSettings& cull) {
   gpu::FrameData frame = makeFrameData(cam, renderer.width(), renderer.height(), cull);
   test::Frustum frustum = test::frustumFromCorners(frame);
   Reference ref;
@@ -83,7 +83,7 @@ TEST(RenderCullingPlanes, CameraPlanesMatchTheInverseMatrixCorners) {
 }
 
 TEST_F(RenderCulling, GpuFrustumCullingMatchesCornerReferenceAtEveryAspectAndFov) {
-  World world = makeSyntheticWorld(smallWorld(40000));
+  Scene world = makeSyntheticScene(smallWorld(40000));
   CullSettings cull;
   cull.occlusion = false;
   cull.lodFactor = 30;
@@ -132,7 +132,7 @@ TEST_F(RenderCulling, GpuFrustumCullingMatchesCornerReferenceAtEveryAspectAndFov
 }
 
 TEST_F(RenderCulling, OcclusionKeepsThePictureAndDropsInstancesBehindTheRidge) {
-  World world = makeSyntheticWorld(smallWorld(40000));
+  Scene world = makeSyntheticScene(smallWorld(40000));
   Renderer renderer(ctx, world, options());
   struct Case {
     const char* name;
@@ -177,7 +177,7 @@ TEST_F(RenderCulling, OcclusionKeepsThePictureAndDropsInstancesBehindTheRidge) {
 TEST_F(RenderCulling, IndirectBufferAsWrittenByTheGpu) {
   const MeshSet meshes = buildMeshes();
   for (uint64_t n : {2000ull, 60000ull}) {
-    World world = makeSyntheticWorld(smallWorld(n));
+    Scene world = makeSyntheticScene(smallWorld(n));
     Renderer renderer(ctx, world, options());
     Camera cam = camera(512, 400, 1100, 0, -30);
     renderer.settleStreaming(cam);

@@ -21,8 +21,8 @@ using eco::render::fixtures::smallWorld;
 
 namespace {
 
-World tileGrid(int tilesPerSide, float tileSize) {
-  World w;
+Scene tileGrid(int tilesPerSide, float tileSize) {
+  Scene w;
   w.tileSize = tileSize;
   for (int z = 0; z < tilesPerSide; ++z)
     for (int x = 0; x < tilesPerSide; ++x) w.tiles.push_back({x, z, 0, x * tileSize, z * tileSize, (x + 1) * tileSize, (z + 1) * tileSize});
@@ -30,7 +30,7 @@ World tileGrid(int tilesPerSide, float tileSize) {
 }
 
 TEST(RenderFarField, LayoutTexelsDivideTilesAndTheImageStaysWithin2048) {
-  FarFieldLayout small = farFieldLayout(makeSyntheticWorld(smallWorld(0)));  // 4 x 4 tiles of 256 m
+  FarFieldLayout small = farFieldLayout(makeSyntheticScene(smallWorld(0)));  // 4 x 4 tiles of 256 m
   EXPECT_EQ(small.texelsPerTile, 32u);
   EXPECT_FLOAT_EQ(small.texelSize, 8.0f);
   EXPECT_EQ(small.width, 128u);
@@ -42,12 +42,12 @@ TEST(RenderFarField, LayoutTexelsDivideTilesAndTheImageStaysWithin2048) {
   EXPECT_EQ(big.texelsPerTile, 2u);
   EXPECT_LE(big.width, kFarFieldMaxSize);
   EXPECT_EQ(farFieldLayout(tileGrid(2100, 128)).texelsPerTile, 0u) << "over 2048 tiles a side: no far field";
-  EXPECT_EQ(farFieldLayout(World{}).texelsPerTile, 0u);
+  EXPECT_EQ(farFieldLayout(Scene{}).texelsPerTile, 0u);
 }
 
 // Projection written from the camera definition (camera.h: basis, vertical field of view,
 // x scaled by the aspect ratio), not from makeFrameData's matrix.
-void expectCornersInside(const World& world, int width, int height) {
+void expectCornersInside(const Scene& world, int width, int height) {
   Camera cam = defaultCamera(world, width, height);
   CameraBasis b = cameraBasis(cam);
   double t = std::tan(double(cam.fovYDeg) * 3.14159265358979 / 360.0), aspect = double(width) / height;
@@ -68,13 +68,13 @@ void expectCornersInside(const World& world, int width, int height) {
 }
 
 TEST(RenderFarField, DefaultCameraFramesTheWholeWorld) {
-  World square = makeSyntheticWorld(smallWorld(0));
-  World wide;
+  Scene square = makeSyntheticScene(smallWorld(0));
+  Scene wide;
   wide.cellSize = 10;
   wide.heights = Grid(400, 90);  // 4 km x 0.9 km, a slope rising to the north-east
   for (int j = 0; j < 90; ++j)
     for (int i = 0; i < 400; ++i) wide.heights.at(i, j) = 300.0f + i * 0.5f - j * 2.0f;
-  for (const World* w : {&square, &wide})
+  for (const Scene* w : {&square, &wide})
     for (auto [width, height] : {std::pair{1280, 720}, {640, 640}, {360, 640}, {2560, 720}})
       expectCornersInside(*w, width, height);
 }
@@ -147,7 +147,7 @@ Comparison compare(const std::vector<double>& s, const std::vector<double>& ref,
 
 TEST(RenderFarField, StreamingPictureKeepsTheVegetationOfTheAllLoadedPicture) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
-  World world = makeSyntheticWorld(smallWorld(200000));
+  Scene world = makeSyntheticScene(smallWorld(200000));
   HeadlessOptions o;
   o.width = 256;
   o.height = 144;

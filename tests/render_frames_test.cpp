@@ -71,7 +71,7 @@ TEST(RenderMemory, StagingOnlyWhereHostVisibleVideoMemoryIsSmall) {
 // The staging path (device-local pages filled by copies recorded in the frame) gives the same
 // pictures and counts as direct writes, through streaming, eviction and re-upload.
 TEST_F(RenderFrames, StagedUploadsDrawWhatDirectWritesDraw) {
-  World world = makeSyntheticWorld(smallWorld(60000));
+  Scene world = makeSyntheticScene(smallWorld(60000));
   RendererOptions direct = options(), staged = options();
   direct.upload = UploadPath::Direct;
   staged.upload = UploadPath::Staged;
@@ -97,7 +97,7 @@ TEST_F(RenderFrames, StagedUploadsDrawWhatDirectWritesDraw) {
 // budget matches the world (page tails and 1 MiB blocks add a little), against 64 before.
 TEST_F(RenderFrames, ResidentBytesPerInstanceStayNearTwenty) {
   const uint64_t n = 2'000'000;
-  World world = makeSyntheticWorld(smallWorld(n));
+  Scene world = makeSyntheticScene(smallWorld(n));
   RendererOptions o = options(64, 36);
   o.stream.budgetInstances = n;
   Renderer r(ctx, world, o);
@@ -117,7 +117,7 @@ TEST_F(RenderFrames, ResidentBytesPerInstanceStayNearTwenty) {
 // picture. (Synchronisation validation checks each command buffer; this layer version does
 // not check hazards across submissions, which lavapipe would not show anyway.)
 TEST_F(RenderFrames, FramesInFlightStayWithinTheUploadBudget) {
-  World world = makeSyntheticWorld(smallWorld(200000));
+  Scene world = makeSyntheticScene(smallWorld(200000));
   std::vector<uint8_t> pictures[2];
   uint64_t drawn[2] = {0, 0};
   for (UploadPath path : {UploadPath::Direct, UploadPath::Staged}) {
@@ -165,7 +165,7 @@ TEST_F(RenderFrames, FramesInFlightStayWithinTheUploadBudget) {
 // The nearest tile is uploaded first: with a budget of one tile per frame, the first
 // resident tile is the one under the camera.
 TEST_F(RenderFrames, NearestTileIsUploadedFirst) {
-  World world = makeSyntheticWorld(smallWorld(160000));  // 16 tiles of 10000
+  Scene world = makeSyntheticScene(smallWorld(160000));  // 16 tiles of 10000
   RendererOptions o = options();
   o.uploadBytesPerFrame = 10000 * 16;
   Renderer r(ctx, world, o);
@@ -183,7 +183,7 @@ TEST_F(RenderFrames, NearestTileIsUploadedFirst) {
 
 // A resized renderer draws what a renderer created at the new size draws.
 TEST_F(RenderFrames, ResizeRecreatesTargetsAndProjection) {
-  World world = makeSyntheticWorld(smallWorld(40000));
+  Scene world = makeSyntheticScene(smallWorld(40000));
   Camera cam = camera(300, 150, 900, 20, -20);
   Renderer resized(ctx, world, options(160, 90));
   resized.settleStreaming(cam);

@@ -31,7 +31,7 @@ TEST(RenderFrustum, PictureIsTheSameWithAndWithoutFrustumCulling) {
   if (!createContext(ctx, co, &why)) GTEST_SKIP() << "no Vulkan device: " << why;
   {
     // dense enough that vegetation reaches every screen edge
-    World world = makeSyntheticWorld(smallWorld(60000));
+    Scene world = makeSyntheticScene(smallWorld(60000));
     // low and looking across the slopes; aerial, tilted; looking down steeply
     const Camera cameras[] = {camera(150, 90, 850, 45, -12), camera(850, 420, 950, -30, -45),
                               camera(500, 700, 520, 10, -80)};

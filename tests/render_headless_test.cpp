@@ -23,7 +23,7 @@ TEST(RenderHeadless, BakeFolderRendersTerrainAndVegetation) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   test::TempDir dir;
   writeSyntheticBake(dir.path.string(), smallWorld(30000));
-  World world = openBake(dir.path.string());
+  Scene world = openBake(dir.path.string());
   ASSERT_EQ(world.tiles.size(), 16u);
 
   HeadlessOptions o;
@@ -88,7 +88,7 @@ TEST(RenderHeadless, StreamingLoadsAndUnloadsAlongAPath) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   test::TempDir dir;
   writeSyntheticBake(dir.path.string(), smallWorld(30000));
-  World world = openBake(dir.path.string());
+  Scene world = openBake(dir.path.string());
 
   HeadlessOptions o;
   o.width = 96;
@@ -117,7 +117,7 @@ TEST(RenderHeadless, StreamingLoadsAndUnloadsAlongAPath) {
 
 TEST(RenderHeadless, StreamingRespectsTheInstanceBudgetWithoutBlocking) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
-  World world = makeSyntheticWorld(smallWorld(30000));  // ~1875 instances per tile
+  Scene world = makeSyntheticScene(smallWorld(30000));  // ~1875 instances per tile
   HeadlessOptions o;
   o.width = 64;
   o.height = 48;

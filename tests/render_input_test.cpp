@@ -218,7 +218,7 @@ TEST(EcoviewBake, OnlyTilesWithVerifiedCountsBecomeResident) {
   for (size_t i = 0; i < before["tiles"].size(); ++i)
     if (i % 3 != 0) honest += before["tiles"][i]["instances"].get<uint64_t>(), ++honestTiles;
   understateCounts(dir.path.string(), [](size_t i) { return i % 3 == 0; });
-  render::World world = openBake(dir.path.string());
+  render::Scene world = openBake(dir.path.string());
   HeadlessOptions o;
   o.width = 64;
   o.height = 64;
@@ -230,12 +230,12 @@ TEST(EcoviewBake, OnlyTilesWithVerifiedCountsBecomeResident) {
   EXPECT_EQ(r.frames.back().tilesResident, honestTiles);
 }
 
-// A loader whose tiles hold more instances than their WorldTile claims (any World, not only
+// A loader whose tiles hold more instances than their SceneTile claims (any Scene, not only
 // a bake): the streamer must not admit them, so the resident count stays within the budget
 // that sizes the cull shader's visible list.
 TEST(RenderStreaming, TilesLargerThanClaimedAreNotAdmitted) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
-  render::World world = makeSyntheticWorld(smallWorld(30000));  // ~1875 instances per tile
+  render::Scene world = makeSyntheticScene(smallWorld(30000));  // ~1875 instances per tile
   uint64_t claimed = 0;
   for (size_t i = 0; i < world.tiles.size(); ++i) {
     if (i % 2 == 0) world.tiles[i].instances = 1;  // even tiles claim 1, deliver ~1875
@@ -267,10 +267,10 @@ TEST(RenderStreaming, ManyTinyTilesNeverExhaustThePagePool) {
   ContextOptions options;
   options.validation = true;
   if (!createContext(ctx, options, &why)) GTEST_SKIP() << "no Vulkan device: " << why;
-  render::World world = makeSyntheticWorld(smallWorld(0));
+  render::Scene world = makeSyntheticScene(smallWorld(0));
   world.tiles.clear();
   for (int i = 0; i < 20; ++i) {
-    WorldTile t;
+    SceneTile t;
     t.x = i;
     t.minX = float(i) * 10;
     t.maxX = t.minX + 10;

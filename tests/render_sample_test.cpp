@@ -45,7 +45,7 @@ TEST(RenderSample, SampleWorldBakeRendersTerrainAndVegetation) {
   BakeSummary baked = bakeSampleTiles(bakeWorld, dir.file("bake"), TileRange{18, 28, 24, 34});
   ASSERT_GT(baked.instances, 10000u);
 
-  render::World world = render::openBake(dir.file("bake"));
+  render::Scene world = render::openBake(dir.file("bake"));
   render::HeadlessOptions o;
   o.width = 240;
   o.height = 135;
@@ -84,7 +84,7 @@ TEST(RenderSample, FrustumCullingKeepsTheSampleViewsIntact) {
   eco::World bakeWorld = loadWorld(config);
   // x 1.8-4.9 km, z 2.8-5.1 km: both views' ground
   bakeSampleTiles(bakeWorld, dir.file("bake"), TileRange{14, 22, 38, 40});
-  render::World world = render::openBake(dir.file("bake"));
+  render::Scene world = render::openBake(dir.file("bake"));
 
   struct View {
     int width, height;

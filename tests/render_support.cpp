@@ -19,7 +19,7 @@
 namespace eco::render {
 
 void writeSyntheticBake(const std::string& dir, const SyntheticOptions& options) {
-  World world = makeSyntheticWorld(options);
+  Scene world = makeSyntheticScene(options);
   Manifest m;
   m.name = "synthetic";
   m.seed = options.seed;
@@ -30,14 +30,14 @@ void writeSyntheticBake(const std::string& dir, const SyntheticOptions& options)
   m.terrain.height = world.heights.height;
   m.terrain.cellSize = world.cellSize;
   m.tiling.tileSize = world.tileSize;
-  for (const WorldTile& t : world.tiles) {
+  for (const SceneTile& t : world.tiles) {
     m.tiling.tilesX = std::max(m.tiling.tilesX, t.x + 1);
     m.tiling.tilesZ = std::max(m.tiling.tilesZ, t.z + 1);
   }
   m.species = world.species;
   m.hashes = {hex64(options.seed), hex64(0), ""};
   for (size_t i = 0; i < world.tiles.size(); ++i) {
-    const WorldTile& wt = world.tiles[i];
+    const SceneTile& wt = world.tiles[i];
     TileData tile;
     tile.tileX = wt.x;
     tile.tileZ = wt.z;

@@ -6,12 +6,12 @@
 #include "render/headless.h"
 #include "render/renderer.h"
 #include "render/vk_context.h"
-#include "render/world.h"
+#include "render/scene.h"
 #include "tileio/tileio.h"
 
 namespace eco::render {
 
-// Writes makeSyntheticWorld(options) as a bake folder (manifest.json, terrain.r32f, tiles/).
+// Writes makeSyntheticScene(options) as a bake folder (manifest.json, terrain.r32f, tiles/).
 void writeSyntheticBake(const std::string& dir, const SyntheticOptions& options);
 
 // When no driver is chosen (VK_ICD_FILENAMES / VK_DRIVER_FILES unset), use Mesa lavapipe if
@@ -40,7 +40,7 @@ inline SyntheticOptions smallWorld(uint64_t instances) {
 
 // Tile `t` of a synthetic world as a tile file stores it: encoded and decoded by tileio
 // (quantized positions, yaw, scale, up), in the order the renderer's pages hold it.
-inline std::vector<Instance> decodedTile(const World& world, size_t t) {
+inline std::vector<Instance> decodedTile(const Scene& world, size_t t) {
   TileData tile;
   tile.tileX = world.tiles[t].x;
   tile.tileZ = world.tiles[t].z;

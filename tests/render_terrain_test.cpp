@@ -17,7 +17,7 @@
 #include "render/headless.h"
 #include "render/terrain_draw.h"
 #include "render/vk_context.h"
-#include "render/world.h"
+#include "render/scene.h"
 #include "render_support.h"
 #include "test_support.h"
 
@@ -46,7 +46,7 @@ class TerrainView {
   static constexpr VkFormat kColor = VK_FORMAT_R8G8B8A8_UNORM;
   static constexpr VkFormat kDepth = VK_FORMAT_D32_SFLOAT;
 
-  TerrainView(const render::World& world, int width, int height) : width_(width), height_(height) {
+  TerrainView(const render::Scene& world, int width, int height) : width_(width), height_(height) {
     render::ContextOptions o;
     o.validation = true;
     std::string why;
@@ -154,7 +154,7 @@ class TerrainView {
   render::Context ctx_;
   render::TerrainDraw terrain_;
   render::FarField far_;
-  render::Image color_, depth_;
+  render::GpuImage color_, depth_;
   std::array<render::Buffer, render::kFramesInFlight> frames_;
   render::Buffer readback_;
 };
@@ -232,7 +232,7 @@ size_t holesBelowSilhouette(const std::vector<uint8_t>& pixels, int width, int h
 struct SampleBake {
   test::TempDir dir;
   eco::World bakeWorld = loadWorld(kSampleConfig);
-  render::World world;
+  render::Scene world;
   SampleBake() {
     BakeOptions bake;
     bake.outDir = dir.file("bake");
@@ -336,7 +336,7 @@ TEST(RenderTerrain, NoSkyShowsThroughTheTerrain) {
   bake.threads = 2;
   bake.tiles = TileRange{0, 0, 0, 0};
   eco::bake(bakeWorld, bake);
-  render::World world = render::openBake(bake.outDir);
+  render::Scene world = render::openBake(bake.outDir);
 
   const int width = 640, height = 360;
   TerrainView view(world, width, height);
@@ -360,7 +360,7 @@ TEST(RenderTerrain, NoSkyShowsThroughAnOddSizedTerrain) {
   o.tileSize = 500;
   o.instances = 1;
   o.ridgeHeight = 400;
-  render::World world = render::makeSyntheticWorld(o);
+  render::Scene world = render::makeSyntheticScene(o);
   const int width = 480, height = 270;
   TerrainView view(world, width, height);
   const render::Camera cameras[] = {

@@ -11,6 +11,7 @@
 #include "bake/output_dir.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/rounding.h"
 #include "core/parse_number.h"
 #include "stats.h"
 #include "terrain/png16.h"
@@ -25,7 +26,7 @@ namespace {
 std::vector<uint16_t> toUnorm16(const Grid& g, float lo, float hi) {
   std::vector<uint16_t> out(g.values.size());
   for (size_t i = 0; i < out.size(); ++i)
-    out[i] = uint16_t(std::lround(std::clamp((g.values[i] - lo) / (hi - lo), 0.f, 1.f) * 65535));
+    out[i] = unorm16((g.values[i] - lo) / (hi - lo));
   return out;
 }
 

@@ -151,12 +151,12 @@ int main(int argc, char** argv) {
     o.uploadMsPerFrame = uploadMsPerFrame;
     if (stagedUploads) o.upload = UploadPath::Staged;
 
-    World world;
+    Scene world;
     if (syntheticCount > 0) {
       SyntheticOptions so;
       so.instances = syntheticCount;
       so.gridSize = grid;
-      world = makeSyntheticWorld(so);
+      world = makeSyntheticScene(so);
     } else {
       world = openBake(bakeDir);
     }

@@ -72,7 +72,7 @@ void createSwapchain(Context& ctx, VkSurfaceKHR surface, GLFWwindow* window, Swa
 
 }  // namespace
 
-int runWindow(const World& world, const HeadlessOptions& options, int maxFrames) {
+int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames) {
   if (!glfwInit()) throw std::runtime_error("GLFW could not initialise (no display?); use --headless");
   glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
   GLFWwindow* window = glfwCreateWindow(options.width, options.height, "ecoview", nullptr, nullptr);
@@ -205,7 +205,7 @@ int runWindow(const World& world, const HeadlessOptions& options, int maxFrames)
       hooks.signal = rendered[image];
       VkImage target = sc.images[image];
       VkExtent2D extent = sc.extent;
-      hooks.record = [&](VkCommandBuffer cmd, const Image& color) {
+      hooks.record = [&](VkCommandBuffer cmd, const GpuImage& color) {
         imageBarrier(cmd, target, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
                      VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);

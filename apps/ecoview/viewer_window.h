@@ -4,4 +4,4 @@
 #include "render/headless.h"
 
 // maxFrames > 0 closes the window after that many frames (smoke tests).
-int runWindow(const eco::render::World& world, const eco::render::HeadlessOptions& options, int maxFrames);
+int runWindow(const eco::render::Scene& world, const eco::render::HeadlessOptions& options, int maxFrames);

@@ -5,16 +5,12 @@
 #include <unordered_map>
 
 #include "bake/bake.h"
+#include "core/rounding.h"
 
 namespace eco {
 
 uint32_t packColor(const float rgb[3]) {
-  // lround(clamp(v, 0, 1) * 255) without the library call (x - trunc(x) is exact); NaN gives 0.
-  auto byte = [](float v) {
-    const float x = v > 0.f ? std::min(v, 1.f) * 255.f : 0.f;
-    const auto i = uint32_t(x);
-    return i + uint32_t(x - float(i) >= 0.5f);
-  };
+  auto byte = [](float v) { return uint32_t(unorm8(v)); };
   return byte(rgb[0]) | byte(rgb[1]) << 8 | byte(rgb[2]) << 16 | 0xff000000u;
 }
 

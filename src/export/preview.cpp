@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/rounding.h"
 #include "terrain/png16.h"
 
 namespace eco {
@@ -18,8 +19,6 @@ struct Rgb8Image {
   Rgb8Image(int w, int h) : width(w), height(h), rgb(size_t(w) * size_t(h) * 3) {}
   uint8_t* at(int x, int y) { return &rgb[(size_t(y) * size_t(width) + size_t(x)) * 3]; }
 };
-
-uint8_t unorm8(float v) { return uint8_t(std::lround(std::clamp(v, 0.f, 1.f) * 255.f)); }
 
 // Written plainly: the files go into a staging folder that is synced and swapped in whole.
 void savePng(const std::string& path, const Rgb8Image& img) {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include "render/world.h"
+#include "render/scene.h"
 
 namespace eco::render {
 
@@ -81,7 +81,7 @@ void setFadeDistances(gpu::FrameData& f, const CullSettings& cull, float loadRad
   f.fadeEnd = {end[0], end[1], end[2], end[3]};
 }
 
-Camera defaultCamera(const World& world, int width, int height) {
+Camera defaultCamera(const Scene& world, int width, int height) {
   const Grid& hm = world.heights;
   float sizeX = float(std::max(hm.width - 1, 1)) * world.cellSize;
   float sizeZ = float(std::max(hm.height - 1, 1)) * world.cellSize;

@@ -49,10 +49,10 @@ struct CullSettings {
   bool farField = true;    // blend the far-field layers in where instances fade out (needs fade)
 };
 
-struct World;
+struct Scene;
 // A high oblique view from the south (yaw 0, looking north) that frames the whole terrain: its
 // four corners, at their heights, project inside the middle 90 % of a width x height screen.
-Camera defaultCamera(const World& world, int width, int height);
+Camera defaultCamera(const Scene& world, int width, int height);
 
 // fadeStart/fadeEnd of FrameData for these settings and a streaming load radius.
 void setFadeDistances(gpu::FrameData& frame, const CullSettings& cull, float loadRadius);

@@ -12,6 +12,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/rounding.h"
 #include "render/camera.h"
 
 namespace eco::render {
@@ -44,11 +45,11 @@ struct FarFieldSurvey {
   }
 };
 
-FarFieldLayout farFieldLayout(const World& world) {
+FarFieldLayout farFieldLayout(const Scene& world) {
   FarFieldLayout l;
   if (world.tiles.empty() || !(world.tileSize > 0)) return l;
   uint32_t tilesX = 0, tilesZ = 0;
-  for (const WorldTile& t : world.tiles) {
+  for (const SceneTile& t : world.tiles) {
     tilesX = std::max(tilesX, uint32_t(std::max(t.x, 0)) + 1);
     tilesZ = std::max(tilesZ, uint32_t(std::max(t.z, 0)) + 1);
   }
@@ -69,7 +70,7 @@ namespace {
 
 // Reads one tile and returns its block (level 0 from the instances, then 2x2 box averages:
 // premultiplied colour and coverage average linearly).
-FarFieldBlock surveyTile(const WorldTile& tile, const std::vector<Instance>& instances,
+FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& instances,
                          const std::vector<SpeciesRecord>& species, const FarFieldLayout& l) {
   const uint32_t n = l.texelsPerTile;
   const uint32_t L = gpu::FAR_LAYERS;
@@ -119,12 +120,12 @@ FarFieldBlock surveyTile(const WorldTile& tile, const std::vector<Instance>& ins
             }
       level.swap(next);
     }
-    for (float v : level) block.texels.push_back(uint8_t(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)));
+    for (float v : level) block.texels.push_back(unorm8(v));
   }
   return block;
 }
 
-void runSurvey(FarFieldSurvey& survey, std::vector<WorldTile> tiles, std::vector<SpeciesRecord> species,
+void runSurvey(FarFieldSurvey& survey, std::vector<SceneTile> tiles, std::vector<SpeciesRecord> species,
                std::function<std::vector<Instance>(size_t)> placed, FarFieldLayout layout) {
   auto t0 = std::chrono::steady_clock::now();
   FarFieldStats stats;
@@ -158,7 +159,7 @@ void runSurvey(FarFieldSurvey& survey, std::vector<WorldTile> tiles, std::vector
 
 }  // namespace
 
-FarField createFarField(Context& ctx, const World& world) {
+FarField createFarField(Context& ctx, const Scene& world) {
   FarField f;
   f.layout = farFieldLayout(world);
   const FarFieldLayout& l = f.layout;

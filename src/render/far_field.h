@@ -8,14 +8,14 @@
 // near field hands over to the far field without an edge.
 //
 // The layers come from a survey: a background thread of its own reads every tile once through
-// World::placedInstances and turns each tile into a finished block of texels with its mip
+// Scene::placedInstances and turns each tile into a finished block of texels with its mip
 // chain. Texels never straddle tiles (a tile is n x n texels, n a power of two), so a tile is
 // final as soon as it is read, and mip levels up to one texel per tile are tile-local. Blocks
 // are uploaded as they arrive (updateFarField, from the frame's command buffer).
 #include <memory>
 
 #include "render/vk_context.h"
-#include "render/world.h"
+#include "render/scene.h"
 #include "shaders/shared.h"
 
 namespace eco::render {
@@ -33,7 +33,7 @@ struct FarFieldLayout {
 // when needed so the image is at most kFarFieldMaxSize texels a side.
 constexpr float kFarFieldTexel = 8;
 constexpr uint32_t kFarFieldMaxSize = 2048;
-FarFieldLayout farFieldLayout(const World& world);
+FarFieldLayout farFieldLayout(const Scene& world);
 
 struct FarFieldStats {
   size_t tiles = 0, failed = 0;  // surveyed, skipped (unreadable)
@@ -43,7 +43,7 @@ struct FarFieldStats {
 
 struct FarField {
   FarFieldLayout layout;
-  Image image;  // 2D array, FAR_LAYERS layers, SHADER_READ_ONLY_OPTIMAL between frames
+  GpuImage image;  // 2D array, FAR_LAYERS layers, SHADER_READ_ONLY_OPTIMAL between frames
   VkSampler sampler = VK_NULL_HANDLE;
   float extentX = 1, extentZ = 1;  // world metres the image spans (>= the terrain)
   bool anyUploaded = false;
@@ -55,7 +55,7 @@ struct FarField {
 };
 
 // Creates the (cleared) image and starts the survey thread.
-FarField createFarField(Context& ctx, const World& world);
+FarField createFarField(Context& ctx, const Scene& world);
 // Stops the survey (between tiles) and frees everything.
 void destroyFarField(Context& ctx, FarField& far);
 // Called once per frame at the start of the frame's command recording: takes the finished

@@ -27,7 +27,7 @@ Camera lerpCamera(const Camera& a, const Camera& b, float t) {
 }
 }  // namespace
 
-HeadlessResult runHeadless(const World& world, const HeadlessOptions& o) {
+HeadlessResult runHeadless(const Scene& world, const HeadlessOptions& o) {
   Context ctx;
   std::string why;
   ContextOptions co;

@@ -7,7 +7,7 @@
 
 #include "render/camera.h"
 #include "render/renderer.h"
-#include "render/world.h"
+#include "render/scene.h"
 
 namespace eco::render {
 
@@ -35,7 +35,7 @@ struct HeadlessResult {
 };
 
 // Throws std::runtime_error when no Vulkan device is available.
-HeadlessResult runHeadless(const World& world, const HeadlessOptions& options);
+HeadlessResult runHeadless(const Scene& world, const HeadlessOptions& options);
 
 std::string statsJson(const HeadlessResult& result, const HeadlessOptions& options);
 // PNG, or JPEG (quality 90) when the path ends in .jpg or .jpeg. Written through core/file_io

@@ -1,4 +1,4 @@
-// openBake: the viewer's World over an ecobake output folder (tileio reads and verifies).
+// openBake: the viewer's Scene over an ecobake output folder (tileio reads and verifies).
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -7,14 +7,14 @@
 #include "core/error.h"
 #include "core/hash.h"
 #include "core/species_kind.h"
-#include "render/world.h"
+#include "render/scene.h"
 #include "tileio/tileio.h"
 
 namespace eco::render {
 
-World openBake(const std::string& dir) {
+Scene openBake(const std::string& dir) {
   auto manifest = std::make_shared<Manifest>(readManifest(dir));
-  World w;
+  Scene w;
   w.name = manifest->name;
   w.cellSize = manifest->terrain.cellSize;
   w.tileSize = manifest->tiling.tileSize;
@@ -32,7 +32,7 @@ World openBake(const std::string& dir) {
                      std::to_string(manifest->species.size()) + " species; the viewer draws at most 256");
   w.species = manifest->species;
   for (const TileEntry& e : manifest->tiles) {
-    WorldTile t;
+    SceneTile t;
     t.x = e.x;
     t.z = e.z;
     t.instances = e.instances;

@@ -58,7 +58,7 @@ double threadCpuMs() {
 
 }  // namespace
 
-Renderer::Renderer(Context& ctx, const World& world, const RendererOptions& options)
+Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& options)
     : ctx_(ctx), world_(world), options_(options) {
   VkDevice dev = ctx.device;
   staged_ = options.upload == UploadPath::Staged ||
@@ -81,7 +81,7 @@ Renderer::Renderer(Context& ctx, const World& world, const RendererOptions& opti
   // The page pool: a page per 1024 budgeted instances plus each tile's partial last page, but
   // never more than the whole world needs; startUpload turns away a tile the pool cannot hold.
   uint64_t worldPages = 0, worldInstances = 0;
-  for (const WorldTile& t : world.tiles) {
+  for (const SceneTile& t : world.tiles) {
     worldPages += (t.instances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE;
     worldInstances += t.instances;
   }
@@ -215,7 +215,7 @@ void Renderer::createTargets() {
 
 void Renderer::destroyTargets() {
   if (pyramid_.mipViews.size() == 1 && pyramid_.mipViews[0] == pyramid_.view) pyramid_.mipViews.clear();
-  for (Image* i : {&color_, &depth_, &pyramid_}) destroyImage(ctx_, *i);
+  for (GpuImage* i : {&color_, &depth_, &pyramid_}) destroyImage(ctx_, *i);
   for (FrameSlot& s : slots_) destroyBuffer(ctx_, s.pixels);
 }
 
@@ -265,7 +265,7 @@ void Renderer::retirePages() {
 
 void Renderer::admit(LoadedTile& tile) {
   if (startUpload(tile)) return;
-  const WorldTile& t = world_.tiles[tile.tile];
+  const SceneTile& t = world_.tiles[tile.tile];
   spdlog::warn("tile {},{} skipped: no free instance pages ({} in use)", t.x, t.z, maxPages_ - freePages_.size());
   streamer_->reject(tile.tile);
 }

@@ -30,7 +30,7 @@
 #include "render/streamer.h"
 #include "render/terrain_draw.h"
 #include "render/vk_context.h"
-#include "render/world.h"
+#include "render/scene.h"
 
 namespace eco::render {
 
@@ -72,7 +72,7 @@ struct FrameStats {
 struct FrameHooks {
   VkSemaphore wait = VK_NULL_HANDLE;
   VkSemaphore signal = VK_NULL_HANDLE;
-  std::function<void(VkCommandBuffer, const Image& color)> record;
+  std::function<void(VkCommandBuffer, const GpuImage& color)> record;
 };
 
 struct VisibleRef {
@@ -83,7 +83,7 @@ struct VisibleRef {
 
 class Renderer {
  public:
-  Renderer(Context& ctx, const World& world, const RendererOptions& options);
+  Renderer(Context& ctx, const Scene& world, const RendererOptions& options);
   ~Renderer();
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
@@ -156,7 +156,7 @@ class Renderer {
   uint64_t residentBytes() const;
 
   Context& ctx_;
-  const World& world_;
+  const Scene& world_;
   RendererOptions options_;
   std::unique_ptr<Streamer> streamer_;
   bool staged_ = false;
@@ -180,7 +180,7 @@ class Renderer {
   MeshSet meshes_;
   TerrainDraw terrain_;
   FarField farField_;
-  Image color_, depth_, pyramid_;
+  GpuImage color_, depth_, pyramid_;
   VkSampler sampler_ = VK_NULL_HANDLE;
   Pipeline vegetation_, cull_, cullFinish_, reduce_;
   std::array<FrameSlot, kFramesInFlight> slots_;

@@ -10,14 +10,14 @@
 namespace eco::render {
 
 namespace {
-float tileDistance(const WorldTile& t, Vec3 eye) {
+float tileDistance(const SceneTile& t, Vec3 eye) {
   float dx = std::max({t.minX - eye.x, 0.0f, eye.x - t.maxX});
   float dz = std::max({t.minZ - eye.z, 0.0f, eye.z - t.maxZ});
   return std::sqrt(dx * dx + dz * dz);
 }
 }  // namespace
 
-Streamer::Streamer(const World& world, const StreamSettings& settings)
+Streamer::Streamer(const Scene& world, const StreamSettings& settings)
     : world_(world),
       settings_(settings),
       state_(world.tiles.size(), State::Absent),
@@ -158,7 +158,7 @@ void Streamer::worker() {
     lock.unlock();
     LoadedTile tile;
     bool ok = true;
-    const WorldTile& planned = world_.tiles[i];
+    const SceneTile& planned = world_.tiles[i];
     try {
       tile = world_.loadTile(i);
       tile.tile = i;

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "render/world.h"
+#include "render/scene.h"
 
 namespace eco::render {
 
@@ -20,7 +20,7 @@ struct StreamSettings {
 
 class Streamer {
  public:
-  Streamer(const World& world, const StreamSettings& settings);
+  Streamer(const Scene& world, const StreamSettings& settings);
   ~Streamer();
   Streamer(const Streamer&) = delete;
   Streamer& operator=(const Streamer&) = delete;
@@ -45,7 +45,7 @@ class Streamer {
   enum class State { Absent, Queued, Loading, Ready, Resident, Failed };
   void worker();
 
-  const World& world_;
+  const Scene& world_;
   StreamSettings settings_;
   std::vector<State> state_;       // guarded by mutex_
   std::vector<bool> cancelled_;    // Loading tiles no longer wanted

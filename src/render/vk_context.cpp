@@ -173,7 +173,7 @@ bool createContext(Context& ctx, const ContextOptions& options, std::string* why
     f.pNext = &f12;
     vkGetPhysicalDeviceFeatures2(dev, &f);
     if (!f.features.multiDrawIndirect || !f.features.drawIndirectFirstInstance || !f12.bufferDeviceAddress ||
-        !f13.dynamicRendering || !f13.synchronization2)
+        !f13.dynamicRendering || !f13.synchronization2 || !f13.maintenance4)
       continue;
     int score = props.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU     ? 3
                 : props.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ? 2
@@ -206,6 +206,9 @@ bool createContext(Context& ctx, const ContextOptions& options, std::string* why
   VkPhysicalDeviceVulkan13Features f13{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   f13.dynamicRendering = VK_TRUE;
   f13.synchronization2 = VK_TRUE;
+  // The shaders are SPIR-V 1.6 (glslc --target-env=vulkan1.3): compute local sizes from
+  // specialization constants are LocalSizeId, which needs maintenance4 (required by 1.3).
+  f13.maintenance4 = VK_TRUE;
   f12.pNext = &f13;
   VkPhysicalDeviceFeatures2 features{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.pNext = &f12;
@@ -303,9 +306,9 @@ void destroyBuffer(Context& ctx, Buffer& b) {
   b = Buffer{};
 }
 
-Image createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mips, VkFormat format,
+GpuImage createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mips, VkFormat format,
                   VkImageUsageFlags usage, uint32_t layers) {
-  Image img;
+  GpuImage img;
   img.format = format;
   img.width = width;
   img.height = height;
@@ -343,12 +346,12 @@ Image createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mips, 
   return img;
 }
 
-void destroyImage(Context& ctx, Image& img) {
+void destroyImage(Context& ctx, GpuImage& img) {
   for (VkImageView v : img.mipViews) vkDestroyImageView(ctx.device, v, nullptr);
   if (img.view) vkDestroyImageView(ctx.device, img.view, nullptr);
   if (img.image) vkDestroyImage(ctx.device, img.image, nullptr);
   if (img.memory) vkFreeMemory(ctx.device, img.memory, nullptr);
-  img = Image{};
+  img = GpuImage{};
 }
 
 void imageBarrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkPipelineStageFlags2 srcStage,

@@ -65,7 +65,7 @@ VkDeviceSize largestDeviceHeap(const VkPhysicalDeviceMemoryProperties& memory);
 Buffer createBuffer(Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use);
 void destroyBuffer(Context& ctx, Buffer& buffer);
 
-struct Image {
+struct GpuImage {
   VkImage image = VK_NULL_HANDLE;
   VkDeviceMemory memory = VK_NULL_HANDLE;
   VkImageView view = VK_NULL_HANDLE;          // all mips
@@ -74,9 +74,9 @@ struct Image {
   uint32_t width = 0, height = 0, mips = 1, layers = 1;
 };
 // layers > 1: a 2D array image whose views are 2D_ARRAY views.
-Image createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mips, VkFormat format,
+GpuImage createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mips, VkFormat format,
                   VkImageUsageFlags usage, uint32_t layers = 1);
-void destroyImage(Context& ctx, Image& image);
+void destroyImage(Context& ctx, GpuImage& image);
 
 void imageBarrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
                   VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess, VkImageLayout oldLayout,

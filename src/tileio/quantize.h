@@ -10,15 +10,10 @@
 #include <cstdint>
 #include <numbers>
 
+#include "core/rounding.h"
 #include "core/types.h"
 
 namespace eco {
-
-// std::lround for 0 <= x < 2^32 without the library call: x - trunc(x) is exact there.
-inline uint32_t roundNonNegative(double x) {
-  const uint32_t i = uint32_t(x);
-  return i + (x - double(i) >= 0.5);
-}
 
 // Inline: four per instance, in the tile encoder's loop.
 inline uint16_t quantizeUnorm16(double value, double lo, double hi) {  // clamps to [lo, hi]

@@ -1,4 +1,4 @@
-#include "render/world.h"
+#include "render/scene.h"
 
 #include <algorithm>
 #include <cmath>
@@ -47,8 +47,8 @@ uint32_t rgba(int r, int g, int b) { return uint32_t(r) | uint32_t(g) << 8 | uin
 
 }  // namespace
 
-std::vector<Instance> syntheticTileInstances(const World& world, uint32_t seed, size_t index) {
-  const WorldTile& t = world.tiles[index];
+std::vector<Instance> syntheticTileInstances(const Scene& world, uint32_t seed, size_t index) {
+  const SceneTile& t = world.tiles[index];
   std::vector<Instance> out;
   out.reserve(t.instances);
   std::mt19937 rng(seed * 7919u + uint32_t(index) * 104729u);
@@ -74,8 +74,8 @@ std::vector<Instance> syntheticTileInstances(const World& world, uint32_t seed, 
   return out;
 }
 
-World makeSyntheticWorld(const SyntheticOptions& o) {
-  World w;
+Scene makeSyntheticScene(const SyntheticOptions& o) {
+  Scene w;
   w.name = "synthetic";
   w.cellSize = o.cellSize;
   w.tileSize = o.tileSize;
@@ -108,7 +108,7 @@ World makeSyntheticWorld(const SyntheticOptions& o) {
   uint64_t tileCount = uint64_t(tilesPerSide) * uint64_t(tilesPerSide);
   for (int tz = 0; tz < tilesPerSide; ++tz) {
     for (int tx = 0; tx < tilesPerSide; ++tx) {
-      WorldTile t;
+      SceneTile t;
       t.x = tx;
       t.z = tz;
       uint64_t index = uint64_t(tz) * uint64_t(tilesPerSide) + uint64_t(tx);
@@ -120,7 +120,7 @@ World makeSyntheticWorld(const SyntheticOptions& o) {
       w.tiles.push_back(t);
     }
   }
-  auto shared = std::make_shared<World>(w);  // heights, tiles and species for the loader
+  auto shared = std::make_shared<Scene>(w);  // heights, tiles and species for the loader
   w.placedInstances = [shared, seed = o.seed](size_t index) { return syntheticTileInstances(*shared, seed, index); };
   w.loadTile = [shared, seed = o.seed](size_t index) {
     TileData t;

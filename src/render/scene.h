@@ -1,7 +1,7 @@
 #pragma once
 // What the viewer needs from a bake: terrain heights, the tile grid, the species shapes and a
 // thread-safe tile loader producing GPU-ready instances. Sources: a bake folder (openBake) or
-// a procedural world (makeSyntheticWorld) for tests and benchmarks.
+// a procedural world (makeSyntheticScene) for tests and benchmarks.
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -15,7 +15,7 @@
 
 namespace eco::render {
 
-struct WorldTile {
+struct SceneTile {
   int x = 0, z = 0;
   uint64_t instances = 0;
   float minX = 0, minZ = 0, maxX = 0, maxZ = 0;  // world rectangle
@@ -29,12 +29,12 @@ struct LoadedTile {
   std::vector<gpu::PackedInstance> instances;
 };
 
-struct World {
+struct Scene {
   std::string name;
   Grid heights;  // metres; sample (i, j) at world (i * cellSize, j * cellSize)
   float cellSize = 1;
   float tileSize = 0;
-  std::vector<WorldTile> tiles;
+  std::vector<SceneTile> tiles;
   std::vector<SpeciesRecord> species;  // indexed by id (at most 256: the GPU record keeps 8 bits)
   // Called from the streaming thread; must be thread-safe. Throws on unreadable data.
   std::function<LoadedTile(size_t tile)> loadTile;
@@ -61,11 +61,11 @@ struct SyntheticOptions {
   uint32_t seed = 1;
 };
 // A procedural world whose tiles are generated on demand (deterministic per tile).
-World makeSyntheticWorld(const SyntheticOptions& options);
-// The instances makeSyntheticWorld generates for one tile.
-std::vector<Instance> syntheticTileInstances(const World& world, uint32_t seed, size_t tile);
+Scene makeSyntheticScene(const SyntheticOptions& options);
+// The instances makeSyntheticScene generates for one tile.
+std::vector<Instance> syntheticTileInstances(const Scene& world, uint32_t seed, size_t tile);
 
 // Reads a bake folder (manifest.json, terrain.r32f, tiles/). Throws InputError.
-World openBake(const std::string& dir);
+Scene openBake(const std::string& dir);
 
 }  // namespace eco::render
