@@ -1,6 +1,7 @@
 // GLSL helpers shared by the shaders. Include after shared.h.
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
+#include "transform.h"
 
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer InstancePage {
   PackedInstance items[];
@@ -52,24 +53,9 @@ Instance decodeWith(PackedInstance p, GpuTile tile, GpuSpecies sp) {
   return o;
 }
 
-// Shortest-arc rotation taking (0, 1, 0) to u, applied to v (tileio instanceTransform's tilt):
-// R = u.y I + [k]x + k k^T / (1 + u.y) with k = (u.z, 0, -u.x).
-vec3 tilt(vec3 u, vec3 v) {
-  if (u.y <= -0.9999) return vec3(v.x, -v.y, -v.z);  // upside down: a half turn about x, as tileio
-  vec3 k = vec3(u.z, 0.0, -u.x);
-  return u.y * v + cross(k, v) + k * (dot(k, v) / (1.0 + u.y));
-}
-
-// rotY(yaw): +x turns toward -z for positive yaw
-vec3 rotateYaw(float yaw, vec3 v) {
-  float c = cos(yaw), s = sin(yaw);
-  return vec3(c * v.x + s * v.z, v.y, -s * v.x + c * v.z);
-}
-
-// Unit-mesh point to world.
-vec3 instancePoint(Instance inst, vec3 p) { return inst.position + tilt(inst.up, rotateYaw(inst.yaw, p * inst.size)); }
-// Unit-mesh normal to world: the inverse transpose of R * S is R * S^-1.
-vec3 instanceNormal(Instance inst, vec3 n) { return tilt(inst.up, rotateYaw(inst.yaw, n / inst.size)); }
+// Unit-mesh point and normal to world: transform.h, shared with the C++ tests.
+vec3 instancePoint(Instance inst, vec3 p) { return placeInstancePoint(inst.position, inst.up, inst.yaw, inst.size, p); }
+vec3 instanceNormal(Instance inst, vec3 n) { return placeInstanceNormal(inst.up, inst.yaw, inst.size, n); }
 
 // Bounding sphere of the scaled unit mesh: centre half-way up the (tilted) axis.
 vec4 instanceSphere(Instance inst) {

@@ -289,53 +289,8 @@ TEST(TileIo, ReadTileFile) {
   EXPECT_THROW(readTileFile(dir.file("junk.ecot")), InputError);
 }
 
-TEST(TileIo, TransformOfKnownInstances) {
-  Instance a;
-  a.position = {1, 2, 3};
-  a.yaw = kPi / 2;
-  a.scale = 2;
-  // Yaw a quarter turn: local +x goes to world -z, local +z to world +x.
-  const float expectedA[12] = {0, 0, 2, 1, 0, 2, 0, 2, -2, 0, 0, 3};
-  Transform43 ta = instanceTransform(a);
-  for (int i = 0; i < 12; ++i) EXPECT_NEAR(ta.m[i], expectedA[i], 1e-6f) << i;
-
-  Instance b;
-  b.up = normalized({1, 1, 0});  // tilt 45 degrees toward +x: a rotation about -z
-  const float h = std::sqrt(0.5f);
-  const float expectedB[12] = {h, h, 0, 0, -h, h, 0, 0, 0, 0, 1, 0};
-  Transform43 tb = instanceTransform(b);
-  for (int i = 0; i < 12; ++i) EXPECT_NEAR(tb.m[i], expectedB[i], 1e-6f) << i;
-
-  Instance c;
-  c.up = {0, -1, 0};
-  Transform43 tc = instanceTransform(c);
-  EXPECT_NEAR(tc.m[5], -1, 1e-6f);  // local up maps to world down
-}
-
-TEST(TileIo, TransformMapsUpAndIsARotation) {
-  Rng rng(5);
-  for (int n = 0; n < 1000; ++n) {
-    Instance inst;
-    inst.up = normalized({rng.uniform() * 2 - 1, rng.uniform() * 2 - 0.9f, rng.uniform() * 2 - 1});
-    inst.yaw = rng.uniform() * 7;
-    inst.scale = 1.5f;
-    Transform43 t = instanceTransform(inst);
-    Vec3 col1{t.m[1] / 1.5f, t.m[5] / 1.5f, t.m[9] / 1.5f};
-    EXPECT_LT(distance(col1, inst.up), 1e-4f);
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) {
-        float dot = 0;
-        for (int k = 0; k < 3; ++k) dot += t.m[k * 4 + i] * t.m[k * 4 + j] / (1.5f * 1.5f);
-        EXPECT_NEAR(dot, i == j ? 1.f : 0.f, 1e-4f);
-      }
-    float det = t.m[0] * (t.m[5] * t.m[10] - t.m[6] * t.m[9]) - t.m[1] * (t.m[4] * t.m[10] - t.m[6] * t.m[8]) +
-                t.m[2] * (t.m[4] * t.m[9] - t.m[5] * t.m[8]);
-    EXPECT_NEAR(det, 1.5f * 1.5f * 1.5f, 1e-3f);
-  }
-}
-
 // The viewer uploads the records a file stores by re-packing decoded instances into the
-// file's own box (render/bake_world.cpp): packRecord of a decoded instance must give the
+// file's own box (render/scene.cpp makeLoadedTile): packRecord of a decoded instance must give the
 // stored record back, read here from the FlatBuffer itself. Up vectors compare by what they
 // decode to: octahedral codes on the fold decode to the same vector.
 TEST(TileIo, PackingDecodedInstancesGivesTheStoredRecords) {

@@ -56,14 +56,6 @@ void tileQuantizationBox(const TileData& tile, Vec3& lo, Vec3& hi);
 // Quantizes one instance into the box (the encoder's one definition of a record).
 PackedRecord packRecord(const Instance& inst, const SpeciesRecord& species, Vec3 lo, Vec3 hi);
 
-// 4x3 row-major affine transform: rows are (R * scale | t), so world = M * (local, 1).
-// R = tilt(up) * rotY(yaw): first a yaw about the local y axis (counter-clockwise seen from
-// above: +x turns toward -z), then the shortest-arc rotation taking (0, 1, 0) to `up`.
-struct Transform43 {
-  float m[12];
-};
-Transform43 instanceTransform(const Instance& inst);
-
 // Serializes to FlatBuffers bytes. Instances are stably sorted by species on the way (already
 // sorted input keeps its order). Quantization (see tile.fbs and tileio/quantize.h):
 //   x/z over the tile's world rectangle [tile * tileSize, (tile + 1) * tileSize], positions

@@ -222,32 +222,4 @@ TileData readTileFile(const std::string& path) {
   return decodeTile(bytes.data(), bytes.size(), path);
 }
 
-Transform43 instanceTransform(const Instance& inst) {
-  float len = std::sqrt(inst.up.x * inst.up.x + inst.up.y * inst.up.y + inst.up.z * inst.up.z);
-  float ux = 0, uy = 1, uz = 0;
-  if (len > 0) ux = inst.up.x / len, uy = inst.up.y / len, uz = inst.up.z / len;
-
-  // Shortest arc (0,1,0) -> up, Rodrigues with axis (uz, 0, -ux) and f = 1 / (1 + cos).
-  float tilt[3][3];
-  if (uy > -0.9999f) {
-    float f = 1.f / (1.f + uy);
-    float rows[3][3] = {{1 - f * ux * ux, ux, -f * ux * uz}, {-ux, uy, -uz}, {-f * ux * uz, uz, 1 - f * uz * uz}};
-    std::memcpy(tilt, rows, sizeof tilt);
-  } else {  // upside down: any half turn works; use one about x
-    float rows[3][3] = {{1, 0, 0}, {0, -1, 0}, {0, 0, -1}};
-    std::memcpy(tilt, rows, sizeof tilt);
-  }
-  float c = std::cos(inst.yaw), s = std::sin(inst.yaw);
-  float yaw[3][3] = {{c, 0, s}, {0, 1, 0}, {-s, 0, c}};
-
-  Transform43 out;
-  float t[3] = {inst.position.x, inst.position.y, inst.position.z};
-  for (int r = 0; r < 3; ++r) {
-    for (int k = 0; k < 3; ++k)
-      out.m[r * 4 + k] = (tilt[r][0] * yaw[0][k] + tilt[r][1] * yaw[1][k] + tilt[r][2] * yaw[2][k]) * inst.scale;
-    out.m[r * 4 + 3] = t[r];
-  }
-  return out;
-}
-
 }  // namespace eco
