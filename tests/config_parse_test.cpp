@@ -6,7 +6,7 @@
 
 #include "bake/bake.h"
 #include "config/config.h"
-#include "config/json_fields.h"
+#include "core/json.h"
 #include "core/error.h"
 #include "terrain/png16.h"
 #include "test_support.h"

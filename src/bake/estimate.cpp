@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "config/json_fields.h"
+#include "core/json.h"
 #include "core/error.h"
 #include "sampling/bridson.h"
 #include "sampling/pool.h"

@@ -67,8 +67,4 @@ BiomeConfig loadBiomeConfig(const std::string& path, BiomeInputs* inputs) {
   return config;
 }
 
-std::string formatProblem(const std::string& file, const ConfigProblem& problem) {
-  return printableLine(file + ": " + (problem.path.empty() ? "" : problem.path + ": ") + problem.reason);
-}
-
 }  // namespace eco

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "config/config.h"
-#include "config/json_fields.h"
+#include "core/json.h"
 #include "core/error.h"
 #include "core/file_io.h"
 

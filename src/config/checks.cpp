@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "config/config.h"
-#include "config/json_fields.h"
+#include "core/json.h"
 #include "core/error.h"
 
 namespace eco {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/error.h"
 #include "core/species_kind.h"
 #include "sampling/sampling.h"
 #include "terrain/terrain.h"
@@ -108,10 +109,8 @@ struct BiomeConfig {
   std::vector<ExclusionOverride> exclusions;
 };
 
-struct ConfigProblem {
-  std::string path;    // JSON pointer, e.g. /species/2/elevation/min
-  std::string reason;  // plain words
-};
+// A problem with the config: JSON pointer and reason (core/error.h).
+using ConfigProblem = JsonProblem;
 
 // Parses and checks everything that can be checked without reading images.
 // Returns the config and appends every problem found (does not stop at the first).
@@ -130,8 +129,6 @@ void checkBiomeInputs(const BiomeConfig& config, std::vector<ConfigProblem>& pro
 // images go to *inputs when given (loadWorld uses them rather than reading the files again).
 BiomeConfig loadBiomeConfig(const std::string& path, BiomeInputs* inputs = nullptr);
 
-// One line: "<file>: <json path>: <reason>" (the path is left out when empty).
-std::string formatProblem(const std::string& file, const ConfigProblem& problem);
 
 
 // Why `name` cannot name a species or a bake, or "" when it can. The rule (also in the

@@ -12,6 +12,13 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A problem in a JSON document (a config, a manifest): where, as a JSON pointer
+// (/species/2/elevation/min, "" for the whole document), and why, in plain words.
+struct JsonProblem {
+  std::string path;
+  std::string reason;
+};
+
 // A message as the apps print it: one line of printable text. Control bytes (a newline in a
 // species name, an escape sequence in a file name a user was handed) become \xNN, so an
 // error can neither span lines nor drive the terminal.
@@ -28,6 +35,11 @@ inline std::string printableLine(std::string_view message) {
     }
   }
   return out;
+}
+
+// One line: "<file>: <json path>: <reason>" (the path is left out when empty).
+inline std::string formatProblem(const std::string& file, const JsonProblem& problem) {
+  return printableLine(file + ": " + (problem.path.empty() ? "" : problem.path + ": ") + problem.reason);
 }
 
 }  // namespace eco

@@ -6,20 +6,19 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <tuple>
 #include <stdexcept>
-
-#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/hash.h"
+#include "core/json.h"
 #include "core/species_kind.h"
 #include "tile_generated.h"
 
 namespace eco {
 
-using nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
 static_assert(std::endian::native == std::endian::little, "terrain.r32f is written in host byte order");
@@ -49,7 +48,7 @@ void computeTotals(Manifest& m) {
 
 static bool tileOrder(const TileEntry& a, const TileEntry& b) { return a.z != b.z ? a.z < b.z : a.x < b.x; }
 
-static ordered_json speciesJson(const SpeciesRecord& s) {
+static Json speciesJson(const SpeciesRecord& s) {
   return {{"id", s.id},
           {"name", s.name},
           {"kind", speciesKindName(s.kind)},
@@ -64,7 +63,7 @@ static ordered_json speciesJson(const SpeciesRecord& s) {
 }
 
 // nlohmann writes NaN and infinities as `null`, which readManifest (rightly) refuses.
-static void requireFinite(const ordered_json& j, const std::string& where) {
+static void requireFinite(const Json& j, const std::string& where) {
   if (j.is_number_float() && !std::isfinite(j.get<double>()))
     throw std::logic_error("internal error: manifest field " + where + " is not finite; refusing to write it");
   if (j.is_object())
@@ -77,7 +76,7 @@ void writeManifest(const std::string& dir, const Manifest& m) {
   std::vector<TileEntry> tiles = m.tiles;
   std::sort(tiles.begin(), tiles.end(), tileOrder);
 
-  ordered_json j;
+  Json j;
   j["format"] = kManifestFormat;
   j["format_version"] = kManifestVersion;
   j["tool_version"] = m.toolVersion;
@@ -89,9 +88,9 @@ void writeManifest(const std::string& dir, const Manifest& m) {
                   {"height", m.terrain.height},
                   {"cell_size", m.terrain.cellSize}};
   j["tiling"] = {{"tile_size", m.tiling.tileSize}, {"tiles_x", m.tiling.tilesX}, {"tiles_z", m.tiling.tilesZ}};
-  j["species"] = ordered_json::array();
+  j["species"] = Json::array();
   for (const SpeciesRecord& s : m.species) j["species"].push_back(speciesJson(s));
-  j["tiles"] = ordered_json::array();
+  j["tiles"] = Json::array();
   for (const TileEntry& t : tiles)
     j["tiles"].push_back({{"x", t.x},
                           {"z", t.z},
@@ -111,145 +110,123 @@ void writeManifest(const std::string& dir, const Manifest& m) {
 
 namespace {
 
-// Typed field access that names the file and the JSON path in every error.
-struct JsonReader {
+// The manifest is read with the config's reader (core/json.h): every problem is collected
+// with its JSON pointer, and the first one is thrown as "<file>: <pointer>: <reason>".
+struct ManifestReader {
   std::string file;
+  std::vector<JsonProblem> problems;
 
-  [[noreturn]] void fail(const std::string& where, const std::string& problem) const {
-    throw InputError(file + ": " + where + ": " + problem);
+  [[noreturn]] void fail(const std::string& path, const std::string& reason) const {
+    throw InputError(formatProblem(file, {path, reason}));
   }
-  const ordered_json& at(const ordered_json& obj, const std::string& where, const char* key) const {
-    if (!obj.is_object()) fail(where, "expected an object");
-    auto it = obj.find(key);
-    if (it == obj.end()) fail(where, std::string("missing field \"") + key + "\"");
-    return *it;
+  void throwFirst() const {
+    if (!problems.empty()) throw InputError(formatProblem(file, problems.front()));
   }
-  std::string str(const ordered_json& obj, const std::string& where, const char* key) const {
-    const ordered_json& v = at(obj, where, key);
-    if (!v.is_string()) fail(where + "." + key, "expected a string");
-    return v.get<std::string>();
+  // The member object `key` of `parent` as a reader; nullopt (reported) when missing or not an object.
+  std::optional<ObjectReader> object(ObjectReader& parent, const char* key) {
+    const Json* j = parent.object(key, true);
+    if (!j) return std::nullopt;
+    return ObjectReader(*j, parent.pathOf(key), problems);
   }
-  double num(const ordered_json& v, const std::string& where) const {
-    if (!v.is_number()) fail(where, "expected a number");
-    double d = v.get<double>();
-    if (!std::isfinite(d)) fail(where, "expected a finite number");
-    return d;
-  }
-  // Finite as a float too: 1e39 is a finite double but overflows to inf when narrowed.
-  float real(const ordered_json& obj, const std::string& where, const char* key) const {
-    float f = float(num(at(obj, where, key), where + "." + key));
-    if (!std::isfinite(f)) fail(where + "." + key, "out of float range");
-    return f;
-  }
-  int64_t integerValue(const ordered_json& v, const std::string& where, int64_t lo, int64_t hi) const {
-    if (!v.is_number_integer()) fail(where, "expected an integer");
-    if (v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(hi) : v.get<int64_t>() > hi) fail(where, "too large");
-    int64_t i = v.get<int64_t>();
-    if (i < lo) fail(where, "out of range (below " + std::to_string(lo) + ")");
-    return i;
-  }
-  int64_t integer(const ordered_json& obj, const std::string& where, const char* key, int64_t lo,
-                  int64_t hi = std::numeric_limits<int64_t>::max()) const {
-    return integerValue(at(obj, where, key), where + "." + key, lo, hi);
-  }
-  uint64_t count(const ordered_json& obj, const std::string& where, const char* key) const {
-    const ordered_json& v = at(obj, where, key);
-    if (!v.is_number_unsigned()) fail(where + "." + key, "expected a non-negative integer");
-    return v.get<uint64_t>();
-  }
-  std::vector<uint64_t> counts(const ordered_json& obj, const std::string& where, const char* key) const {
-    const ordered_json& v = at(obj, where, key);
-    std::string path = where + "." + key;
-    if (!v.is_array()) fail(path, "expected an array");
-    std::vector<uint64_t> out;
-    for (const ordered_json& e : v) {
-      if (!e.is_number_unsigned()) fail(path, "expected non-negative integers");
-      out.push_back(e.get<uint64_t>());
+  // Element i of an array of objects.
+  std::optional<ObjectReader> element(const Json& array, const std::string& path, size_t i) {
+    if (!array[i].is_object()) {
+      problems.push_back({jsonPointer(path, i), "expected an object, got " + jsonTypeName(array[i])});
+      return std::nullopt;
     }
-    return out;
-  }
-  const ordered_json& array(const ordered_json& obj, const std::string& where, const char* key) const {
-    const ordered_json& v = at(obj, where, key);
-    if (!v.is_array()) fail(where + "." + key, "expected an array");
-    return v;
-  }
-  // A file inside the bake folder: relative, no "..".
-  std::string relativePath(const ordered_json& obj, const std::string& where, const char* key) const {
-    std::string s = str(obj, where, key);
-    fs::path p(s);
-    bool escapes = s.empty() || p.is_absolute() || std::any_of(p.begin(), p.end(), [](const fs::path& c) { return c == ".."; });
-    if (escapes) fail(where + "." + key, "must be a relative path inside the bake folder");
-    return s;
+    return ObjectReader(array[i], jsonPointer(path, i), problems);
   }
 };
 
-SpeciesRecord readSpecies(const JsonReader& r, const ordered_json& j, const std::string& where) {
+// A file inside the bake folder: relative, no "..".
+void relativePath(ObjectReader& r, const char* key, std::string& out) {
+  if (!r.string(key, out, true)) return;
+  fs::path p(out);
+  if (p.is_absolute() || std::any_of(p.begin(), p.end(), [](const fs::path& c) { return c == ".."; }))
+    r.report(r.pathOf(key), "must be a relative path inside the bake folder");
+}
+
+template <typename T>
+void boundedInteger(ObjectReader& r, const char* key, T& out, int64_t lo, int64_t hi) {
+  int64_t v = 0;
+  if (r.integer(key, v, Limits::between(double(lo), double(hi)), true)) out = T(v);
+}
+
+SpeciesRecord readSpecies(ObjectReader& r) {
   SpeciesRecord s;
-  s.id = uint16_t(r.integer(j, where, "id", 0, 65535));
-  s.name = r.str(j, where, "name");
-  std::string kind = r.str(j, where, "kind");
-  std::optional<SpeciesKind> parsed = speciesKindFromName(kind);
-  if (!parsed) r.fail(where + ".kind", "unknown kind \"" + kind + "\"");
-  s.kind = uint8_t(*parsed);
-  s.meshHeight = r.real(j, where, "mesh_height");
-  s.crownRadius = r.real(j, where, "crown_radius");
-  s.scaleMin = r.real(j, where, "scale_min");
-  s.scaleMax = r.real(j, where, "scale_max");
-  s.boundingCenterY = r.real(j, where, "bounding_center_y");
-  s.boundingRadius = r.real(j, where, "bounding_radius");
-  const ordered_json& color = r.array(j, where, "base_color");
-  if (color.size() != 4) r.fail(where + ".base_color", "expected [r, g, b, a]");
-  s.baseColor = 0;
-  for (int c = 0; c < 4; ++c)
-    s.baseColor |= uint32_t(r.integerValue(color[c], where + ".base_color", 0, 255)) << (8 * c);
+  boundedInteger(r, "id", s.id, 0, 65535);
+  r.string("name", s.name, true);
+  std::string kind;
+  if (r.string("kind", kind, true)) {
+    if (std::optional<SpeciesKind> parsed = speciesKindFromName(kind))
+      s.kind = uint8_t(*parsed);
+    else
+      r.report(r.pathOf("kind"), "unknown kind \"" + kind + "\"");
+  }
+  r.number("mesh_height", s.meshHeight, Limits::any(), true);
+  r.number("crown_radius", s.crownRadius, Limits::any(), true);
+  r.number("scale_min", s.scaleMin, Limits::any(), true);
+  r.number("scale_max", s.scaleMax, Limits::any(), true);
+  r.number("bounding_center_y", s.boundingCenterY, Limits::any(), true);
+  r.number("bounding_radius", s.boundingRadius, Limits::any(), true);
+  std::vector<uint64_t> color;
+  if (r.unsignedArray("base_color", color, true)) {
+    if (color.size() != 4 || std::any_of(color.begin(), color.end(), [](uint64_t c) { return c > 255; }))
+      r.report(r.pathOf("base_color"), "expected [r, g, b, a], each in [0, 255]");
+    else
+      s.baseColor = uint32_t(color[0] | color[1] << 8 | color[2] << 16 | color[3] << 24);
+  }
   return s;
 }
 
-TileEntry readTile(const JsonReader& r, const ordered_json& j, const std::string& where) {
+TileEntry readTile(ObjectReader& r) {
   TileEntry t;
-  t.x = int(r.integer(j, where, "x", 0, std::numeric_limits<int>::max()));
-  t.z = int(r.integer(j, where, "z", 0, std::numeric_limits<int>::max()));
-  t.file = r.relativePath(j, where, "file");
-  t.instances = r.count(j, where, "instances");
-  t.bytes = r.count(j, where, "bytes");
-  std::string hash = r.str(j, where, "xxh3_64");
-  if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos)
-    r.fail(where + ".xxh3_64", "expected 16 lowercase hex digits");
-  t.checksum = std::stoull(hash, nullptr, 16);
-  t.speciesCounts = r.counts(j, where, "species_counts");
+  boundedInteger(r, "x", t.x, 0, std::numeric_limits<int>::max());
+  boundedInteger(r, "z", t.z, 0, std::numeric_limits<int>::max());
+  relativePath(r, "file", t.file);
+  r.unsignedInteger("instances", t.instances, true);
+  r.unsignedInteger("bytes", t.bytes, true);
+  std::string hash;
+  if (r.string("xxh3_64", hash, true)) {
+    if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos)
+      r.report(r.pathOf("xxh3_64"), "expected 16 lowercase hex digits");
+    else
+      t.checksum = std::stoull(hash, nullptr, 16);
+  }
+  r.unsignedArray("species_counts", t.speciesCounts, true);
   return t;
 }
 
-void validate(const JsonReader& r, const Manifest& m) {
+void validate(const ManifestReader& r, const Manifest& m) {
   if (m.terrain.width <= 0 || m.terrain.height <= 0 || !(m.terrain.cellSize > 0))
-    r.fail("terrain", "width, height and cell_size must be positive");
-  if (!(m.tiling.tileSize > 0)) r.fail("tiling.tile_size", "must be positive");
+    r.fail("/terrain", "width, height and cell_size must be positive");
+  if (!(m.tiling.tileSize > 0)) r.fail("/tiling/tile_size", "must be positive");
   for (size_t i = 0; i < m.species.size(); ++i)
-    if (m.species[i].id != i) r.fail("species[" + std::to_string(i) + "].id", "species must be listed by id from 0");
+    if (m.species[i].id != i) r.fail(jsonPointer("/species", i) + "/id", "species must be listed by id from 0");
   for (size_t i = 0; i < m.tiles.size(); ++i) {
     const TileEntry& t = m.tiles[i];
-    std::string where = "tiles[" + std::to_string(i) + "]";
+    const std::string where = jsonPointer("/tiles", i);
     if (t.x >= m.tiling.tilesX || t.z >= m.tiling.tilesZ) r.fail(where, "tile outside tiling.tiles_x/tiles_z");
     if (i > 0 && !tileOrder(m.tiles[i - 1], t)) r.fail(where, "tiles must be sorted by (z, x) without duplicates");
-    if (t.speciesCounts.size() != m.species.size()) r.fail(where + ".species_counts", "one count per species expected");
+    if (t.speciesCounts.size() != m.species.size()) r.fail(where + "/species_counts", "one count per species expected");
     if (t.bytes > kMaxTileBytes)
-      r.fail(where + ".bytes", std::to_string(t.bytes) + " is over the tile size limit of " + std::to_string(kMaxTileBytes));
+      r.fail(where + "/bytes", std::to_string(t.bytes) + " is over the tile size limit of " + std::to_string(kMaxTileBytes));
     if (t.instances > t.bytes / kPackedInstanceBytes)
-      r.fail(where + ".instances", std::to_string(t.instances) + " instances cannot fit in " + std::to_string(t.bytes) +
+      r.fail(where + "/instances", std::to_string(t.instances) + " instances cannot fit in " + std::to_string(t.bytes) +
                                        " bytes (16 bytes each)");
     // Each count bounded first, so that the sum below cannot wrap around to match.
     uint64_t sum = 0;
     for (uint64_t c : t.speciesCounts) {
-      if (c > t.instances) r.fail(where + ".species_counts", "a count is larger than instances");
+      if (c > t.instances) r.fail(where + "/species_counts", "a count is larger than instances");
       sum += c;
     }
-    if (sum != t.instances) r.fail(where + ".species_counts", "does not add up to instances");
+    if (sum != t.instances) r.fail(where + "/species_counts", "does not add up to instances");
   }
   Manifest expected = m;
   computeTotals(expected);
   if (expected.totals.instances != m.totals.instances || expected.totals.bytes != m.totals.bytes ||
       expected.totals.speciesCounts != m.totals.speciesCounts)
-    r.fail("totals", "do not match the sum over tiles");
+    r.fail("/totals", "do not match the sum over tiles");
 }
 
 }  // namespace
@@ -267,7 +244,7 @@ bool hasEcobakeManifest(const std::string& dir, std::string* why) {
   }
   // No exceptions: the content is whatever a user's manifest.json holds (a web app's, a
   // Unity package's).
-  ordered_json j = ordered_json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  Json j = Json::parse(bytes.begin(), bytes.end(), nullptr, false);
   if (j.is_discarded()) return no(manifestPath(dir) + ": is not valid JSON");
   auto format = j.is_object() ? j.find("format") : j.end();
   if (!j.is_object() || format == j.end() || !format->is_string() || format->get_ref<const std::string&>() != kManifestFormat)
@@ -276,54 +253,71 @@ bool hasEcobakeManifest(const std::string& dir, std::string* why) {
 }
 
 Manifest readManifest(const std::string& dir) {
-  JsonReader r{manifestPath(dir)};
-  std::vector<uint8_t> bytes = readFileBytes(r.file, kMaxManifestBytes, "manifest");
-  ordered_json j = ordered_json::parse(bytes.begin(), bytes.end(), nullptr, false);
-  if (j.is_discarded()) throw InputError(r.file + ": not valid JSON");
-  if (!j.is_object()) throw InputError(r.file + ": expected a JSON object");
-  if (r.str(j, "manifest", "format") != kManifestFormat)
-    throw InputError(r.file + ": not an ecobake manifest (format is not \"" + kManifestFormat + "\")");
-  int64_t version = r.integer(j, "manifest", "format_version", 0);
+  ManifestReader mr{manifestPath(dir), {}};
+  std::vector<uint8_t> bytes = readFileBytes(mr.file, kMaxManifestBytes, "manifest");
+  Json j = Json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  if (j.is_discarded()) throw InputError(mr.file + ": not valid JSON");
+  if (!j.is_object()) throw InputError(mr.file + ": expected a JSON object");
+  ObjectReader root(j, "", mr.problems);
+  std::string format;
+  if (!root.string("format", format, true) || format != kManifestFormat)
+    throw InputError(mr.file + ": not an ecobake manifest (format is not \"" + kManifestFormat + "\")");
+  int64_t version = 0;
+  if (!root.integer("format_version", version, Limits::atLeast(0), true)) mr.throwFirst();
   if (version != kManifestVersion)
-    throw InputError(r.file + ": unsupported format_version " + std::to_string(version) + " (this build reads " +
+    throw InputError(mr.file + ": unsupported format_version " + std::to_string(version) + " (this build reads " +
                      std::to_string(kManifestVersion) + ")");
 
   Manifest m;
-  m.toolVersion = r.str(j, "manifest", "tool_version");
-  m.name = r.str(j, "manifest", "name");
-  m.seed = r.count(j, "manifest", "seed");
-  const ordered_json& world = r.at(j, "manifest", "world");
-  m.world = {r.real(world, "world", "size_x"), r.real(world, "world", "size_z"), r.real(world, "world", "min_y"),
-             r.real(world, "world", "max_y")};
-  const ordered_json& terrain = r.at(j, "manifest", "terrain");
-  m.terrain.file = r.relativePath(terrain, "terrain", "file");
-  m.terrain.width = int(r.integer(terrain, "terrain", "width", 1, 1 << 20));
-  m.terrain.height = int(r.integer(terrain, "terrain", "height", 1, 1 << 20));
-  m.terrain.cellSize = r.real(terrain, "terrain", "cell_size");
-  const ordered_json& tiling = r.at(j, "manifest", "tiling");
-  m.tiling.tileSize = r.real(tiling, "tiling", "tile_size");
-  m.tiling.tilesX = int(r.integer(tiling, "tiling", "tiles_x", 0, 1 << 20));
-  m.tiling.tilesZ = int(r.integer(tiling, "tiling", "tiles_z", 0, 1 << 20));
-  const ordered_json& species = r.array(j, "manifest", "species");
-  if (species.size() > kMaxSpecies)
-    r.fail("species", std::to_string(species.size()) + " species, at most " + std::to_string(kMaxSpecies) + " (16-bit ids)");
-  for (size_t i = 0; i < species.size(); ++i)
-    m.species.push_back(readSpecies(r, species[i], "species[" + std::to_string(i) + "]"));
-  const ordered_json& tiles = r.array(j, "manifest", "tiles");
-  for (size_t i = 0; i < tiles.size(); ++i) m.tiles.push_back(readTile(r, tiles[i], "tiles[" + std::to_string(i) + "]"));
-  const ordered_json& hashes = r.at(j, "manifest", "hashes");
-  m.hashes = {r.str(hashes, "hashes", "config"), r.str(hashes, "hashes", "heightmap"), r.str(hashes, "hashes", "river")};
-  const ordered_json& totals = r.at(j, "manifest", "totals");
-  m.totals = {r.count(totals, "totals", "instances"), r.count(totals, "totals", "bytes"),
-              r.counts(totals, "totals", "species_counts")};
-  validate(r, m);
+  root.string("tool_version", m.toolVersion, true);
+  root.string("name", m.name, true);
+  root.unsignedInteger("seed", m.seed, true);
+  if (auto world = mr.object(root, "world")) {
+    world->number("size_x", m.world.sizeX, Limits::any(), true);
+    world->number("size_z", m.world.sizeZ, Limits::any(), true);
+    world->number("min_y", m.world.minY, Limits::any(), true);
+    world->number("max_y", m.world.maxY, Limits::any(), true);
+  }
+  if (auto terrain = mr.object(root, "terrain")) {
+    relativePath(*terrain, "file", m.terrain.file);
+    boundedInteger(*terrain, "width", m.terrain.width, 1, 1 << 20);
+    boundedInteger(*terrain, "height", m.terrain.height, 1, 1 << 20);
+    terrain->number("cell_size", m.terrain.cellSize, Limits::any(), true);
+  }
+  if (auto tiling = mr.object(root, "tiling")) {
+    tiling->number("tile_size", m.tiling.tileSize, Limits::any(), true);
+    boundedInteger(*tiling, "tiles_x", m.tiling.tilesX, 0, 1 << 20);
+    boundedInteger(*tiling, "tiles_z", m.tiling.tilesZ, 0, 1 << 20);
+  }
+  if (const Json* species = root.array("species", true)) {
+    if (species->size() > kMaxSpecies)
+      mr.fail("/species", std::to_string(species->size()) + " species, at most " + std::to_string(kMaxSpecies) +
+                              " (16-bit ids)");
+    for (size_t i = 0; i < species->size(); ++i)
+      if (auto r = mr.element(*species, "/species", i)) m.species.push_back(readSpecies(*r));
+  }
+  if (const Json* tiles = root.array("tiles", true))
+    for (size_t i = 0; i < tiles->size(); ++i)
+      if (auto r = mr.element(*tiles, "/tiles", i)) m.tiles.push_back(readTile(*r));
+  if (auto hashes = mr.object(root, "hashes")) {
+    hashes->string("config", m.hashes.config, true, true);
+    hashes->string("heightmap", m.hashes.heightmap, true, true);
+    hashes->string("river", m.hashes.river, true, true);  // "" without a river
+  }
+  if (auto totals = mr.object(root, "totals")) {
+    totals->unsignedInteger("instances", m.totals.instances, true);
+    totals->unsignedInteger("bytes", m.totals.bytes, true);
+    totals->unsignedArray("species_counts", m.totals.speciesCounts, true);
+  }
+  mr.throwFirst();
+  validate(mr, m);
 
   // The terrain's claimed size against the file, so that no reader sizes a grid from a
   // claim (2^20 x 2^20 would be 4 TiB) before reading a file of a few KB.
   const std::string terrainPath = (fs::path(dir) / m.terrain.file).string();
   const uint64_t claimed = uint64_t(m.terrain.width) * uint64_t(m.terrain.height) * sizeof(float);
   if (const uint64_t actual = regularFileSize(terrainPath); actual != claimed)
-    throw InputError(terrainPath + ": " + std::to_string(actual) + " bytes, but " + r.file + " claims a " +
+    throw InputError(terrainPath + ": " + std::to_string(actual) + " bytes, but " + mr.file + " claims a " +
                      std::to_string(m.terrain.width) + " x " + std::to_string(m.terrain.height) +
                      " float32 terrain (" + std::to_string(claimed) + " bytes)");
   // After the file check, which names the likelier mistake. The world is the terrain's
@@ -332,8 +326,8 @@ Manifest readManifest(const std::string& dir) {
   const double extentZ = double(m.terrain.height - 1) * m.terrain.cellSize;
   for (auto [key, size, extent] : {std::tuple{"size_x", m.world.sizeX, extentX}, std::tuple{"size_z", m.world.sizeZ, extentZ}})
     if (!(std::abs(double(size) - extent) <= 1e-5 * std::max(1.0, extent)))
-      r.fail(std::string("world.") + key, "is " + std::to_string(size) + ", but the terrain spans " + std::to_string(extent) + " m");
-  if (!(m.world.minY <= m.world.maxY)) r.fail("world", "min_y is above max_y");
+      mr.fail(std::string("/world/") + key, "is " + std::to_string(size) + ", but the terrain spans " + std::to_string(extent) + " m");
+  if (!(m.world.minY <= m.world.maxY)) mr.fail("/world", "min_y is above max_y");
   return m;
 }
 

@@ -1,4 +1,4 @@
-#include "config/json_fields.h"
+#include "core/json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -83,7 +83,7 @@ std::string jsonTypeName(const Json& value) {
   }
 }
 
-ObjectReader::ObjectReader(const Json& object, std::string path, std::vector<ConfigProblem>& problems)
+ObjectReader::ObjectReader(const Json& object, std::string path, std::vector<JsonProblem>& problems)
     : object_(object), path_(std::move(path)), problems_(problems) {}
 
 void ObjectReader::report(std::string path, std::string reason) {
@@ -111,6 +111,10 @@ bool ObjectReader::number(const char* key, float& out, Limits limits, bool requi
   double v = value->get<double>();
   if (!limits.contains(v)) {
     report(pathOf(key), "must be " + limits.describe() + ", got " + describeNumber(v));
+    return false;
+  }
+  if (!std::isfinite(float(v))) {
+    report(pathOf(key), "out of float range, got " + describeNumber(v));
     return false;
   }
   out = float(v);
@@ -152,14 +156,31 @@ bool ObjectReader::unsignedInteger(const char* key, uint64_t& out, bool required
   return true;
 }
 
-bool ObjectReader::string(const char* key, std::string& out, bool required) {
+bool ObjectReader::string(const char* key, std::string& out, bool required, bool allowEmpty) {
   const Json* value = find(key, required);
   if (!value || !expect(key, *value, value->is_string(), "a string")) return false;
-  if (value->get_ref<const std::string&>().empty()) {
+  if (!allowEmpty && value->get_ref<const std::string&>().empty()) {
     report(pathOf(key), "must not be empty");
     return false;
   }
   out = value->get<std::string>();
+  return true;
+}
+
+bool ObjectReader::unsignedArray(const char* key, std::vector<uint64_t>& out, bool required) {
+  const Json* value = find(key, required);
+  if (!value || !expect(key, *value, value->is_array(), "an array")) return false;
+  std::vector<uint64_t> values;
+  values.reserve(value->size());
+  for (size_t i = 0; i < value->size(); ++i) {
+    const Json& e = (*value)[i];
+    if (!e.is_number_unsigned()) {
+      report(jsonPointer(pathOf(key), i), "expected a non-negative integer, got " + jsonTypeName(e));
+      return false;
+    }
+    values.push_back(e.get<uint64_t>());
+  }
+  out = std::move(values);
   return true;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// Reads a JSON object field by field and records every problem with its JSON pointer instead
-// of stopping at the first one, so a user sees all mistakes of a config in one run.
+// The one JSON reader: reads an object field by field and records every problem with its JSON
+// pointer instead of stopping at the first one, so a user sees all mistakes of a config in
+// one run. The config parser and the manifest reader both use it.
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -10,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/config.h"
+#include "core/error.h"
 
 namespace eco {
 
@@ -39,14 +40,20 @@ struct Limits {
 
 class ObjectReader {
  public:
-  ObjectReader(const Json& object, std::string path, std::vector<ConfigProblem>& problems);
+  ObjectReader(const Json& object, std::string path, std::vector<JsonProblem>& problems);
 
+  // Each getter marks the key as known and reports, at the key's JSON pointer, a missing
+  // required key, a wrong type or a value outside its limits (numbers must also be finite as
+  // floats: 1e39 is a finite double but overflows a float).
   // Each getter marks the key as known and leaves `out` untouched when the key is absent or
   // invalid. They return true only when a valid value was stored.
   bool number(const char* key, float& out, Limits limits, bool required = false);
   bool integer(const char* key, int64_t& out, Limits limits, bool required = false);
   bool unsignedInteger(const char* key, uint64_t& out, bool required = false);
-  bool string(const char* key, std::string& out, bool required = false);
+  // Empty strings are a problem unless allowEmpty.
+  bool string(const char* key, std::string& out, bool required = false, bool allowEmpty = false);
+  // An array of integers in [0, 2^64 - 1].
+  bool unsignedArray(const char* key, std::vector<uint64_t>& out, bool required = false);
   // Index into `names`; reports the allowed names (and the closest one) otherwise.
   bool choice(const char* key, std::span<const std::string> names, int& out, bool required = false);
   // The child when present with the right type; nullptr (reported if wrong or required).
@@ -67,7 +74,7 @@ class ObjectReader {
 
   const Json& object_;
   std::string path_;
-  std::vector<ConfigProblem>& problems_;
+  std::vector<JsonProblem>& problems_;
   std::vector<std::string> known_;
 };
 
