@@ -2,7 +2,7 @@
 # End-to-end ecobake figures: instances/s, peak memory, bytes/instance, 1 vs 2 threads.
 # Usage: bench/bake_bench.sh [BUILD_DIR] [REPEATS] [CONFIG...]
 #   (prints one line per run, then medians; default configs: the sample world and, where
-#   ../shared/data/dem exists, the Puget Sound DEM at 78 M instances)
+#   ../shared/data/dem exists, the Puget Sound DEM at 75.7 M instances)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}

@@ -277,7 +277,7 @@ TEST(RenderTerrain, InstancesNearTheCameraStandOnTheDrawnSurface) {
       // The bilinear patch a + (b - a) u + (c - a) v + T u v, T = a - b - c + d, departs from the
       // 4 planar triangles through its corners and centre by v T (u - 1/2) (in the triangle
       // v <= min(u, 1 - u), and symmetrically), at most |T| / 16. 5 mm for the tiles' position
-      // quantization (tile_io.h).
+      // quantization (tileio.h).
       const Grid& hm = sample.world.heights;
       int i = std::min(int(p.x / sample.world.cellSize), hm.width - 2);
       int j = std::min(int(p.z / sample.world.cellSize), hm.height - 2);

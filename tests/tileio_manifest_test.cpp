@@ -118,12 +118,12 @@ TEST(Manifest, RejectsWrongFormatVersionAndMissingFields) {
   rejects([](auto& j) { j["format_version"] = 1; }, "format_version 1");  // FNV-1a checksums
   rejects([](auto& j) { j.erase("tiling"); }, "tiling");
   rejects([](auto& j) { j["tiles"][0].erase("xxh3_64"); }, "tiles[0]: missing field \"xxh3_64\"");
-  rejects([](auto& j) { j["tiles"][1]["xxh3_64"] = "xyz"; }, "tiles[1].xxh3_64");
-  rejects([](auto& j) { j["tiles"][0]["instances"] = -1; }, "tiles[0].instances");
+  rejects([](auto& j) { j["tiles"][1]["xxh3_64"] = "xyz"; }, "/tiles/1/xxh3_64");
+  rejects([](auto& j) { j["tiles"][0]["instances"] = -1; }, "/tiles/0/instances");
   rejects([](auto& j) { j["species"][0]["kind"] = "cactus"; }, "unknown kind");
   rejects([](auto& j) { j["species"][0]["base_color"] = {1, 2, 3}; }, "base_color");
-  rejects([](auto& j) { j["species"][1]["id"] = 5; }, "species[1].id");
-  rejects([](auto& j) { j["terrain"]["width"] = "3"; }, "terrain.width");
+  rejects([](auto& j) { j["species"][1]["id"] = 5; }, "/species/1/id");
+  rejects([](auto& j) { j["terrain"]["width"] = "3"; }, "/terrain/width");
   rejects([](auto& j) { j["totals"]["instances"] = 12; }, "totals");
   rejects([](auto& j) { j["tiles"][0]["species_counts"] = {1, 1}; }, "species_counts");
   rejects([](auto& j) { std::swap(j["tiles"][0], j["tiles"][1]); }, "sorted");

@@ -117,7 +117,7 @@ TEST(TileVerify, TileSizeMustMatchTheTiling) {
   std::string bake = test::copyBake(dir);
   test::rewriteTile(bake, 0, [](TileData& t) { t.tileSize *= 2; });
   std::string error = verifyAllError(bake);
-  EXPECT_NE(error.find("tiling.tile_size"), std::string::npos) << error;
+  EXPECT_NE(error.find("/tiling/tile_size"), std::string::npos) << error;
 }
 
 TEST(TileVerify, SpeciesTableMustEqualTheManifests) {
@@ -216,11 +216,11 @@ TEST(TileVerify, InstanceClaimsMustFitTheClaimedBytes) {
     j["totals"]["species_counts"][s] = j["totals"]["species_counts"][s].get<uint64_t>() + add;
   });
   std::string error = inputError([&] { readManifest(bake); });
-  EXPECT_NE(error.find("tiles[0].instances: 1000000000 instances cannot fit in"), std::string::npos) << error;
+  EXPECT_NE(error.find("/tiles/0/instances: 1000000000 instances cannot fit in"), std::string::npos) << error;
 
   test::editManifest(bake, [](ordered_json& j) { j["tiles"][0]["bytes"] = uint64_t(1) << 40; });
   error = inputError([&] { readManifest(bake); });
-  EXPECT_NE(error.find("tiles[0].bytes"), std::string::npos) << error;
+  EXPECT_NE(error.find("/tiles/0/bytes"), std::string::npos) << error;
 }
 
 TEST(TileVerify, SpeciesCountsCannotWrapAroundToMatch) {
@@ -241,7 +241,7 @@ TEST(TileVerify, SpeciesCountsCannotWrapAroundToMatch) {
     j["totals"]["species_counts"] = totals;
   });
   std::string error = inputError([&] { readManifest(bake); });
-  EXPECT_NE(error.find("tiles[0].species_counts: a count is larger than instances"), std::string::npos) << error;
+  EXPECT_NE(error.find("/tiles/0/species_counts: a count is larger than instances"), std::string::npos) << error;
 }
 
 TEST(TileVerify, FloatFieldsMustFitAFloat) {
@@ -249,7 +249,7 @@ TEST(TileVerify, FloatFieldsMustFitAFloat) {
   std::string bake = test::copyBake(dir);
   test::editManifest(bake, [](ordered_json& j) { j["world"]["max_y"] = 1e39; });
   std::string error = inputError([&] { readManifest(bake); });
-  EXPECT_NE(error.find("world.max_y: out of float range"), std::string::npos) << error;
+  EXPECT_NE(error.find("/world/max_y: out of float range"), std::string::npos) << error;
 }
 
 // A hostile tester's manifest with world.size_x = -768 was accepted by every reader.
@@ -259,7 +259,7 @@ TEST(TileVerify, WorldSizeMustBeTheTerrainsExtent) {
     std::string bake = test::copyBake(dir, "bake" + std::to_string(int(bad)));
     test::editManifest(bake, [bad](ordered_json& j) { j["world"]["size_x"] = bad; });
     std::string error = inputError([&] { readManifest(bake); });
-    EXPECT_NE(error.find("world.size_x: is "), std::string::npos) << error;
+    EXPECT_NE(error.find("/world/size_x: is "), std::string::npos) << error;
   }
   std::string bake = test::copyBake(dir, "inverted");
   test::editManifest(bake, [](ordered_json& j) { j["world"]["min_y"] = j["world"]["max_y"].get<double>() + 1; });
@@ -291,7 +291,7 @@ TEST(TileVerify, WriteManifestRefusesNonFiniteNumbers) {
       writeManifest(bake, broken);
       ADD_FAILURE() << "wrote a manifest with " << bad;
     } catch (const std::logic_error& e) {
-      EXPECT_NE(std::string(e.what()).find("species[2].mesh_height is not finite"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("/species/2/mesh_height is not finite"), std::string::npos) << e.what();
     }
     EXPECT_EQ(test::readBytes(bake + "/manifest.json"), before);
   }

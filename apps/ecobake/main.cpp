@@ -1,4 +1,4 @@
-// ecobake: the offline bake CLI. Thin front end over ecocore; see README for the commands.
+// ecobake: the offline bake CLI. Thin front end over the stage libraries (bake, export); see README for the commands.
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 

@@ -3,7 +3,7 @@
 // Poisson pool (the default) or Bridson growth per tile.
 // Deterministic for a given seed whatever the thread count; seam-free across tiles; any tile
 // range can be generated alone and equals the same tiles of a full run.
-// Algorithm and measured figures: bench/RESULTS-sampling.md.
+// Design, guarantees and measured figures: docs/sampling.md.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -113,8 +113,9 @@ std::vector<SamplerProblem> samplerProblems(const SamplerParams& p, bool knownEx
 void validateSamplerParams(const SamplerParams& p);
 
 // Calls sink once per tile of `range` as soon as that tile is final, from worker threads
-// (the sink must be thread-safe). Tiles outside `range` that the range depends on (at most 3
-// tiles away in x, 1 in z) are generated but not emitted. Memory stays bounded by a band of
+// (the sink must be thread-safe). Tiles outside `range` that the range depends on are
+// generated but not emitted: per class 3 tiles away in x and 1 in z, and each higher class's
+// rectangle grows by 4 in x and 2 in z for the layer rule (docs/sampling.md). Memory stays bounded by a band of
 // tile rows, not the world. density == nullptr means density 1 everywhere.
 // threads <= 0 uses every hardware thread. Exceptions from density or sink are rethrown.
 void scatter(const SamplerParams& params, const DensityField* density, TileRange range, int threads,

@@ -67,9 +67,9 @@ static void requireFinite(const Json& j, const std::string& where) {
   if (j.is_number_float() && !std::isfinite(j.get<double>()))
     throw std::logic_error("internal error: manifest field " + where + " is not finite; refusing to write it");
   if (j.is_object())
-    for (const auto& [key, value] : j.items()) requireFinite(value, where.empty() ? key : where + "." + key);
+    for (const auto& [key, value] : j.items()) requireFinite(value, jsonPointer(where, key));
   if (j.is_array())
-    for (size_t i = 0; i < j.size(); ++i) requireFinite(j[i], where + "[" + std::to_string(i) + "]");
+    for (size_t i = 0; i < j.size(); ++i) requireFinite(j[i], jsonPointer(where, i));
 }
 
 void writeManifest(const std::string& dir, const Manifest& m) {
