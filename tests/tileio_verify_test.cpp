@@ -117,7 +117,7 @@ TEST(TileVerify, TileSizeMustMatchTheTiling) {
   std::string bake = test::copyBake(dir);
   test::rewriteTile(bake, 0, [](TileData& t) { t.tileSize *= 2; });
   std::string error = verifyAllError(bake);
-  EXPECT_NE(error.find("/tiling/tile_size"), std::string::npos) << error;
+  EXPECT_NE(error.find("tiling.tile_size"), std::string::npos) << error;
 }
 
 TEST(TileVerify, SpeciesTableMustEqualTheManifests) {
