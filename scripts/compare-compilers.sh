@@ -13,7 +13,7 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DC
 for cc in gcc clang; do
   cxx=$([[ $cc == gcc ]] && echo g++ || echo clang++)
   build=$root/build-cmp-$cc
-  CC=$cc CXX=$cxx cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DECO_BUILD_TESTS=OFF \
+  CC=$cc CXX=$cxx cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DECO_WERROR=ON -DECO_BUILD_TESTS=OFF \
     -DECO_BUILD_VIEWER=OFF -DECO_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
   cmake --build "$build" -j"$(nproc)" --target ecobake
   "$build/apps/ecobake/ecobake" bake "$config" -o "$out/$cc" >/dev/null

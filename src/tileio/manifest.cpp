@@ -200,7 +200,7 @@ SpeciesRecord readSpecies(const JsonReader& r, const ordered_json& j, const std:
   if (color.size() != 4) r.fail(where + ".base_color", "expected [r, g, b, a]");
   s.baseColor = 0;
   for (int c = 0; c < 4; ++c)
-    s.baseColor |= uint32_t(r.integerValue(color[c], where + ".base_color", 0, 255)) << (8 * c);
+    s.baseColor |= uint32_t(r.integerValue(color[size_t(c)], where + ".base_color", 0, 255)) << (8 * c);
   return s;
 }
 
@@ -327,8 +327,8 @@ Manifest readManifest(const std::string& dir) {
                      " float32 terrain (" + std::to_string(claimed) + " bytes)");
   // After the file check, which names the likelier mistake. The world is the terrain's
   // extent (the bake writes exactly these products); readers size the view from it.
-  const double extentX = double(m.terrain.width - 1) * m.terrain.cellSize;
-  const double extentZ = double(m.terrain.height - 1) * m.terrain.cellSize;
+  const double extentX = double(m.terrain.width - 1) * double(m.terrain.cellSize);
+  const double extentZ = double(m.terrain.height - 1) * double(m.terrain.cellSize);
   for (auto [key, size, extent] : {std::tuple{"size_x", m.world.sizeX, extentX}, std::tuple{"size_z", m.world.sizeZ, extentZ}})
     if (!(std::abs(double(size) - extent) <= 1e-5 * std::max(1.0, extent)))
       r.fail(std::string("world.") + key, "is " + std::to_string(size) + ", but the terrain spans " + std::to_string(extent) + " m");
