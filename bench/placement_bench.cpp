@@ -53,8 +53,8 @@ void synthetic() {
           p.worldX, p.worldZ, 1.f, 1.f, [](float, float) { return 1.f; }, {}, 0.f, 100, 3);
       std::printf("  uniform r=1, 512 m, 16 m tiles: %zu points (%.0f ms, 2 threads), reference %zu: ratio %.4f\n",
                   pts.size(), ms, ref.size(), double(pts.size()) / double(ref.size()));
-      std::printf("    twins: worst share %.5f at (%.2f, %.2f) of %d translations\n", twins.worstShare, twins.tx,
-                  twins.tz, twins.candidates);
+      std::printf("    twins: worst share %.5f at (%.2f, %.2f) of %d translations\n", twins.worstShare,
+                  double(twins.tx), double(twins.tz), twins.candidates);
       printProfile(eco::metrics::borderProfile(pts, p.worldX, p.worldZ, p.tileSize, 0.25f, 3.f));
       std::printf("    folded 8x8 tile map: worst %.2f sigma\n", eco::metrics::foldedMaxSigma(pts, p.worldX, p.worldZ, p.tileSize, 8));
       p.tileSize = 128.f;
@@ -116,7 +116,7 @@ int bake(const std::string& dir, const std::string& other) {
     const auto profile = eco::metrics::borderProfile(pts, W, H, tile, 0.25f * r, 3.f * r);
     std::printf("%-16s %9zu", m.species[s].name.c_str(), pts.size());
     if (!others.empty() && s < others.size()) std::printf("  / other %9zu = %.4f", others[s].size(), double(pts.size()) / double(others[s].size()));
-    std::printf("  r~%.2f  twins %.5f  border worst %.3f (beyond 2 sigma %.3f)  folded %.1f sigma\n", r,
+    std::printf("  r~%.2f  twins %.5f  border worst %.3f (beyond 2 sigma %.3f)  folded %.1f sigma\n", double(r),
                 twins.worstShare, profile.worstDeviation(), profile.worstExcess(),
                 eco::metrics::foldedMaxSigma(pts, W, H, tile, 16));
     if (std::getenv("ECO_PROFILE")) {

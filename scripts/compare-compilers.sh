@@ -15,7 +15,7 @@ for cc in gcc clang; do
   build=$root/build-cmp-$cc
   # ECO_BUILD_VIEWER=OFF must not need Vulkan or GLFW: finding them is disabled here, so a
   # dependency of the bake on the viewer's packages fails this configure.
-  CC=$cc CXX=$cxx cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DECO_BUILD_TESTS=OFF \
+  CC=$cc CXX=$cxx cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DECO_WERROR=ON -DECO_BUILD_TESTS=OFF \
     -DECO_BUILD_VIEWER=OFF -DECO_BUILD_BENCH=OFF -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON \
     -DCMAKE_DISABLE_FIND_PACKAGE_glfw3=ON "${launcher[@]}" >/dev/null
   cmake --build "$build" -j"$(nproc)" --target ecobake

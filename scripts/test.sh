@@ -5,7 +5,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${ECO_BUILD_DIR:-$root/build-tests}
 
 "$root/scripts/install-deps.sh" --tests
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DECO_WERROR=ON
 cmake --build "$build" -j"$(nproc)"
 # Vulkan tests run on Mesa lavapipe unless the caller picked a driver.
 export VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-/usr/share/vulkan/icd.d/lvp_icd.x86_64.json}

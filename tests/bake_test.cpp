@@ -47,8 +47,8 @@ size_t expectWithinLimits(const eco::World& world, const std::vector<eco::TileDa
     for (const eco::Instance& in : tile.instances) {
       const eco::SpeciesConfig& sp = world.config.species[in.species];
       float h = world.terrain.heightAt(in.position.x, in.position.z);
-      const double slope = eco::test::referenceSlopeDeg(world.terrain, in.position.x, in.position.z);
-      if (!(h > sp.elevation.min && h < sp.elevation.max && slope < sp.maxSlopeDeg + 1e-3 &&
+      const double slope = eco::test::referenceSlopeDeg(world.terrain, double(in.position.x), double(in.position.z));
+      if (!(h > sp.elevation.min && h < sp.elevation.max && slope < double(sp.maxSlopeDeg) + 1e-3 &&
             std::fabs(in.position.y - h) <= 1e-3f)) {
         ADD_FAILURE() << sp.name << " at " << in.position.x << "," << in.position.z << ": height " << h << " (band "
                       << sp.elevation.min << " .. " << sp.elevation.max << "), slope " << slope << " (max "
@@ -176,7 +176,8 @@ TEST(Bake, GrandCanyonDemKeepsLowSlopeSpeciesOffCanyonWalls) {
   for (int j = 0; j < h.height; ++j)
     for (int i = 0; i < h.width; ++i) {
       const float x = float(i) * world.terrain.cellSize, z = float(j) * world.terrain.cellSize;
-      const double more = eco::surfaceAt(world.terrain, x, z, {}).slopeDeg - eco::test::gradientSlopeDeg(world.terrain, x, z);
+      const double more =
+          double(eco::surfaceAt(world.terrain, x, z, {}).slopeDeg) - eco::test::gradientSlopeDeg(world.terrain, x, z);
       steeper += more > 10.0;
       largest = std::max(largest, more);
     }
@@ -199,12 +200,14 @@ TEST(Bake, GrandCanyonDemKeepsLowSlopeSpeciesOffCanyonWalls) {
   std::printf("Grand Canyon: %zu instances of %zu species with max_deg below 30 checked\n", checked, lowSlope.size());
 }
 
+namespace {
 // Bytes of every tile, in tile order: what a bake writes, without the folder around it.
 std::vector<std::vector<uint8_t>> encodedTiles(const std::vector<eco::TileData>& tiles) {
   std::vector<std::vector<uint8_t>> out;
   for (const eco::TileData& t : tiles) out.push_back(eco::encodeTile(t));
   return out;
 }
+}  // namespace
 
 TEST(Bake, SampleWorldBlockIdenticalForOneTwoAndEightThreads) {
   if (!fs::exists(eco::test::sourceDir() + "/samples/world/heightmap.png")) GTEST_SKIP() << "no sample world";

@@ -24,10 +24,11 @@ inline float ridgeHeight(float x, float z) {
 // 1200 m) and world.json with this JSON array of species into dir; returns the config path.
 inline std::string writeWorld(const TempDir& dir, int n, float cell, const std::function<float(float, float)>& height,
                               const std::string& species, int seed = 11, float tileSize = 128.f) {
-  std::vector<uint16_t> pixels(size_t(n) * n);
+  std::vector<uint16_t> pixels(size_t(n) * size_t(n));
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < n; ++i)
-      pixels[size_t(j) * n + i] = uint16_t(std::lround(height(float(i) * cell, float(j) * cell) / 1200.f * 65535.f));
+      pixels[size_t(j) * size_t(n) + size_t(i)] =
+          uint16_t(std::lround(height(float(i) * cell, float(j) * cell) / 1200.f * 65535.f));
   writePng16(dir.file("heightmap.png"), n, n, pixels.data());
   std::ostringstream cellText;
   cellText << cell;

@@ -66,7 +66,7 @@ std::vector<std::vector<std::string>> parseCsv(const std::string& text) {
     } else if (c == '\r' || c == '\n') {
       row.push_back(field), field.clear(), fieldStarted = false;
       rows.push_back(row), row.clear();
-      i += (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ? 2 : 1;
+      i += (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ? 2u : 1u;
     } else {
       if (c == '"') throw std::runtime_error("quote inside an unquoted field");
       field += c, fieldStarted = true, ++i;
@@ -88,7 +88,8 @@ struct Ply {
 std::string percentDecode(const std::string& s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit((unsigned char)s[i + 1]) && std::isxdigit((unsigned char)s[i + 2])) {
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
       out += char(std::stoi(s.substr(i + 1, 2), nullptr, 16));
       i += 2;
     } else {

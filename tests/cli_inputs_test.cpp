@@ -60,7 +60,7 @@ std::string writeTinyConfig(const TempDir& dir, const std::string& terrain, cons
 std::vector<uint16_t> ramp(int w, int h) {
   std::vector<uint16_t> v(size_t(w) * size_t(h));
   for (int j = 0; j < h; ++j)
-    for (int i = 0; i < w; ++i) v[size_t(j) * w + i] = uint16_t((i * 997 + j * 1499) % 65536);
+    for (int i = 0; i < w; ++i) v[size_t(j) * size_t(w) + size_t(i)] = uint16_t((i * 997 + j * 1499) % 65536);
   return v;
 }
 

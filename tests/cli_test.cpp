@@ -130,7 +130,7 @@ TEST(Cli, KilledBakeLeavesPreviousOutputReadable) {
     pid_t pid = fork();
     if (pid == 0) {
       execl(kEcobake.c_str(), kEcobake.c_str(), "bake", config.c_str(), "-o", dir.file("out").c_str(), "-q", "--seed",
-            "5", (char*)nullptr);
+            "5", static_cast<char*>(nullptr));
       _exit(127);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));

@@ -305,13 +305,13 @@ TEST(ConfigParse, TileRuleCoversRadiiFootprintsAndExclusions) {
 // as the rule passes both, a hair narrower fails both, the config naming the field.
 TEST(ConfigParse, TileRuleSharedWithSampler) {
   for (float tile : {12.f, std::nextafter(12.f, 0.f)}) {
-    const std::string text = edited("\"species\"", "\"tiling\": { \"tile_size\": " + eco::describeNumber(tile) +
+    const std::string text = edited("\"species\"", "\"tiling\": { \"tile_size\": " + eco::describeNumber(double(tile)) +
                                                        " }, \"species\"");
     std::string exact = text;
     // describeNumber prints 6 digits; write the float exactly.
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.9g", double(tile));
-    exact.replace(exact.find(eco::describeNumber(tile) + " }"), eco::describeNumber(tile).size(), buf);
+    exact.replace(exact.find(eco::describeNumber(double(tile)) + " }"), eco::describeNumber(double(tile)).size(), buf);
     // grass: radius 3 * factor 4 = 12
     exact.replace(exact.find("\"radius\": 0.8"), 13, "\"radius\": 3");
     std::vector<eco::ConfigProblem> problems = parseProblems(exact);

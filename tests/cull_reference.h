@@ -20,20 +20,20 @@ using Mat4d = std::array<Vec4d, 4>;  // rows
 
 inline Mat4d inverse(Mat4d m) {  // Gauss-Jordan with partial pivoting
   Mat4d inv{};
-  for (int i = 0; i < 4; ++i) inv[i][i] = 1;
-  for (int c = 0; c < 4; ++c) {
-    int p = c;
-    for (int r = c + 1; r < 4; ++r)
+  for (size_t i = 0; i < 4; ++i) inv[i][i] = 1;
+  for (size_t c = 0; c < 4; ++c) {
+    size_t p = c;
+    for (size_t r = c + 1; r < 4; ++r)
       if (std::abs(m[r][c]) > std::abs(m[p][c])) p = r;
     if (std::abs(m[p][c]) < 1e-30) throw std::runtime_error("singular view-projection");
     std::swap(m[c], m[p]);
     std::swap(inv[c], inv[p]);
     double s = 1 / m[c][c];
-    for (int k = 0; k < 4; ++k) m[c][k] *= s, inv[c][k] *= s;
-    for (int r = 0; r < 4; ++r) {
+    for (size_t k = 0; k < 4; ++k) m[c][k] *= s, inv[c][k] *= s;
+    for (size_t r = 0; r < 4; ++r) {
       if (r == c) continue;
       double f = m[r][c];
-      for (int k = 0; k < 4; ++k) m[r][k] -= f * m[c][k], inv[r][k] -= f * inv[c][k];
+      for (size_t k = 0; k < 4; ++k) m[r][k] -= f * m[c][k], inv[r][k] -= f * inv[c][k];
     }
   }
   return inv;
@@ -46,23 +46,24 @@ struct Frustum {
 
 inline Frustum frustumFromCorners(const gpu::FrameData& f) {
   Mat4d m;
-  for (int i = 0; i < 4; ++i) m[i] = {f.clip[i].x, f.clip[i].y, f.clip[i].z, f.clip[i].w};
+  for (size_t i = 0; i < 4; ++i)
+    m[i] = {double(f.clip[i].x), double(f.clip[i].y), double(f.clip[i].z), double(f.clip[i].w)};
   Mat4d inv = inverse(m);
   Frustum fr;
   const double depth[2] = {1.0, 1e-7};  // near, far (reversed Z: far is depth -> 0)
-  for (int k = 0; k < 8; ++k) {
+  for (size_t k = 0; k < 8; ++k) {
     Vec4d ndc{(k & 1) ? 1.0 : -1.0, (k & 2) ? 1.0 : -1.0, depth[k >> 2], 1.0};
     Vec4d p{};
-    for (int r = 0; r < 4; ++r)
-      for (int c = 0; c < 4; ++c) p[r] += inv[r][c] * ndc[c];
+    for (size_t r = 0; r < 4; ++r)
+      for (size_t c = 0; c < 4; ++c) p[r] += inv[r][c] * ndc[c];
     fr.corners[k] = {p[0] / p[3], p[1] / p[3], p[2] / p[3]};
   }
   std::array<double, 3> mid{};
   for (auto& c : fr.corners)
-    for (int a = 0; a < 3; ++a) mid[a] += c[a] / 8;
+    for (size_t a = 0; a < 3; ++a) mid[a] += c[a] / 8;
   // each face: three of its corners (bit 0 = x, bit 1 = y, bit 2 = far)
-  const int faces[6][3] = {{0, 2, 4}, {1, 3, 5}, {0, 1, 4}, {2, 3, 6}, {0, 1, 2}, {4, 5, 6}};
-  for (int i = 0; i < 6; ++i) {
+  const size_t faces[6][3] = {{0, 2, 4}, {1, 3, 5}, {0, 1, 4}, {2, 3, 6}, {0, 1, 2}, {4, 5, 6}};
+  for (size_t i = 0; i < 6; ++i) {
     const auto &a = fr.corners[faces[i][0]], &b = fr.corners[faces[i][1]], &c = fr.corners[faces[i][2]];
     double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
     double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
@@ -84,14 +85,14 @@ inline Frustum frustumFromCorners(const gpu::FrameData& f) {
 // decision boundary: float rounding on the GPU can flip only decisions with a tiny margin.
 inline int referenceCull(const Instance& inst, const SpeciesRecord& sp, const gpu::FrameData& f, const Frustum& fr,
                          double* margin = nullptr) {
-  const double halfHeight = 0.5 * double(sp.meshHeight) * inst.scale;
-  const double crown = double(sp.crownRadius) * inst.scale;
+  const double halfHeight = 0.5 * double(sp.meshHeight) * double(inst.scale);
+  const double crown = double(sp.crownRadius) * double(inst.scale);
   const double r = std::sqrt(halfHeight * halfHeight + crown * crown);
-  const double upLength = std::sqrt(double(inst.up.x) * inst.up.x + double(inst.up.y) * inst.up.y +
-                                    double(inst.up.z) * inst.up.z);
-  const double c[3] = {inst.position.x + inst.up.x / upLength * halfHeight,
-                       inst.position.y + inst.up.y / upLength * halfHeight,
-                       inst.position.z + inst.up.z / upLength * halfHeight};
+  const double upLength = std::sqrt(double(inst.up.x) * double(inst.up.x) + double(inst.up.y) * double(inst.up.y) +
+                                    double(inst.up.z) * double(inst.up.z));
+  const double c[3] = {double(inst.position.x) + double(inst.up.x) / upLength * halfHeight,
+                       double(inst.position.y) + double(inst.up.y) / upLength * halfHeight,
+                       double(inst.position.z) + double(inst.up.z) / upLength * halfHeight};
   double m = 1e300;
   bool keep = true;
   if (f.cull.y & gpu::CULL_FRUSTUM) {
@@ -103,10 +104,10 @@ inline int referenceCull(const Instance& inst, const SpeciesRecord& sp, const gp
   }
   int lod = 0;
   const int kind = int(std::min<uint32_t>(sp.kind, gpu::KIND_COUNT - 1));
-  double dx = c[0] - f.eye.x, dy = c[1] - f.eye.y, dz = c[2] - f.eye.z;
+  double dx = c[0] - double(f.eye.x), dy = c[1] - double(f.eye.y), dz = c[2] - double(f.eye.z);
   double dist = std::sqrt(dx * dx + dy * dy + dz * dz);
   if (f.cull.y & gpu::CULL_DISTANCE) {
-    double toLod = dist - r * f.lod.x;
+    double toLod = dist - r * double(f.lod.x);
     m = std::min(m, std::abs(toLod));
     lod = toLod > 0 ? 1 : 0;
   }
@@ -115,9 +116,9 @@ inline int referenceCull(const Instance& inst, const SpeciesRecord& sp, const gp
     // so the whole band counts as a boundary (margin 0: either answer is right)
     const float* start = &f.fadeStart.x;
     const float* end = &f.fadeEnd.x;
-    if (dist > end[kind]) keep = false;
-    if (dist > start[kind] && dist <= end[kind]) m = 0;
-    m = std::min({m, std::abs(dist - start[kind]), std::abs(dist - end[kind])});
+    if (dist > double(end[kind])) keep = false;
+    if (dist > double(start[kind]) && dist <= double(end[kind])) m = 0;
+    m = std::min({m, std::abs(dist - double(start[kind])), std::abs(dist - double(end[kind]))});
   }
   if (margin) *margin = m;
   if (!keep) return -1;

@@ -35,7 +35,7 @@ TEST(Hash, RngUniformStaysInUnitInterval) {
     float u = rng.uniform();
     ASSERT_GE(u, 0.f);
     ASSERT_LT(u, 1.f);
-    sum += u;
+    sum += double(u);
   }
   EXPECT_NEAR(sum / 100000, 0.5, 0.01);
 }

@@ -193,7 +193,7 @@ TEST(MasksOutput, PreviewSizeIsCapped) {
   const int n = 65;
   std::vector<uint16_t> pixels(size_t(n) * n);
   for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) pixels[size_t(j) * n + i] = uint16_t(20000 + 300 * i + 200 * j);
+    for (int i = 0; i < n; ++i) pixels[size_t(j) * size_t(n) + size_t(i)] = uint16_t(20000 + 300 * i + 200 * j);
   eco::writePng16(dir.file("hm.png"), n, n, pixels.data());
   eco::test::writeBytes(dir.file("big.json"), R"({"name": "big", "terrain": {"heightmap": "hm.png", "cell_size": 7700,
     "min_elevation": 0, "max_elevation": 1200}, "tiling": {"tile_size": 4096}, "seed": 3, "species": [

@@ -122,7 +122,7 @@ inline TwinReport worstTwins(const std::vector<Pt>& pts, float worldX, float wor
         float tx = pts[keyed[j].second].x - pts[keyed[i].second].x, tz = pts[keyed[j].second].z - pts[keyed[i].second].z;
         if (tx < 0 || (tx == 0 && tz < 0)) tx = -tx, tz = -tz;
         Vote& v = votes[{int(std::lround(tx / 0.02f)), int(std::lround(tz / 0.02f))}];
-        ++v.n, v.x += tx, v.z += tz;
+        ++v.n, v.x += double(tx), v.z += double(tz);
       }
     a = b;
   }
@@ -169,22 +169,22 @@ inline BorderProfile borderProfile(const std::vector<Pt>& pts, float worldX, flo
   for (const Pt& p : pts) {
     const int tx = int(p.x / tile), tz = int(p.z / tile);
     if (tx < 1 || tz < 1 || tx >= tilesX - 1 || tz >= tilesZ - 1) continue;
-    const double lx = double(p.x) - double(tx) * tile, lz = double(p.z) - double(tz) * tile;
+    const double lx = double(p.x) - double(tx) * double(tile), lz = double(p.z) - double(tz) * double(tile);
     const double d = std::min({lx, lz, double(tile) - lx, double(tile) - lz});
-    const int k = std::min(bins, int(d / bin));
+    const int k = std::min(bins, int(d / double(bin)));
     count[size_t(k)] += 1;
   }
   used = std::max(0, tilesX - 2) * std::max(0, tilesZ - 2);
   // Area of a T x T square whose distance to the boundary lies in [a, b): (T-2a)^2 - (T-2b)^2.
   auto area = [&](double a, double b) {
-    const double T = tile, lo = std::max(0.0, T - 2 * a), hi = std::max(0.0, T - 2 * b);
+    const double T = double(tile), lo = std::max(0.0, T - 2 * a), hi = std::max(0.0, T - 2 * b);
     return (lo * lo - hi * hi) * used;
   };
   BorderProfile out;
   inner = count[size_t(bins)];
-  out.interiorDensity = inner / area(double(bins) * bin, 0.5 * tile);
+  out.interiorDensity = inner / area(double(bins) * double(bin), 0.5 * double(tile));
   for (int k = 0; k < bins; ++k) {
-    const double density = count[size_t(k)] / area(double(k) * bin, double(k + 1) * bin);
+    const double density = count[size_t(k)] / area(double(k) * double(bin), double(k + 1) * double(bin));
     out.ratio.push_back(density / out.interiorDensity);
     out.sigma.push_back(out.ratio.back() * std::sqrt(1.0 / std::max(1.0, count[size_t(k)]) + 1.0 / std::max(1.0, inner)));
   }

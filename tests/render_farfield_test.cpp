@@ -25,7 +25,9 @@ Scene tileGrid(int tilesPerSide, float tileSize) {
   Scene w;
   w.tileSize = tileSize;
   for (int z = 0; z < tilesPerSide; ++z)
-    for (int x = 0; x < tilesPerSide; ++x) w.tiles.push_back({x, z, 0, x * tileSize, z * tileSize, (x + 1) * tileSize, (z + 1) * tileSize});
+    for (int x = 0; x < tilesPerSide; ++x)
+      w.tiles.push_back(
+          {x, z, 0, float(x) * tileSize, float(z) * tileSize, float(x + 1) * tileSize, float(z + 1) * tileSize});
   return w;
 }
 
@@ -54,11 +56,11 @@ void expectCornersInside(const Scene& world, int width, int height) {
   double extent = 0;
   for (int i = 0; i < 4; ++i) {
     int gx = (i & 1) ? world.heights.width - 1 : 0, gz = (i & 2) ? world.heights.height - 1 : 0;
-    Vec3 p{gx * world.cellSize, world.heights.at(gx, gz), gz * world.cellSize};
+    Vec3 p{float(gx) * world.cellSize, world.heights.at(gx, gz), float(gz) * world.cellSize};
     Vec3 rel = p - cam.position;
-    double z = dot(rel, b.forward);
+    double z = double(dot(rel, b.forward));
     ASSERT_GT(z, cam.nearPlane) << "corner " << i << " behind the camera";
-    double x = dot(rel, b.right) / (z * t * aspect), y = dot(rel, b.up) / (z * t);
+    double x = double(dot(rel, b.right)) / (z * t * aspect), y = double(dot(rel, b.up)) / (z * t);
     EXPECT_LT(std::abs(x), 1.0) << width << "x" << height << " corner " << i;
     EXPECT_LT(std::abs(y), 1.0) << width << "x" << height << " corner " << i;
     extent = std::max({extent, std::abs(x), std::abs(y)});
@@ -73,7 +75,7 @@ TEST(RenderFarField, DefaultCameraFramesTheWholeWorld) {
   wide.cellSize = 10;
   wide.heights = Grid(400, 90);  // 4 km x 0.9 km, a slope rising to the north-east
   for (int j = 0; j < 90; ++j)
-    for (int i = 0; i < 400; ++i) wide.heights.at(i, j) = 300.0f + i * 0.5f - j * 2.0f;
+    for (int i = 0; i < 400; ++i) wide.heights.at(i, j) = 300.0f + float(i) * 0.5f - float(j) * 2.0f;
   for (const Scene* w : {&square, &wide})
     for (auto [width, height] : {std::pair{1280, 720}, {640, 640}, {360, 640}, {2560, 720}})
       expectCornersInside(*w, width, height);
@@ -88,14 +90,14 @@ std::vector<double> regionSignal(const HeadlessResult& picture, const HeadlessRe
   std::vector<double> sum(kGrid * kGrid, 0.0), count(kGrid * kGrid, 0.0);
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width; ++x) {
-      size_t i = (size_t(y) * width + x) * 4;
+      size_t i = (size_t(y) * size_t(width) + size_t(x)) * 4;
       double d = 0;
-      for (int c = 0; c < 3; ++c) d += std::abs(int(picture.pixels[i + c]) - int(terrain.pixels[i + c]));
-      int r = (y * kGrid / height) * kGrid + x * kGrid / width;
+      for (size_t c = 0; c < 3; ++c) d += std::abs(int(picture.pixels[i + c]) - int(terrain.pixels[i + c]));
+      size_t r = size_t((y * kGrid / height) * kGrid + x * kGrid / width);
       sum[r] += d;
       count[r] += 1;
     }
-  for (int r = 0; r < kGrid * kGrid; ++r) sum[r] /= std::max(count[r], 1.0);
+  for (size_t r = 0; r < sum.size(); ++r) sum[r] /= std::max(count[r], 1.0);
   return sum;
 }
 
@@ -106,13 +108,14 @@ std::vector<bool> skyRegions(const HeadlessResult& terrain, int width, int heigh
   std::vector<double> sky(kGrid * kGrid, 0.0), count(kGrid * kGrid, 0.0);
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width; ++x) {
-      int r = (y * kGrid / height) * kGrid + x * kGrid / width;
-      sky[r] += std::equal(&terrain.pixels[(size_t(y) * width + x) * 4], &terrain.pixels[(size_t(y) * width + x) * 4 + 3],
+      size_t r = size_t((y * kGrid / height) * kGrid + x * kGrid / width);
+      size_t i = (size_t(y) * size_t(width) + size_t(x)) * 4;
+      sky[r] += std::equal(&terrain.pixels[i], &terrain.pixels[i + 3],
                            &terrain.pixels[0]);  // the top-left pixel is sky in these views
       count[r] += 1;
     }
   std::vector<bool> out(kGrid * kGrid);
-  for (int r = 0; r < kGrid * kGrid; ++r) out[r] = sky[r] > 0.05 * count[r];
+  for (size_t r = 0; r < out.size(); ++r) out[r] = sky[r] > 0.05 * count[r];
   return out;
 }
 
@@ -129,7 +132,7 @@ Comparison compare(const std::vector<double>& s, const std::vector<double>& ref,
   Comparison c;
   std::vector<double> errors;
   std::printf("%s: region signal (reference), * = sky region, not judged\n", name);
-  for (int r = 0; r < kGrid * kGrid; ++r) {
+  for (size_t r = 0; r < size_t(kGrid * kGrid); ++r) {
     double e = std::abs(s[r] - ref[r]);
     std::printf(" %5.1f(%5.1f)%s%s", s[r], ref[r], skip[r] ? "*" : " ", r % kGrid == kGrid - 1 ? "\n" : "");
     if (skip[r]) continue;

@@ -61,8 +61,8 @@ class TerrainView {
     for (render::Buffer& b : frames_)
       b = render::createBuffer(ctx_, sizeof(gpu::FrameData), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
                                render::MemoryUse::Upload);
-    readback_ = render::createBuffer(ctx_, VkDeviceSize(width) * height * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                     render::MemoryUse::Readback);
+    readback_ = render::createBuffer(ctx_, VkDeviceSize(width) * VkDeviceSize(height) * 4,
+                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT, render::MemoryUse::Readback);
   }
   ~TerrainView() {
     vkDeviceWaitIdle(ctx_.device);
@@ -168,8 +168,10 @@ class DrawnSurface {
     buckets_.resize(size_t(n_) * size_t(n_));
     for (uint32_t i = 0; i < tris.size(); ++i) {
       const render::TerrainTriangle& t = tris[i];
-      double minX = std::min({t.v[0].x, t.v[1].x, t.v[2].x}), maxX = std::max({t.v[0].x, t.v[1].x, t.v[2].x});
-      double minZ = std::min({t.v[0].z, t.v[1].z, t.v[2].z}), maxZ = std::max({t.v[0].z, t.v[1].z, t.v[2].z});
+      double minX = double(std::min({t.v[0].x, t.v[1].x, t.v[2].x}));
+      double maxX = double(std::max({t.v[0].x, t.v[1].x, t.v[2].x}));
+      double minZ = double(std::min({t.v[0].z, t.v[1].z, t.v[2].z}));
+      double maxZ = double(std::max({t.v[0].z, t.v[1].z, t.v[2].z}));
       int bx0 = std::max(0, int(std::floor((minX - x0_) / kBucket))), bx1 = std::min(n_ - 1, int((maxX - x0_) / kBucket));
       int bz0 = std::max(0, int(std::floor((minZ - z0_) / kBucket))), bz1 = std::min(n_ - 1, int((maxZ - z0_) / kBucket));
       for (int bz = bz0; bz <= bz1; ++bz)
@@ -179,19 +181,19 @@ class DrawnSurface {
   // The drawn height nearest to y over (x, z); NaN when nothing is drawn there.
   double nearestHeight(double x, double z, double y) const {
     int bx = int(std::floor((x - x0_) / kBucket)), bz = int(std::floor((z - z0_) / kBucket));
-    if (bx < 0 || bz < 0 || bx >= n_ || bz >= n_) return NAN;
-    double best = NAN;
+    if (bx < 0 || bz < 0 || bx >= n_ || bz >= n_) return std::numeric_limits<double>::quiet_NaN();
+    double best = std::numeric_limits<double>::quiet_NaN();
     for (uint32_t i : buckets_[size_t(bz) * size_t(n_) + size_t(bx)]) {
       const Vec3* v = tris_[i].v;
-      double ax = v[0].x, az = v[0].z;
-      double ux = v[1].x - ax, uz = v[1].z - az, wx = v[2].x - ax, wz = v[2].z - az;
+      double ax = double(v[0].x), az = double(v[0].z);
+      double ux = double(v[1].x) - ax, uz = double(v[1].z) - az, wx = double(v[2].x) - ax, wz = double(v[2].z) - az;
       double det = ux * wz - uz * wx;
       if (std::abs(det) < 1e-9) continue;  // degenerate in plan (morphed away)
       double px = x - ax, pz = z - az;
       double b = (px * wz - pz * wx) / det, c = (ux * pz - uz * px) / det, a = 1 - b - c;
       constexpr double eps = -1e-9;
       if (a < eps || b < eps || c < eps) continue;
-      double h = a * v[0].y + b * v[1].y + c * v[2].y;
+      double h = a * double(v[0].y) + b * double(v[1].y) + c * double(v[2].y);
       if (std::isnan(best) || std::abs(h - y) < std::abs(best - y)) best = h;
     }
     return best;
@@ -207,7 +209,10 @@ class DrawnSurface {
 
 // Inside the picture: the clip-space test of the matrix the frame drew with.
 bool inView(const gpu::FrameData& f, Vec3 p) {
-  auto row = [&](int i) { return double(f.clip[i].x) * p.x + double(f.clip[i].y) * p.y + double(f.clip[i].z) * p.z + f.clip[i].w; };
+  auto row = [&](int i) {
+    return double(f.clip[i].x) * double(p.x) + double(f.clip[i].y) * double(p.y) + double(f.clip[i].z) * double(p.z) +
+           double(f.clip[i].w);
+  };
   double x = row(0), y = row(1), w = row(3);
   return w > 0 && std::abs(x) <= w && std::abs(y) <= w;
 }
@@ -265,14 +270,14 @@ TEST(RenderTerrain, InstancesNearTheCameraStandOnTheDrawnSurface) {
       render::fixtures::camera(cx - 60, sample.ground(cx - 60, cz + 50) + 80, cz + 50, 200, -35)};  // drone
   for (const render::Camera& cam : cameras) {
     TerrainView::Frame frame = view.draw(cam, {0.6f, 0.7f, 0.85f, 0});
-    DrawnSurface surface(frame.triangles, cam.position.x, cam.position.z, 310);
+    DrawnSurface surface(frame.triangles, double(cam.position.x), double(cam.position.z), 310);
     std::vector<double> errors;
     size_t beyondBound = 0;
     for (const Vec3& p : bases) {
-      double dx = p.x - cam.position.x, dy = p.y - cam.position.y, dz = p.z - cam.position.z;
+      double dx = double(p.x - cam.position.x), dy = double(p.y - cam.position.y), dz = double(p.z - cam.position.z);
       if (dx * dx + dy * dy + dz * dz > 300.0 * 300.0 || !inView(frame.data, p)) continue;
-      double h = surface.nearestHeight(p.x, p.z, p.y);
-      double error = std::isnan(h) ? std::numeric_limits<double>::infinity() : std::abs(h - p.y);
+      double h = surface.nearestHeight(double(p.x), double(p.z), double(p.y));
+      double error = std::isnan(h) ? std::numeric_limits<double>::infinity() : std::abs(h - double(p.y));
       errors.push_back(error);
       // The bilinear patch a + (b - a) u + (c - a) v + T u v, T = a - b - c + d, departs from the
       // 4 planar triangles through its corners and centre by v T (u - 1/2) (in the triangle
@@ -281,7 +286,7 @@ TEST(RenderTerrain, InstancesNearTheCameraStandOnTheDrawnSurface) {
       const Grid& hm = sample.world.heights;
       int i = std::min(int(p.x / sample.world.cellSize), hm.width - 2);
       int j = std::min(int(p.z / sample.world.cellSize), hm.height - 2);
-      double twist = hm.at(i, j) - hm.at(i + 1, j) - hm.at(i, j + 1) + hm.at(i + 1, j + 1);
+      double twist = double(hm.at(i, j) - hm.at(i + 1, j) - hm.at(i, j + 1) + hm.at(i + 1, j + 1));
       beyondBound += error > std::abs(twist) / 16 + 0.005;
     }
     ASSERT_GT(errors.size(), 10000u);
@@ -290,8 +295,9 @@ TEST(RenderTerrain, InstancesNearTheCameraStandOnTheDrawnSurface) {
     double fraction = double(within) / double(errors.size());
     std::printf("camera %.0f,%.0f,%.0f: %zu instances in view within 300 m, %zu triangles; error median %.4f m, "
                 "p99 %.4f m, max %.4f m; %.4f within 0.1 m; %zu beyond |twist| / 16\n",
-                cam.position.x, cam.position.y, cam.position.z, errors.size(), frame.triangles.size(),
-                errors[errors.size() / 2], errors[errors.size() * 99 / 100], errors.back(), fraction, beyondBound);
+                double(cam.position.x), double(cam.position.y), double(cam.position.z), errors.size(),
+                frame.triangles.size(), errors[errors.size() / 2], errors[errors.size() * 99 / 100], errors.back(),
+                fraction, beyondBound);
     EXPECT_EQ(beyondBound, 0u) << "instances off the drawn surface by more than the 4-triangle split allows";
     EXPECT_GE(fraction, 0.99) << "camera at " << cam.position.x << "," << cam.position.y << "," << cam.position.z;
     EXPECT_TRUE(std::isfinite(errors.back())) << "an instance in view has no terrain drawn under it";
@@ -311,9 +317,10 @@ void expectNoSkyBelowTheTerrain(TerrainView& view, const render::Camera (&camera
     TerrainView::Frame frame = view.draw(cam, {1, 0, 1, 0});
     size_t sky = 0, holes = holesBelowSilhouette(frame.pixels, width, height, magenta, &sky);
     EXPECT_EQ(holes, 0u) << "camera " << cam.position.x << "," << cam.position.y << "," << cam.position.z;
-    EXPECT_LT(sky, size_t(width) * height / 2) << "mostly terrain in view";
-    std::printf("camera %.0f,%.0f,%.0f: %zu triangles, %zu sky pixels, %zu below the silhouette\n", cam.position.x,
-                cam.position.y, cam.position.z, frame.triangles.size(), sky, holes);
+    EXPECT_LT(sky, size_t(width) * size_t(height) / 2) << "mostly terrain in view";
+    std::printf("camera %.0f,%.0f,%.0f: %zu triangles, %zu sky pixels, %zu below the silhouette\n",
+                double(cam.position.x), double(cam.position.y), double(cam.position.z), frame.triangles.size(), sky,
+                holes);
   }
   if (render::validationLayerAvailable()) {
     EXPECT_TRUE(view.validating());

@@ -42,7 +42,8 @@ TEST(SamplingPlacement, NoTranslationRepeatsThePattern) {
     const std::vector<Pt> pts = byClass(scatterAll(uniformWorld(method, 128.f), nullptr, 2), 1)[0];
     const metrics::TwinReport twins = metrics::worstTwins(pts, 512.f, 512.f, {{256.f, 0.f}, {0.f, 256.f}, {256.f, 256.f}});
     std::printf("%s: worst twin share %.5f at (%.2f, %.2f), %d translations\n",
-                method == SamplerMethod::Pool ? "pool" : "bridson", twins.worstShare, twins.tx, twins.tz, twins.candidates);
+                method == SamplerMethod::Pool ? "pool" : "bridson", twins.worstShare, double(twins.tx),
+                double(twins.tz), twins.candidates);
     EXPECT_LT(twins.worstShare, 0.002);
   }
 }

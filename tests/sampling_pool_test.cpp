@@ -75,9 +75,9 @@ TEST(SamplingPool, EveryPrefixIsSpacedAndCoversTheTorus) {
   ASSERT_GT(pool.size(), 30000u);
   for (float rho : {1.f, 1.3f, 2.f, 3.7f, 6.f, 11.f, 16.f}) {
     const PrefixStats s = prefixStats(pool, kPoolPeriod, rho);
-    const double normalized = double(s.count) * rho * rho / (double(kPoolPeriod) * kPoolPeriod);
-    std::printf("rho %5.2f: %6zu points, N rho^2 / A %.4f, min distance %.4f rho, fillable %.5f\n", rho, s.count,
-                normalized, s.minDistance, s.fillable);
+    const double normalized = double(s.count) * double(rho) * double(rho) / (double(kPoolPeriod) * double(kPoolPeriod));
+    std::printf("rho %5.2f: %6zu points, N rho^2 / A %.4f, min distance %.4f rho, fillable %.5f\n", double(rho),
+                s.count, normalized, double(s.minDistance), s.fillable);
     EXPECT_GE(s.minDistance, 1.f) << rho;
     // Bridson with k = 30 packs about 0.65 / r^2; a maximal set 0.70.
     EXPECT_GT(normalized, 0.57) << rho;

@@ -46,10 +46,10 @@ TEST(SamplingQuality, NormalizedMinimumDistanceAtUniformDensity) {
     const SpacingReport r = checkSpacing(p, nullptr, all);
     ASSERT_EQ(r.violations, 0u);
     const double dMin = r.minRatio * 1.0;
-    const double rMax = std::sqrt(double(p.worldX) * p.worldZ / (2.0 * std::sqrt(3.0) * double(all.size())));
+    const double rMax = std::sqrt(double(p.worldX) * double(p.worldZ) / (2.0 * std::sqrt(3.0) * double(all.size())));
     const double rho = dMin / (2.0 * rMax);
     RecordProperty("rho", std::to_string(rho));
-    std::printf("seed %llu: %zu samples, rho = %.4f\n", (unsigned long long)seed, all.size(), rho);
+    std::printf("seed %llu: %zu samples, rho = %.4f\n", static_cast<unsigned long long>(seed), all.size(), rho);
     EXPECT_GE(rho, 0.72);
     EXPECT_LE(rho, 0.80);  // not the over-regular packing of circle-only candidates
   }

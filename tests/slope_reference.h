@@ -24,12 +24,12 @@ inline double referenceSlopeTangentAtPixel(const Grid& g, double cellSize, int i
 
 inline double referenceSlopeDeg(const Heightmap& t, double x, double z) {
   const Grid& g = t.metres;
-  const double fx = std::clamp(x / t.cellSize, 0.0, double(g.width - 1));
-  const double fz = std::clamp(z / t.cellSize, 0.0, double(g.height - 1));
+  const double fx = std::clamp(x / double(t.cellSize), 0.0, double(g.width - 1));
+  const double fz = std::clamp(z / double(t.cellSize), 0.0, double(g.height - 1));
   const int i0 = std::min(int(fx), std::max(g.width - 2, 0)), i1 = std::min(i0 + 1, g.width - 1);
   const int j0 = std::min(int(fz), std::max(g.height - 2, 0)), j1 = std::min(j0 + 1, g.height - 1);
   const double u = fx - i0, v = fz - j0;
-  auto tan = [&](int i, int j) { return referenceSlopeTangentAtPixel(g, t.cellSize, i, j); };
+  auto tan = [&](int i, int j) { return referenceSlopeTangentAtPixel(g, double(t.cellSize), i, j); };
   const double top = tan(i0, j0) * (1 - u) + tan(i1, j0) * u, bottom = tan(i0, j1) * (1 - u) + tan(i1, j1) * u;
   return std::atan(top * (1 - v) + bottom * v) * 180.0 / std::numbers::pi;
 }

@@ -13,7 +13,7 @@ SpacingReport checkSpacing(const SamplerParams& params, const DensityField* dens
   SpacingReport report;
   report.samples = samples.size();
   report.minRatio = std::numeric_limits<double>::infinity();
-  const double cell = 2.0 * interactionDistance(params);
+  const double cell = 2.0 * double(interactionDistance(params));
   const bool variable = params.variableRadius && density;
   std::vector<float> radius(samples.size());
   for (size_t i = 0; i < samples.size(); ++i) {

@@ -56,8 +56,8 @@ namespace {
 
 uint32_t crc32(const std::string& data) {
   uint32_t crc = ~0u;
-  for (unsigned char byte : data) {
-    crc ^= byte;
+  for (char ch : data) {
+    crc ^= static_cast<unsigned char>(ch);
     for (int k = 0; k < 8; ++k) crc = (crc & 1) ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
   }
   return ~crc;
@@ -87,7 +87,7 @@ struct PngOptions {
 // A grayscale PNG of the given samples, written from the specification: random row filters,
 // Adam7 passes when interlaced.
 std::string encodePng(int w, int h, const std::vector<uint16_t>& samples, const PngOptions& o) {
-  const int bpp = o.bitDepth / 8;
+  const size_t bpp = size_t(o.bitDepth / 8);
   std::mt19937 rng(o.filterSeed);
   std::string filtered;
   auto emitPass = [&](int x0, int y0, int dx, int dy) {
@@ -96,7 +96,7 @@ std::string encodePng(int w, int h, const std::vector<uint16_t>& samples, const 
     std::vector<uint8_t> prev(size_t(pw) * bpp, 0), row(size_t(pw) * bpp);
     for (int j = 0; j < ph; ++j) {
       for (int i = 0; i < pw; ++i) {
-        uint16_t v = samples[size_t(y0 + j * dy) * w + size_t(x0 + i * dx)];
+        uint16_t v = samples[size_t(y0 + j * dy) * size_t(w) + size_t(x0 + i * dx)];
         if (bpp == 2) {
           row[size_t(i) * 2] = uint8_t(v >> 8);
           row[size_t(i) * 2 + 1] = uint8_t(v);
@@ -107,8 +107,8 @@ std::string encodePng(int w, int h, const std::vector<uint16_t>& samples, const 
       int filter = int(rng() % 5);
       filtered += char(filter);
       for (size_t k = 0; k < row.size(); ++k) {
-        int a = k >= size_t(bpp) ? row[k - bpp] : 0, b = j > 0 ? prev[k] : 0;
-        int c = (j > 0 && k >= size_t(bpp)) ? prev[k - bpp] : 0;
+        int a = k >= bpp ? row[k - bpp] : 0, b = j > 0 ? prev[k] : 0;
+        int c = (j > 0 && k >= bpp) ? prev[k - bpp] : 0;
         int predictor = filter == 1 ? a : filter == 2 ? b : filter == 3 ? (a + b) / 2 : filter == 4 ? paeth(a, b, c) : 0;
         filtered += char(uint8_t(row[k] - predictor));
       }

@@ -82,6 +82,7 @@ TEST(TerrainImage, Png8RoundTrip) {
   EXPECT_EQ(probeImage(path).bitsPerChannel, 8);
 }
 
+namespace {
 // One float channel "Y" with the given compression, through tinyexr's full writer.
 void writeExrCompressed(const std::string& path, int w, int h, const std::vector<float>& data, int compression) {
   EXRHeader header;
@@ -104,6 +105,7 @@ void writeExrCompressed(const std::string& path, int w, int h, const std::vector
   const char* err = nullptr;
   ASSERT_EQ(SaveEXRImageToFile(&image, &header, path.c_str(), &err), TINYEXR_SUCCESS) << (err ? err : "");
 }
+}  // namespace
 
 // The lossless codecs tinyexr checks load exactly; PIZ, whose tinyexr 1.0.1 decoder reads past
 // its buffer on damaged data (fuzz/regressions/image/tinyexr-piz-*), is refused by name in the

@@ -38,7 +38,7 @@ TEST(TerrainPng16, CompressesSmoothData) {
   const int w = 256, h = 256;
   std::vector<uint16_t> ramp(size_t(w) * h);
   for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) ramp[size_t(y) * w + x] = uint16_t(x * 100 + y * 50);
+    for (int x = 0; x < w; ++x) ramp[size_t(y) * size_t(w) + size_t(x)] = uint16_t(x * 100 + y * 50);
   std::string path = dir.file("ramp.png");
   writePng16(path, w, h, ramp.data());
   EXPECT_LT(test::readBytes(path).size(), ramp.size() * 2 / 10);

@@ -21,9 +21,9 @@ std::vector<double> bruteForceSquared(const std::vector<uint8_t>& sites, int w, 
     for (int x = 0; x < w; ++x)
       for (int sy = 0; sy < h; ++sy)
         for (int sx = 0; sx < w; ++sx)
-          if (sites[size_t(sy) * w + sx]) {
+          if (sites[size_t(sy) * size_t(w) + size_t(sx)]) {
             double dd = double(x - sx) * (x - sx) + double(y - sy) * (y - sy);
-            d[size_t(y) * w + x] = std::min(d[size_t(y) * w + x], dd);
+            d[size_t(y) * size_t(w) + size_t(x)] = std::min(d[size_t(y) * size_t(w) + size_t(x)], dd);
           }
   return d;
 }
@@ -43,7 +43,7 @@ TEST(TerrainRiver, DistanceTransformMatchesBruteForceOnRandomMasks) {
   for (int trial = 0; trial < 60; ++trial) {
     int w = 1 + int(rng() % 40), h = 1 + int(rng() % 40);
     double density = trial % 3 == 0 ? 0.002 : trial % 3 == 1 ? 0.05 : 0.5;
-    std::vector<uint8_t> sites(size_t(w) * h);
+    std::vector<uint8_t> sites(size_t(w) * size_t(h));
     for (auto& s : sites) s = std::uniform_real_distribution<double>(0, 1)(rng) < density;
     EXPECT_EQ(squaredDistanceTransform(sites.data(), w, h), bruteForceSquared(sites, w, h))
         << "trial " << trial << " " << w << "x" << h;
@@ -73,8 +73,8 @@ TEST(TerrainRiver, MaskFieldAgreesAcrossResolutions) {
   // The same diagonal river rasterized at two resolutions gives distances within a coarse cell.
   Heightmap terrain = flatTerrain(65, 65, 1.f);  // 64 x 64 m
   auto rasterize = [](int n) {
-    std::vector<uint8_t> sites(size_t(n) * n, 0);
-    for (int i = 0; i < n; ++i) sites[size_t(i) * n + i] = 1;
+    std::vector<uint8_t> sites(size_t(n) * size_t(n), 0);
+    for (int i = 0; i < n; ++i) sites[size_t(i) * size_t(n) + size_t(i)] = 1;
     return maskImage(sites, n, n);
   };
   RiverField fine = riverFieldFromMask(rasterize(129), terrain, "fine.png");

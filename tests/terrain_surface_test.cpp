@@ -138,7 +138,7 @@ TEST(TerrainSurface, SlopeOfATiltedPlaneEqualsItsGradientAngle) {
       const float slope = surfaceAt(t, x, z, {}).slopeDeg;
       ASSERT_NEAR(slope, exact, 1e-4f) << x << "," << z;
       ASSERT_NEAR(slope, test::gradientSlopeDeg(t, x, z), 1e-4f) << x << "," << z;
-      ASSERT_NEAR(slope, test::referenceSlopeDeg(t, x, z), 1e-4f) << x << "," << z;
+      ASSERT_NEAR(slope, test::referenceSlopeDeg(t, double(x), double(z)), 1e-4f) << x << "," << z;
       ++checked;
     }
   EXPECT_GT(checked, 1000);
@@ -155,17 +155,17 @@ void expectWallSlopeAcrossTheCrease(bool valley) {
     const float wall = rise * std::fabs(x - crease);
     return valley ? 100.f + wall : 300.f - wall;
   });
-  const float floorCentral = test::gradientSlopeDeg(t, crease, 2.f * cell);
+  const float floorCentral = float(test::gradientSlopeDeg(t, crease, 2.f * cell));
   EXPECT_LT(floorCentral, 1e-3f);  // what the central difference reads on the crease
   for (float x = crease - cell; x <= crease + cell; x += 0.25f * cell)
     for (float z = 0; z <= t.extentZ(); z += 0.5f * cell) {
       const float slope = surfaceAt(t, x, z, {}).slopeDeg;
       ASSERT_GE(slope, 38.f) << (valley ? "valley" : "ridge") << " at " << x << "," << z;
       ASSERT_NEAR(slope, 40.f, 1e-3f) << (valley ? "valley" : "ridge") << " at " << x << "," << z;
-      ASSERT_NEAR(slope, test::referenceSlopeDeg(t, x, z), 1e-4f);
+      ASSERT_NEAR(slope, test::referenceSlopeDeg(t, double(x), double(z)), 1e-4f);
     }
   std::printf("%s crease: slope %.3f deg, central difference %.3f deg (floor pixel), %.3f deg (half a pixel off)\n",
-              valley ? "valley" : "ridge", surfaceAt(t, crease, 2.f * cell, {}).slopeDeg, floorCentral,
+              valley ? "valley" : "ridge", double(surfaceAt(t, crease, 2.f * cell, {}).slopeDeg), double(floorCentral),
               test::gradientSlopeDeg(t, crease + 0.5f * cell, 2.f * cell));
 }
 }  // namespace
@@ -184,6 +184,6 @@ TEST(TerrainSurface, SlopeIsNeverBelowTheGradientAngle) {
     for (float z = 0; z <= t.extentZ(); z += 0.61f) {
       const float slope = surfaceAt(t, x, z, {}).slopeDeg;
       ASSERT_GE(slope, test::gradientSlopeDeg(t, x, z) - 1e-4) << x << "," << z;
-      ASSERT_NEAR(slope, test::referenceSlopeDeg(t, x, z), 1e-3) << x << "," << z;
+      ASSERT_NEAR(slope, test::referenceSlopeDeg(t, double(x), double(z)), 1e-3) << x << "," << z;
     }
 }

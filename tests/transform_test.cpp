@@ -36,7 +36,7 @@ void referenceMatrix(vec3 u, float yaw, double m[3][3]) {
   double tilt[3][3];
   const double ax = u.z, az = -u.x;  // (0, 1, 0) x u, |a| = sin(angle)
   const double s = std::sqrt(ax * ax + az * az), c = u.y;
-  if (u.y <= -0.9999) {
+  if (double(u.y) <= -0.9999) {
     const double r[3][3] = {{1, 0, 0}, {0, -1, 0}, {0, 0, -1}};
     std::copy(&r[0][0], &r[0][0] + 9, &tilt[0][0]);
   } else if (s < 1e-12) {

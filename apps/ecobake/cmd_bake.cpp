@@ -140,11 +140,12 @@ void runBake(const BakeArgs& a) {
   BakeSummary s = bake(world, options);
   if (a.quiet) return;
   for (size_t i = 0; i < s.speciesCounts.size(); ++i)
-    std::printf("  %-24s %12llu\n", world.config.species[i].name.c_str(), (unsigned long long)s.speciesCounts[i]);
+    std::printf("  %-24s %12llu\n", world.config.species[i].name.c_str(),
+                static_cast<unsigned long long>(s.speciesCounts[i]));
   // End to end: from reading the inputs to the output swapped in.
   const double seconds = loadSeconds + s.seconds;
   std::printf("%llu instances in %d/%d tiles, %.1f MB (%.2f bytes/instance), %.2f s, %.2f M instances/s\n",
-              (unsigned long long)s.instances, s.tilesWritten, s.tilesTotal, double(s.bytes) / 1e6,
+              static_cast<unsigned long long>(s.instances), s.tilesWritten, s.tilesTotal, double(s.bytes) / 1e6,
               s.instances ? double(s.bytes) / double(s.instances) : 0.0, seconds,
               seconds > 0 ? double(s.instances) / seconds / 1e6 : 0.0);
   std::printf("time: inputs %.3f s, masks %.3f s, scatter and write %.3f s, flush and swap %.3f s\n", loadSeconds,

@@ -47,16 +47,17 @@ void printHuman(const nlohmann::json& j) {
   if (j.contains("bake")) {
     std::printf("bake %s (%s, ecobake %s, seed %llu)\n", j["bake"].get<std::string>().c_str(),
                 j["name"].get<std::string>().c_str(), j["tool_version"].get<std::string>().c_str(),
-                (unsigned long long)j["seed"].get<uint64_t>());
+                static_cast<unsigned long long>(j["seed"].get<uint64_t>()));
     std::printf("world %.0f x %.0f m, elevation %.1f .. %.1f m\n", j["world_size"][0].get<double>(),
                 j["world_size"][1].get<double>(), j["elevation"][0].get<double>(), j["elevation"][1].get<double>());
     std::printf("tiles %d x %d of %.0f m, %zu written\n", j["tiles"]["grid"][0].get<int>(), j["tiles"]["grid"][1].get<int>(),
                 j["tiles"]["tile_size"].get<double>(), j["tiles"]["written"].get<size_t>());
-    std::printf("instances %llu, %llu bytes (%.2f bytes/instance)\n", (unsigned long long)j["instances"].get<uint64_t>(),
-                (unsigned long long)j["bytes"].get<uint64_t>(), j["bytes_per_instance"].get<double>());
+    std::printf("instances %llu, %llu bytes (%.2f bytes/instance)\n",
+                static_cast<unsigned long long>(j["instances"].get<uint64_t>()),
+                static_cast<unsigned long long>(j["bytes"].get<uint64_t>()), j["bytes_per_instance"].get<double>());
     for (const auto& s : j["species"])
       std::printf("  %3d %-24s %12llu\n", s["id"].get<int>(), s["name"].get<std::string>().c_str(),
-                  (unsigned long long)s["instances"].get<uint64_t>());
+                  static_cast<unsigned long long>(s["instances"].get<uint64_t>()));
   } else {
     std::printf("tile %d,%d (%.0f m), %zu instances\n", j["tile"][0].get<int>(), j["tile"][1].get<int>(),
                 j["tile_size"].get<double>(), j["instances"].get<size_t>());
@@ -104,7 +105,7 @@ void addExport(CLI::App& app) {
   cmd->add_option("-o,--output", *out, "Output file")->required();
   cmd->callback([dir, format, out] {
     uint64_t n = exportInstances(*dir, *format == "ply" ? ExportFormat::Ply : ExportFormat::Csv, *out);
-    std::fprintf(stderr, "%llu instances written to %s\n", (unsigned long long)n, out->c_str());
+    std::fprintf(stderr, "%llu instances written to %s\n", static_cast<unsigned long long>(n), out->c_str());
   });
 }
 

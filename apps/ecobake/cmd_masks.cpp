@@ -66,8 +66,8 @@ void addMasks(CLI::App& app) {
     files.push_back((std::filesystem::path(out.staging) / "instances.png").string());
     const float scale = writeInstancePreview(world, tiles, a->pixelsPerMetre, files.back());
     if (scale < a->pixelsPerMetre)
-      std::fprintf(stderr, "ecobake: instances.png drawn at %g pixels per metre (at most %d pixels a side)\n", scale,
-                   kMaxPreviewSide);
+      std::fprintf(stderr, "ecobake: instances.png drawn at %g pixels per metre (at most %d pixels a side)\n",
+                   double(scale), kMaxPreviewSide);
     nlohmann::ordered_json marker = {{"format", kMasksFormat}, {"format_version", 1},
                                      {"instances_pixels_per_metre", scale}};
     for (std::string& f : files) f = std::filesystem::path(f).filename().string();

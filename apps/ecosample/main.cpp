@@ -67,10 +67,11 @@ std::string readme(int size, uint64_t seed, const std::string& stats) {
                 "```\nbuild/apps/ecosample/ecosample -o samples/world --size %d --seed %llu\n```\n\n"
                 "Add `--preview /tmp/preview.png` for a hillshaded colour preview (not committed).\n\n"
                 "## Statistics (seed %llu)\n\n",
-                extent, extent, size, size, kCellSize, kCellSize, kCellSize, kMinElevation, kMaxElevation,
-                kMinElevation, kMinElevation, kMaxElevation, riverSize, riverSize, 2 * kCellSize, kRiverScale,
-                kRiverHalfWidth, kRiverScale, kRiverScale, size, (unsigned long long)seed,
-                (unsigned long long)seed);
+                double(extent), double(extent), size, size, double(kCellSize), double(kCellSize), double(kCellSize),
+                double(kMinElevation), double(kMaxElevation), double(kMinElevation), double(kMinElevation),
+                double(kMaxElevation), riverSize, riverSize, double(2 * kCellSize), double(kRiverScale),
+                double(kRiverHalfWidth), double(kRiverScale), double(kRiverScale), size,
+                static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed));
   return head + stats;
 }
 

@@ -58,8 +58,8 @@ std::string describe(const TerrainStats& s) {
                 "- slope above 45 degrees: %.1f %%\n"
                 "- north-facing (slope > 10 deg, within 45 deg of north): %.1f %%\n"
                 "- south-facing (likewise): %.1f %%\n",
-                s.minElevation, s.maxElevation, s.lowPercent, s.alpinePercent, s.steepPercent, s.northPercent,
-                s.southPercent);
+                double(s.minElevation), double(s.maxElevation), s.lowPercent, s.alpinePercent, s.steepPercent,
+                s.northPercent, s.southPercent);
   return text;
 }
 

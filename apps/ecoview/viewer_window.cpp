@@ -235,16 +235,16 @@ int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames)
         vkFail("vkQueuePresentKHR", r);
       }
 
-      titleTimer += dt;
+      titleTimer += double(dt);
       if (titleTimer > 0.25) {
         titleTimer = 0;
         char title[256];
         std::snprintf(title, sizeof title,
                       "ecoview %s | %.1f ms cpu, %.1f ms gpu (cull %.2f) | resident %llu, frustum %llu, "
                       "occlusion%s %llu | tiles %zu | %s",
-                      world.name.c_str(), s.cpuMs, s.gpuMs, s.cullMs, (unsigned long long)s.resident,
-                      (unsigned long long)s.afterFrustum, cull.occlusion ? "" : " (off)",
-                      (unsigned long long)s.afterOcclusion, s.tilesResident, orbit ? "orbit" : "fly");
+                      world.name.c_str(), s.cpuMs, s.gpuMs, s.cullMs, static_cast<unsigned long long>(s.resident),
+                      static_cast<unsigned long long>(s.afterFrustum), cull.occlusion ? "" : " (off)",
+                      static_cast<unsigned long long>(s.afterOcclusion), s.tilesResident, orbit ? "orbit" : "fly");
         glfwSetWindowTitle(window, title);
       }
     }

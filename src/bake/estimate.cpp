@@ -74,10 +74,10 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
   const TileRange r = range.value_or(TileRange{0, 0, tilesX(p), tilesZ(p)});
   const size_t nSpecies = c.species.size();
   BakeEstimate e;
-  e.tiles = (long long)(r.x1 - r.x0) * (long long)(r.z1 - r.z0);
-  const double x0 = double(r.x0) * p.tileSize, z0 = double(r.z0) * p.tileSize;
-  const double x1 = std::min(double(r.x1) * p.tileSize, double(p.worldX));
-  const double z1 = std::min(double(r.z1) * p.tileSize, double(p.worldZ));
+  e.tiles = static_cast<long long>(r.x1 - r.x0) * static_cast<long long>(r.z1 - r.z0);
+  const double x0 = double(r.x0) * double(p.tileSize), z0 = double(r.z0) * double(p.tileSize);
+  const double x1 = std::min(double(r.x1) * double(p.tileSize), double(p.worldX));
+  const double z1 = std::min(double(r.z1) * double(p.tileSize), double(p.worldZ));
   const double area = std::max(0.0, x1 - x0) * std::max(0.0, z1 - z0);
 
   // Mean suitability of each species over a grid of pixels inside the range: the raster's
@@ -93,21 +93,22 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
   // n_t instances per square metre of class t, a fraction exp(-sum_t n_t pi (f_t + f_s)^2)
   // (a Boolean model of discs), expanded into three running sums so a point costs O(species).
   std::vector<double> perArea(nSpecies);  // instances per square metre at suitability 1
-  for (size_t s = 0; s < nSpecies; ++s) perArea[s] = kPackingPerRadius2 / (double(c.species[s].radius) * c.species[s].radius);
+  for (size_t s = 0; s < nSpecies; ++s)
+    perArea[s] = kPackingPerRadius2 / (double(c.species[s].radius) * double(c.species[s].radius));
   auto rows = [&](int first) {
     std::vector<double>& sum = sums[size_t(first)];
     for (int j = first * stride; j < H; j += threads * stride)
       for (int i = 0; i < W; i += stride) {
         const float x = float(i) * t.cellSize, z = float(j) * t.cellSize;
-        if (x < x0 || x > x1 || z < z0 || z > z1) continue;
+        if (double(x) < x0 || double(x) > x1 || double(z) < z0 || double(z) > z1) continue;
         ++counts[size_t(first)];
         const Environment env = environmentAt(world, x, z);
         double n0 = 0, n1 = 0, n2 = 0;  // sum over placed classes of n_t, n_t f_t, n_t f_t^2
         for (uint16_t s : order.speciesOfClass) {
           const SpeciesConfig& sp = c.species[s];
-          const double suitability = speciesWeights(sp, env).suitability;
+          const double suitability = double(speciesWeights(sp, env).suitability);
           if (!(suitability > 0)) continue;
-          const double f = sp.footprint;
+          const double f = double(sp.footprint);
           const double free = std::exp(-3.14159265358979 * (n2 + 2.0 * f * n1 + f * f * n0));
           const double n = perArea[s] * suitability * free;
           sum[s] += n;
@@ -152,13 +153,13 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
   for (size_t cls = 0; cls < p.classes.size(); ++cls) {
     float m = p.variableRadius ? p.classes[cls].maxRadius : p.classes[cls].radius;
     for (size_t d = 0; d < p.classes.size(); ++d) m = std::max(m, pairDistance(p, int(cls), int(d)));
-    margin[cls] = m;
+    margin[cls] = double(m);
   }
   double gridBytes = 0;
   for (size_t cls = 0; cls < p.classes.size(); ++cls) {
     const SampleClass& sc = p.classes[cls];
     const double ratio = p.variableRadius ? double(sc.maxRadius) / double(sc.radius) : 1.0;
-    if (p.method == SamplerMethod::Pool && ratio <= sampling::kPoolMaxRatio) memory += poolBytes;
+    if (p.method == SamplerMethod::Pool && ratio <= double(sampling::kPoolMaxRatio)) memory += poolBytes;
     const double side = (double(p.tileSize) + 2.0 * margin[cls]) / (double(sc.radius) / std::sqrt(2.0)) + 8.0;
     gridBytes += side * side * kBytesPerCell;
   }

@@ -31,8 +31,8 @@ struct SlopeBound {
 
 SlopeBound slopeBound(float degrees) {
   constexpr double kMargin = 0.01, kRad = std::numbers::pi / 180.0;
-  if (!(degrees > kMargin && degrees + kMargin < 89.0)) return {};
-  const double lo = std::tan((degrees - kMargin) * kRad), hi = std::tan((degrees + kMargin) * kRad);
+  if (!(double(degrees) > kMargin && double(degrees) + kMargin < 89.0)) return {};
+  const double lo = std::tan((double(degrees) - kMargin) * kRad), hi = std::tan((double(degrees) + kMargin) * kRad);
   return {float(lo * lo), float(hi * hi)};
 }
 

@@ -65,8 +65,8 @@ void readHeightMapping(ObjectReader& r, HeightMapping& mapping) {
   bool highOk = r.number("max_elevation", high, elevation, required && rangeGiven);
   if (lowOk && highOk) {
     if (high <= low)
-      r.report(r.pathOf("max_elevation"), "must be above min_elevation (" + describeNumber(low) + "), got " +
-                                              describeNumber(high));
+      r.report(r.pathOf("max_elevation"), "must be above min_elevation (" + describeNumber(double(low)) + "), got " +
+                                              describeNumber(double(high)));
     else if (!scaleGiven) {
       mapping.heightScale = high - low;
       mapping.heightOffset = low;
@@ -147,8 +147,8 @@ void readElevation(const Json& json, const std::string& path, Problems& problems
   ok &= r.number("max", band.max, elevation, true);
   if (ok && !(band.min <= band.optLow && band.optLow <= band.optHigh && band.optHigh <= band.max && band.min < band.max))
     r.report(path, "band must satisfy min <= opt_low <= opt_high <= max and min < max, got " +
-                       describeNumber(band.min) + ", " + describeNumber(band.optLow) + ", " +
-                       describeNumber(band.optHigh) + ", " + describeNumber(band.max));
+                       describeNumber(double(band.min)) + ", " + describeNumber(double(band.optLow)) + ", " +
+                       describeNumber(double(band.optHigh)) + ", " + describeNumber(double(band.max)));
   r.rejectUnknownKeys();
 }
 
@@ -193,8 +193,8 @@ bool readSpecies(const Json& json, const std::string& path, Problems& problems, 
   s.footprint = s.radius / 4;
   spacingOk &= r.number("footprint", s.footprint, Limits::between(0, limits::kMaxLength)) || !r.has("footprint");
   if (spacingOk && double(s.radius) * double(s.maxRadiusFactor) > limits::kMaxLength)
-    r.report(r.pathOf("max_radius_factor"), "radius * max_radius_factor (" + describeNumber(s.radius) + " * " +
-                                                describeNumber(s.maxRadiusFactor) + ") must be at most " +
+    r.report(r.pathOf("max_radius_factor"), "radius * max_radius_factor (" + describeNumber(double(s.radius)) + " * " +
+                                                describeNumber(double(s.maxRadiusFactor)) + ") must be at most " +
                                                 describeNumber(limits::kMaxLength) + " m");
 
   if (const Json* e = r.object("elevation", true)) readElevation(*e, r.pathOf("elevation"), problems, s.elevation);
@@ -218,7 +218,8 @@ bool readSpecies(const Json& json, const std::string& path, Problems& problems, 
     bool ok = sr.number("min", s.scaleMin, scaleLimits);
     ok &= sr.number("max", s.scaleMax, scaleLimits);
     if (ok && s.scaleMin > s.scaleMax)
-      sr.report(sr.path(), "min (" + describeNumber(s.scaleMin) + ") is above max (" + describeNumber(s.scaleMax) + ")");
+      sr.report(sr.path(), "min (" + describeNumber(double(s.scaleMin)) + ") is above max (" +
+                               describeNumber(double(s.scaleMax)) + ")");
     sr.rejectUnknownKeys();
   }
   readColor(r, s.color);

@@ -25,7 +25,8 @@ struct JsonProblem {
 inline std::string printableLine(std::string_view message) {
   std::string out;
   out.reserve(message.size());
-  for (unsigned char c : message) {
+  for (char ch : message) {
+    const unsigned char c = static_cast<unsigned char>(ch);
     if (c < 0x20 || c == 0x7f) {
       char escaped[5];
       std::snprintf(escaped, sizeof escaped, "\\x%02x", c);

@@ -1,5 +1,6 @@
 #include "export/export.h"
 
+#include <cstdarg>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -12,12 +13,18 @@ namespace eco {
 
 namespace {
 
-void appendf(std::string& out, const char* fmt, auto... args) {
-  int n = std::snprintf(nullptr, 0, fmt, args...);
+// printf-style (the format attribute lets the compiler check every call's arguments).
+[[gnu::format(printf, 2, 3)]] void appendf(std::string& out, const char* fmt, ...) {
+  std::va_list args, again;
+  va_start(args, fmt);
+  va_copy(again, args);
+  int n = std::vsnprintf(nullptr, 0, fmt, args);
+  va_end(args);
   size_t start = out.size();
   out.resize(start + size_t(n) + 1);
-  std::snprintf(out.data() + start, size_t(n) + 1, fmt, args...);
-  out.pop_back();  // snprintf's terminator
+  std::vsnprintf(out.data() + start, size_t(n) + 1, fmt, again);
+  va_end(again);
+  out.pop_back();  // vsnprintf's terminator
 }
 
 }  // namespace
@@ -63,7 +70,7 @@ uint64_t exportInstances(const std::string& bakeDir, ExportFormat format, const 
   } else {
     out = "ply\nformat ascii 1.0\ncomment ecobake export; species ids:";
     for (const SpeciesRecord& s : manifest.species) appendf(out, " %u=%s", unsigned(s.id), plyHeaderName(s.name).c_str());
-    appendf(out, "\nelement vertex %llu\n", (unsigned long long)manifest.totals.instances);
+    appendf(out, "\nelement vertex %llu\n", static_cast<unsigned long long>(manifest.totals.instances));
     out += "property float x\nproperty float y\nproperty float z\nproperty float yaw\n"
            "property float scale\nproperty ushort species_id\nend_header\n";
   }
@@ -75,11 +82,12 @@ uint64_t exportInstances(const std::string& bakeDir, ExportFormat format, const 
     TileData tile = readTileVerified(bakeDir, manifest, entry);
     for (const Instance& in : tile.instances) {
       if (format == ExportFormat::Csv)
-        appendf(out, "%.3f,%.3f,%.3f,%.5f,%.4f,%s,%u\n", in.position.x, in.position.y, in.position.z, in.yaw,
-                in.scale, csvNames[in.species].c_str(), unsigned(in.species));
-      else
-        appendf(out, "%.3f %.3f %.3f %.5f %.4f %u\n", in.position.x, in.position.y, in.position.z, in.yaw, in.scale,
+        appendf(out, "%.3f,%.3f,%.3f,%.5f,%.4f,%s,%u\n", double(in.position.x), double(in.position.y),
+                double(in.position.z), double(in.yaw), double(in.scale), csvNames[in.species].c_str(),
                 unsigned(in.species));
+      else
+        appendf(out, "%.3f %.3f %.3f %.5f %.4f %u\n", double(in.position.x), double(in.position.y),
+                double(in.position.z), double(in.yaw), double(in.scale), unsigned(in.species));
       ++count;
     }
   }

@@ -75,10 +75,10 @@ std::vector<std::string> writeMaskPreviews(const World& world, const Suitability
 
 float writeInstancePreview(const World& world, const std::vector<TileData>& tiles, float pixelsPerMetre,
                            const std::string& path) {
-  const double longest = std::max<double>(world.terrain.extentX(), world.terrain.extentZ());
-  if (longest * pixelsPerMetre > kMaxPreviewSide) pixelsPerMetre = float(kMaxPreviewSide / longest);
-  int w = std::clamp(int(double(world.terrain.extentX()) * pixelsPerMetre), 1, kMaxPreviewSide);
-  int h = std::clamp(int(double(world.terrain.extentZ()) * pixelsPerMetre), 1, kMaxPreviewSide);
+  const double longest = std::max<double>(double(world.terrain.extentX()), double(world.terrain.extentZ()));
+  if (longest * double(pixelsPerMetre) > kMaxPreviewSide) pixelsPerMetre = float(kMaxPreviewSide / longest);
+  int w = std::clamp(int(double(world.terrain.extentX()) * double(pixelsPerMetre)), 1, kMaxPreviewSide);
+  int h = std::clamp(int(double(world.terrain.extentZ()) * double(pixelsPerMetre)), 1, kMaxPreviewSide);
   Rgb8Image img(w, h);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {

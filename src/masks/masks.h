@@ -68,7 +68,7 @@ struct SuitabilityRasters {
   std::vector<std::vector<Grid>> maxLevels;
   // A multiply by the inverse cell size instead of two divisions; maxIn finds pixels the same
   // way, so its bound holds exactly.
-  float at(int species, float x, float z) const { return bilinearScaled(view(species), x, z); }
+  float at(int s, float x, float z) const { return bilinearScaled(view(s), x, z); }
   RasterView view(int s) const {
     const Grid& g = species[size_t(s)];
     return {g.values.data(), g.width, g.height, invCellSize};

@@ -13,7 +13,9 @@ gpu::vec4 v4(Vec3 v, float w) { return {v.x, v.y, v.z, w}; }
 }  // namespace
 
 void frustumPlanes(const gpu::vec4 clip[4], gpu::vec4 planes[gpu::FRUSTUM_PLANES]) {
-  auto row = [&](int i) { return std::array<double, 4>{clip[i].x, clip[i].y, clip[i].z, clip[i].w}; };
+  auto row = [&](int i) {
+    return std::array<double, 4>{double(clip[i].x), double(clip[i].y), double(clip[i].z), double(clip[i].w)};
+  };
   auto combine = [](const std::array<double, 4>& a, double s, const std::array<double, 4>& b) {
     return std::array<double, 4>{a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2], a[3] + s * b[3]};
   };

@@ -28,8 +28,8 @@ struct Builder {
       float nr = 0, ny = 0;
       for (int s = r - 1; s <= r; ++s) {
         if (s < 0 || s + 1 >= rings) continue;
-        float dr = profile[s + 1].first - profile[s].first;
-        float dy = profile[s + 1].second - profile[s].second;
+        float dr = profile[size_t(s + 1)].first - profile[size_t(s)].first;
+        float dy = profile[size_t(s + 1)].second - profile[size_t(s)].second;
         float len = std::sqrt(dr * dr + dy * dy);
         nr += dy / len;
         ny += -dr / len;
@@ -37,7 +37,8 @@ struct Builder {
       for (int i = 0; i < segments; ++i) {
         float a = kTwoPi * float(i) / float(segments);
         float c = std::cos(a), s = std::sin(a);
-        vertex(profile[r].first * c, profile[r].second, profile[r].first * s, nr * c, ny, nr * s, tint);
+        const std::pair<float, float>& pt = profile[size_t(r)];
+        vertex(pt.first * c, pt.second, pt.first * s, nr * c, ny, nr * s, tint);
       }
     }
     for (int r = 0; r + 1 < rings; ++r) {
@@ -78,7 +79,7 @@ struct Builder {
 MeshSet buildMeshes() {
   Builder b;
   MeshSet set;
-  auto add = [&](int kind, int lod, auto&& build) {
+  auto add = [&](gpu::uint kind, gpu::uint lod, auto&& build) {
     uint32_t v = uint32_t(b.vertices.size()), i = uint32_t(b.indices.size());
     build();
     set.ranges[kind * gpu::LOD_COUNT + lod] = b.finish(v, i);

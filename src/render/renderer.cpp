@@ -493,7 +493,7 @@ FrameStats Renderer::finishFrame(FrameSlot& slot) {
     uint64_t ts[TsCount];
     if (vkGetQueryPoolResults(ctx_.device, slot.queries, 0, TsCount, sizeof(ts), ts, 8, VK_QUERY_RESULT_64_BIT) ==
         VK_SUCCESS) {
-      double period = ctx_.properties.limits.timestampPeriod * 1e-6;
+      double period = double(ctx_.properties.limits.timestampPeriod) * 1e-6;
       s.gpuMs = double(ts[TsVegetation] - ts[TsBegin]) * period;
       s.terrainMs = double(ts[TsTerrain] - ts[TsBegin]) * period;
       s.pyramidMs = double(ts[TsPyramid] - ts[TsTerrain]) * period;

@@ -280,7 +280,7 @@ std::vector<TerrainTriangle> capturedTerrainTriangles(const TerrainDraw& t, uint
     const gpu::vec4* base = positions + size_t(i) * gpu::TERRAIN_PATCH_VERTICES;
     for (uint32_t k = first; k < first + n; k += 3) {
       TerrainTriangle tri;
-      for (int c = 0; c < 3; ++c) {
+      for (uint32_t c = 0; c < 3; ++c) {
         const gpu::vec4& p = base[indices[k + c]];
         tri.v[c] = {p.x, p.y, p.z};
       }

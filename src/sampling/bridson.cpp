@@ -20,11 +20,13 @@ constexpr int kSeedBlock = 8;
 
 // The growth stream (active-list picks, candidate indices): wyrand, one 64 x 64 -> 128-bit
 // multiply per draw (about half the instructions of SplitMix64), passes PractRand/BigCrush.
+// __extension__: a GCC/clang builtin type, not ISO C++ (keeps -Wpedantic quiet for this one).
+__extension__ typedef unsigned __int128 Uint128;
 struct GrowthRng {
   uint64_t state;
   uint64_t next() {
     state += 0xa0761d6478bd642full;
-    const unsigned __int128 t = static_cast<unsigned __int128>(state) * (state ^ 0xe7037ed1a0b428dbull);
+    const Uint128 t = static_cast<Uint128>(state) * (state ^ 0xe7037ed1a0b428dbull);
     return uint64_t(t >> 64) ^ uint64_t(t);
   }
 };
@@ -85,13 +87,13 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
   const int64_t* pixelOffsets = nullptr;
   if constexpr (!kVariable) pixelOffsets = grid.pixelOffsets(radius * invPixel);
   // Returns true when candidate i of the table, around `from`, was placed.
-  auto tryCandidate = [&](const ActiveSample& from, float fx, float fz, float fr, int64_t p, uint32_t i) {
+  auto tryCandidate = [&](const ActiveSample& from, float fx, float fz, float fr, int64_t packed, uint32_t i) {
     unsigned ix, iz;
     if constexpr (kVariable) {
       ix = unsigned(int(fx + fr * offsets.at[i].x));
       iz = unsigned(int(fz + fr * offsets.at[i].z));
     } else {
-      const uint64_t sum = uint64_t(p + pixelOffsets[i]);
+      const uint64_t sum = uint64_t(packed + pixelOffsets[i]);
       ix = uint32_t(sum) >> 16;
       iz = unsigned(sum >> 48);
     }
@@ -107,7 +109,7 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
       const float fx = (from.x - grid.coverX) * invPixel, fz = (from.z - grid.coverZ) * invPixel;
       const float fr = from.r * invPixel;
       // Both >= 0 (the parent is inside the raster's border): the packed sum cannot borrow.
-      const int64_t p = int64_t(double(fz) * 65536.0) * (int64_t(1) << 32) + int64_t(double(fx) * 65536.0);
+      const int64_t packed = int64_t(double(fz) * 65536.0) * (int64_t(1) << 32) + int64_t(double(fx) * 65536.0);
       bool grew = false;
       int t = 0;
       // Whole draws unrolled, with the same number of copies per draw: every branch sits at
@@ -116,7 +118,7 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
         uint64_t bits = rng.next();
 #pragma GCC unroll 8
         for (int c = 0; c < kAnnulusPerDraw; ++c, bits >>= kAnnulusBits)
-          if (tryCandidate(from, fx, fz, fr, p, uint32_t(bits) & (kAnnulusSize - 1))) {
+          if (tryCandidate(from, fx, fz, fr, packed, uint32_t(bits) & (kAnnulusSize - 1))) {
             grew = true;
             break;
           }
@@ -124,7 +126,7 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
       if (t < k && !grew) {
         uint64_t bits = rng.next();
         for (int c = 0; c < k - t; ++c, bits >>= kAnnulusBits)
-          if (tryCandidate(from, fx, fz, fr, p, uint32_t(bits) & (kAnnulusSize - 1))) {
+          if (tryCandidate(from, fx, fz, fr, packed, uint32_t(bits) & (kAnnulusSize - 1))) {
             grew = true;
             break;
           }

@@ -149,7 +149,7 @@ constexpr int kSpanTables = int(kMaxSpanDiscR) * kSpanSteps;
 }  // namespace
 
 const DiscSpans& baseDiscSpans() {
-  static const DiscSpans table = buildDiscSpans(kSpanDiscR, 16);
+  static const DiscSpans table = buildDiscSpans(double(kSpanDiscR), 16);
   return table;
 }
 

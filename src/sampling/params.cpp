@@ -24,6 +24,7 @@ std::string num(double v) {
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
 }
+std::string num(float v) { return num(double(v)); }  // the parameters are floats
 
 }  // namespace
 
@@ -118,7 +119,8 @@ std::vector<SamplerProblem> samplerProblems(const SamplerParams& p, bool knownEx
     }
   }
   for (size_t c = 0; c < n; ++c) {
-    const double side = (double(p.tileSize) + 2.0 * reach) / (p.classes[c].radius / std::sqrt(2.0)) + 8.0;
+    const double side =
+        (double(p.tileSize) + 2.0 * double(reach)) / (double(p.classes[c].radius) / std::sqrt(2.0)) + 8.0;
     if (side * side > kMaxCellsPerTile)
       add(S::Radius, int(c), -1, "radius " + num(p.classes[c].radius) + " m is too small for tile size " +
                                      num(p.tileSize) + " m (" + num(side * side) + " grid cells per tile, at most " +

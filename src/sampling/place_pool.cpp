@@ -134,10 +134,10 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
   float holeReach = 0.f;
   for (const OtherClass& o : s.others) holeReach = std::max(holeReach, o.distance);
   const float ex0 = b.x0 - holeReach, ex1 = b.x1 + holeReach, ez0 = b.z0 - holeReach, ez1 = b.z1 + holeReach;
-  const int64_t wx0 = int64_t(std::floor((ex0 - reach - gridX) / window));
-  const int64_t wx1 = int64_t(std::floor((ex1 + reach - gridX) / window));
-  const int64_t wz0 = int64_t(std::floor((ez0 - reach - gridZ) / window));
-  const int64_t wz1 = int64_t(std::floor((ez1 + reach - gridZ) / window));
+  const int64_t wx0 = int64_t(std::floor((double(ex0 - reach) - gridX) / window));
+  const int64_t wx1 = int64_t(std::floor((double(ex1 + reach) - gridX) / window));
+  const int64_t wz0 = int64_t(std::floor((double(ez0 - reach) - gridZ) / window));
+  const int64_t wz1 = int64_t(std::floor((double(ez1 + reach) - gridZ) / window));
   for (int64_t wz = wz0; wz <= wz1; ++wz)
     for (int64_t wx = wx0; wx <= wx1; ++wx) {
       // Window w's points are taken out to `reach` beyond its edges (within the tile), so
@@ -158,8 +158,8 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
       // The region's corners in local coordinates, in order around it.
       double cornerX[4], cornerZ[4], lz0 = 1e30, lz1 = -1e30;
       for (int k = 0; k < 4; ++k) {
-        const double dx = (double(k == 1 || k == 2 ? x1 : x0) - centreX) / radius;
-        const double dz = (double(k >= 2 ? z1 : z0) - centreZ) / radius;
+        const double dx = (double(k == 1 || k == 2 ? x1 : x0) - centreX) / double(radius);
+        const double dz = (double(k >= 2 ? z1 : z0) - centreZ) / double(radius);
         cornerX[k] = m00 * dx + m10 * dz;  // M^T: M is orthogonal
         cornerZ[k] = m01 * dx + m11 * dz;
         lz0 = std::min(lz0, cornerZ[k]), lz1 = std::max(lz1, cornerZ[k]);
@@ -179,15 +179,15 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
         }
         return xa <= xb;
       };
-      const double T = kPoolPeriod, B = T / kPoolBuckets;
+      const double T = double(kPoolPeriod), B = T / kPoolBuckets;
       for (const int kz : {-1, 0, 1})
         for (const int kx : {-1, 0, 1}) {
           // Local coordinates of torus point t in this copy: t + shift.
           const double shiftX = kx * T - double(view.offsetX), shiftZ = kz * T - double(view.offsetZ);
           const int bj0 = std::max(0, int(std::floor((lz0 - shiftZ) / B)));
           const int bj1 = std::min(kPoolBuckets - 1, int(std::floor((lz1 - shiftZ) / B)));
-          auto toWorldX = [&](double lx, double lz) { return centreX + radius * (m00 * lx + m01 * lz); };
-          auto toWorldZ = [&](double lx, double lz) { return centreZ + radius * (m10 * lx + m11 * lz); };
+          auto toWorldX = [&](double lx, double lz) { return centreX + double(radius) * (m00 * lx + m01 * lz); };
+          auto toWorldZ = [&](double lx, double lz) { return centreZ + double(radius) * (m10 * lx + m11 * lz); };
           for (int bj = bj0; bj <= bj1; ++bj) {
             double xa, xb;
             if (!rowSpan(bj * B + shiftZ, (bj + 1) * B + shiftZ, xa, xb)) continue;

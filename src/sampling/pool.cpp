@@ -58,7 +58,7 @@ float wrap(float v, float T) {
 
 std::vector<PoolPoint> generatePool(uint64_t seed, float period, float maxRatio, float step, int candidates) {
   std::vector<float> radii;
-  for (double rho = maxRatio; rho > 1.0 + 1e-6; rho *= step) radii.push_back(float(rho));
+  for (double rho = double(maxRatio); rho > 1.0 + 1e-6; rho *= double(step)) radii.push_back(float(rho));
   radii.push_back(1.f);
 
   Rng rng(seed);

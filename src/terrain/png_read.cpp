@@ -139,7 +139,7 @@ ImageInfo probePng(const std::string& path, Bytes file) {
 Image loadPng(const std::string& path, std::vector<uint8_t>&& fileBytes) {
   std::vector<uint8_t> bytes = std::move(fileBytes);
   const PngHeader header = checkedPngHeader(path, {bytes.data(), bytes.size()});
-  const size_t bpp = header.bitDepth / 8;
+  const size_t bpp = size_t(header.bitDepth / 8);
 
   // Chunk walk: the image data is the concatenation of the IDAT chunks (CRCs are not checked).
   std::vector<std::pair<size_t, size_t>> idat;  // offset, length

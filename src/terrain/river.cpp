@@ -63,7 +63,7 @@ RiverField riverFieldFromMask(const Image& image, const Heightmap& terrain, cons
   }
   std::vector<double> squared = squaredDistanceTransform(isRiver.data(), mask.width, mask.height);
   RiverField field{Grid(mask.width, mask.height), cell};
-  for (size_t i = 0; i < squared.size(); ++i) field.metres.values[i] = float(std::sqrt(squared[i]) * cell);
+  for (size_t i = 0; i < squared.size(); ++i) field.metres.values[i] = float(std::sqrt(squared[i]) * double(cell));
   return field;
 }
 

@@ -322,8 +322,8 @@ Manifest readManifest(const std::string& dir) {
                      " float32 terrain (" + std::to_string(claimed) + " bytes)");
   // After the file check, which names the likelier mistake. The world is the terrain's
   // extent (the bake writes exactly these products); readers size the view from it.
-  const double extentX = double(m.terrain.width - 1) * m.terrain.cellSize;
-  const double extentZ = double(m.terrain.height - 1) * m.terrain.cellSize;
+  const double extentX = double(m.terrain.width - 1) * double(m.terrain.cellSize);
+  const double extentZ = double(m.terrain.height - 1) * double(m.terrain.cellSize);
   for (auto [key, size, extent] : {std::tuple{"size_x", m.world.sizeX, extentX}, std::tuple{"size_z", m.world.sizeZ, extentZ}})
     if (!(std::abs(double(size) - extent) <= 1e-5 * std::max(1.0, extent)))
       mr.fail(std::string("/world/") + key, "is " + std::to_string(size) + ", but the terrain spans " + std::to_string(extent) + " m");

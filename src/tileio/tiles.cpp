@@ -19,10 +19,10 @@ static fb::Vec3 toFb(Vec3 v) { return {v.x, v.y, v.z}; }
 static Vec3 fromFb(const fb::Vec3& v) { return {v.x(), v.y(), v.z()}; }
 
 void tileQuantizationBox(const TileData& tile, Vec3& lo, Vec3& hi) {
-  lo.x = float(double(tile.tileX) * tile.tileSize);
-  lo.z = float(double(tile.tileZ) * tile.tileSize);
-  hi.x = float((double(tile.tileX) + 1) * tile.tileSize);
-  hi.z = float((double(tile.tileZ) + 1) * tile.tileSize);
+  lo.x = float(double(tile.tileX) * double(tile.tileSize));
+  lo.z = float(double(tile.tileZ) * double(tile.tileSize));
+  hi.x = float((double(tile.tileX) + 1) * double(tile.tileSize));
+  hi.z = float((double(tile.tileZ) + 1) * double(tile.tileSize));
   lo.y = hi.y = 0;
   if (tile.instances.empty()) return;
   lo.y = hi.y = tile.instances[0].position.y;
@@ -33,9 +33,11 @@ void tileQuantizationBox(const TileData& tile, Vec3& lo, Vec3& hi) {
 }
 
 PackedRecord packRecord(const Instance& inst, const SpeciesRecord& sp, Vec3 lo, Vec3 hi) {
-  return {quantizeUnorm16(inst.position.x, lo.x, hi.x), quantizeUnorm16(inst.position.y, lo.y, hi.y),
-          quantizeUnorm16(inst.position.z, lo.z, hi.z), quantizeYaw(inst.yaw),
-          quantizeUnorm16(inst.scale, sp.scaleMin, sp.scaleMax), encodeOctahedral(inst.up), inst.color};
+  return {quantizeUnorm16(double(inst.position.x), double(lo.x), double(hi.x)),
+          quantizeUnorm16(double(inst.position.y), double(lo.y), double(hi.y)),
+          quantizeUnorm16(double(inst.position.z), double(lo.z), double(hi.z)), quantizeYaw(double(inst.yaw)),
+          quantizeUnorm16(double(inst.scale), double(sp.scaleMin), double(sp.scaleMax)), encodeOctahedral(inst.up),
+          inst.color};
 }
 
 std::vector<uint8_t> encodeTile(const TileData& tile) {
