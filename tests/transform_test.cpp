@@ -34,8 +34,8 @@ void expectNear(vec3 a, vec3 b, float tol, const char* what) {
 // rotation about the axis up x (0, 1, 0) by the angle between them, times the yaw matrix.
 void referenceMatrix(vec3 u, float yaw, double m[3][3]) {
   double tilt[3][3];
-  const double ax = u.z, az = -u.x;  // (0, 1, 0) x u, |a| = sin(angle)
-  const double s = std::sqrt(ax * ax + az * az), c = u.y;
+  const double ax = double(u.z), az = -double(u.x);  // (0, 1, 0) x u, |a| = sin(angle)
+  const double s = std::sqrt(ax * ax + az * az), c = double(u.y);
   if (double(u.y) <= -0.9999) {
     const double r[3][3] = {{1, 0, 0}, {0, -1, 0}, {0, 0, -1}};
     std::copy(&r[0][0], &r[0][0] + 9, &tilt[0][0]);

@@ -45,8 +45,8 @@ void checkSamplingConfig(const BiomeConfig& c, float worldX, float worldZ, Probl
         break;
       case S::TileSize: {
         std::string reason = sp.reason;
-        const std::string reach = describeNumber(minTileSize(p));
-        const std::string got = ", got " + describeNumber(c.tileSize);
+        const std::string reach = describeNumber(double(minTileSize(p)));
+        const std::string got = ", got " + describeNumber(double(c.tileSize));
         if (sp.cls >= 0 && sp.other >= 0)
           reason = "must be at least " + reach + " m, the exclusion distance between " + speciesPath(species(sp.cls)) +
                    " and " + speciesPath(species(sp.other)) + " (" + pairPath(c, species(sp.cls), species(sp.other)) +
@@ -84,7 +84,7 @@ void checkWorld(const World& world, Problems& problems) {
   if (!(std::max(extentX, extentZ) <= limits::kMaxWorldExtent)) {
     problems.push_back({"/terrain/cell_size", "the heightmap's " + std::to_string(t.metres.width) + " x " +
                                                   std::to_string(t.metres.height) + " pixels at " +
-                                                  describeNumber(t.cellSize) + " m span " + describeNumber(extentX) +
+                                                  describeNumber(double(t.cellSize)) + " m span " + describeNumber(extentX) +
                                                   " x " + describeNumber(extentZ) + " m; at most " +
                                                   describeNumber(limits::kMaxWorldExtent) + " m a side"});
     return;
@@ -94,7 +94,7 @@ void checkWorld(const World& world, Problems& problems) {
     if (!(std::fabs(h) <= float(limits::kMaxAbsElevation))) {
       const size_t i = k % size_t(t.metres.width), j = k / size_t(t.metres.width);
       problems.push_back({"/terrain/heightmap", c.terrain.heightmap + ": pixel (" + std::to_string(i) + ", " +
-                                                    std::to_string(j) + ") maps to " + describeNumber(h) +
+                                                    std::to_string(j) + ") maps to " + describeNumber(double(h)) +
                                                     " m; heights must stay within +-" +
                                                     describeNumber(limits::kMaxAbsElevation) +
                                                     " m (check height_scale and height_offset)"});
@@ -106,7 +106,7 @@ void checkWorld(const World& world, Problems& problems) {
   const double precision = std::max(extentX, extentZ) * std::ldexp(1.0, -20);
   for (size_t s = 0; s < c.species.size(); ++s)
     if (double(c.species[s].radius) < precision)
-      problems.push_back({speciesPath(s) + "/radius", "radius " + describeNumber(c.species[s].radius) +
+      problems.push_back({speciesPath(s) + "/radius", "radius " + describeNumber(double(c.species[s].radius)) +
                                                           " m is below the float precision of positions in a " +
                                                           describeNumber(std::max(extentX, extentZ)) +
                                                           " m world; use at least " + describeNumber(precision) + " m"});
