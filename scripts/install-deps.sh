@@ -13,6 +13,8 @@ packages=(
 )
 if [[ "${1:-}" == "--tests" ]]; then
   packages+=(vulkan-validationlayers python3 python3-jsonschema)
+  # python/ecobake (the Python reader) and its test
+  packages+=(python3-numpy python3-flatbuffers python3-xxhash)
   # render_frames_test resizes the viewer's window under Xvfb
   packages+=(xdotool)
   # scripts/fuzz.sh: clang with libFuzzer and the sanitizer runtimes (a Recommends of clang,

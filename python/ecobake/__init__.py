@@ -1,0 +1,285 @@
+"""Read ecobake output from Python: the manifest, the species table and tiles as numpy arrays.
+
+    import sys; sys.path.insert(0, "python")      # this folder of the repository
+    import ecobake
+    bake = ecobake.open_bake("out/sample")
+    for entry in bake.tiles:
+        tile = bake.read_tile(entry)              # size and XXH3-64 checked against the manifest
+        xyz = tile.positions()                    # (n, 3) float32 metres, x east, y up, z south
+
+Needs Debian's python3-numpy, python3-flatbuffers and python3-xxhash. The FlatBuffers code in
+../eco/fb is what flatc --python generates from schemas/tile.fbs (a test checks it matches).
+Every file is treated as untrusted: sizes and checksums are checked before anything is decoded,
+and a tile's vectors must lie inside its bytes. Errors raise BakeError naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+import xxhash
+
+from eco.fb.Tile import Tile as _FbTile
+
+__all__ = ["BakeError", "Species", "TileEntry", "Bake", "TileData", "open_bake", "PACKED_DTYPE",
+           "SPECIES_KINDS"]
+
+MANIFEST_FORMAT = "ecobake-manifest"
+MANIFEST_VERSION = 2
+TILE_VERSION = 1
+SPECIES_KINDS = ("tree", "shrub", "grass", "ground_cover")  # core/species_kind.h, tile.fbs SpeciesKind
+MAX_MANIFEST_BYTES = 256 << 20
+MAX_TILE_BYTES = 1 << 30
+
+# One instance as a tile stores it (tile.fbs PackedInstance, 16 bytes, little-endian).
+PACKED_DTYPE = np.dtype([("x_q", "<u2"), ("y_q", "<u2"), ("z_q", "<u2"), ("yaw_q", "<u2"),
+                         ("scale_q", "<u2"), ("up_oct", "<u2"), ("color", "<u4")])
+assert PACKED_DTYPE.itemsize == 16
+
+
+class BakeError(ValueError):
+    """A bake that cannot be read: the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class Species:
+    id: int
+    name: str
+    kind: str
+    mesh_height: float
+    crown_radius: float
+    scale_min: float
+    scale_max: float
+    bounding_center_y: float
+    bounding_radius: float
+    base_color: tuple  # (r, g, b, a), 0..255
+
+
+@dataclass(frozen=True)
+class TileEntry:
+    x: int
+    z: int
+    file: str
+    instances: int
+    bytes: int
+    xxh3_64: int
+    species_counts: tuple
+
+
+def _require(cond: bool, where: str, problem: str) -> None:
+    if not cond:
+        raise BakeError(f"{where}: {problem}")
+
+
+def _field(obj, key, kind, where):
+    _require(isinstance(obj, dict), where, "expected an object")
+    _require(key in obj, where, f"missing field \"{key}\"")
+    value = obj[key]
+    ok = {
+        "str": isinstance(value, str),
+        "int": isinstance(value, int) and not isinstance(value, bool),
+        "num": isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value),
+        "list": isinstance(value, list),
+        "dict": isinstance(value, dict),
+    }[kind]
+    _require(ok, f"{where}/{key}", f"expected {kind}")
+    return value
+
+
+@dataclass
+class TileData:
+    """One decoded tile. `records` is a view of the file's bytes (no copy) with PACKED_DTYPE;
+    the methods dequantise it as the C++ decoder does (tileio/quantize.cpp)."""
+    x: int
+    z: int
+    tile_size: float
+    bounds_min: tuple
+    bounds_max: tuple
+    species: list
+    records: np.ndarray
+    species_ids: np.ndarray = field(repr=False)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def positions(self) -> np.ndarray:
+        lo = np.asarray(self.bounds_min, dtype=np.float64)
+        hi = np.asarray(self.bounds_max, dtype=np.float64)
+        q = np.stack([self.records["x_q"], self.records["y_q"], self.records["z_q"]], axis=1).astype(np.float64)
+        return (lo + q / 65535.0 * (hi - lo)).astype(np.float32)
+
+    def yaw(self) -> np.ndarray:
+        """Radians in [0, 2 pi): a turn about the local y axis, +x toward -z."""
+        return (self.records["yaw_q"].astype(np.float64) / 65536.0 * 2 * math.pi).astype(np.float32)
+
+    def scale(self) -> np.ndarray:
+        lo = np.array([s.scale_min for s in self.species], dtype=np.float64)[self.species_ids]
+        hi = np.array([s.scale_max for s in self.species], dtype=np.float64)[self.species_ids]
+        return (lo + self.records["scale_q"].astype(np.float64) / 65535.0 * (hi - lo)).astype(np.float32)
+
+    def up(self) -> np.ndarray:
+        """Unit up axes (n, 3): octahedral snorm8x2, y the pole, low byte u (x), high byte v (z)."""
+        packed = self.records["up_oct"]
+        u = np.maximum((packed & 0xFF).astype(np.uint8).view(np.int8).astype(np.float32) / np.float32(127), -1)
+        v = np.maximum((packed >> 8).astype(np.uint8).view(np.int8).astype(np.float32) / np.float32(127), -1)
+        y = 1 - np.abs(u) - np.abs(v)
+        fold = y < 0
+        fu = (1 - np.abs(v)) * np.where(u >= 0, 1, -1)
+        fv = (1 - np.abs(u)) * np.where(v >= 0, 1, -1)
+        u = np.where(fold, fu, u)
+        v = np.where(fold, fv, v)
+        out = np.stack([u, y, v], axis=1).astype(np.float32)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+    def colors(self) -> np.ndarray:
+        """RGBA8 (n, 4) uint8, the instance's final colour."""
+        c = self.records["color"].astype("<u4")
+        return c.view(np.uint8).reshape(-1, 4)
+
+
+class Bake:
+    """A bake folder: manifest.json, terrain.r32f and tiles/."""
+
+    def __init__(self, folder: str):
+        self.folder = folder
+        path = os.path.join(folder, "manifest.json")
+        self._manifest_path = path
+        try:
+            size = os.stat(path).st_size
+            _require(size <= MAX_MANIFEST_BYTES, path, f"{size} bytes, over the {MAX_MANIFEST_BYTES} limit")
+            with open(path, "rb") as f:
+                doc = json.loads(f.read().decode("utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise BakeError(f"{path}: {e}") from None
+        _require(isinstance(doc, dict), path, "expected a JSON object")
+        _require(doc.get("format") == MANIFEST_FORMAT, path, "not an ecobake manifest")
+        _require(doc.get("format_version") == MANIFEST_VERSION, path,
+                 f"unsupported format_version {doc.get('format_version')!r} (this reader reads {MANIFEST_VERSION})")
+        self.manifest = doc
+        self.name = _field(doc, "name", "str", path)
+        self.seed = _field(doc, "seed", "int", path)
+        tiling = _field(doc, "tiling", "dict", path)
+        self.tile_size = float(_field(tiling, "tile_size", "num", path + ": /tiling"))
+        self.species = []
+        for i, s in enumerate(_field(doc, "species", "list", path)):
+            where = f"{path}: /species/{i}"
+            kind = _field(s, "kind", "str", where)
+            _require(kind in SPECIES_KINDS, where + "/kind", f"unknown kind \"{kind}\"")
+            _require(_field(s, "id", "int", where) == i, where + "/id", "species must be listed by id from 0")
+            color = _field(s, "base_color", "list", where)
+            _require(len(color) == 4 and all(isinstance(c, int) and 0 <= c <= 255 for c in color),
+                     where + "/base_color", "expected [r, g, b, a]")
+            self.species.append(Species(
+                i, _field(s, "name", "str", where), kind,
+                *(float(_field(s, k, "num", where)) for k in (
+                    "mesh_height", "crown_radius", "scale_min", "scale_max", "bounding_center_y",
+                    "bounding_radius")),
+                tuple(color)))
+        self.tiles = []
+        for i, t in enumerate(_field(doc, "tiles", "list", path)):
+            where = f"{path}: /tiles/{i}"
+            name = _field(t, "file", "str", where)
+            _require(name and not os.path.isabs(name) and ".." not in name.split("/"), where + "/file",
+                     "must be a relative path inside the bake folder")
+            digest = _field(t, "xxh3_64", "str", where)
+            _require(len(digest) == 16 and all(c in "0123456789abcdef" for c in digest), where + "/xxh3_64",
+                     "expected 16 lowercase hex digits")
+            counts = tuple(_field(t, "species_counts", "list", where))
+            _require(len(counts) == len(self.species), where + "/species_counts", "one count per species expected")
+            self.tiles.append(TileEntry(_field(t, "x", "int", where), _field(t, "z", "int", where), name,
+                                        _field(t, "instances", "int", where), _field(t, "bytes", "int", where),
+                                        int(digest, 16), counts))
+
+    @property
+    def instance_count(self) -> int:
+        return sum(t.instances for t in self.tiles)
+
+    def read_tile(self, entry: TileEntry, verify: bool = True) -> TileData:
+        """Reads and decodes one tile. With verify (the default) its size and XXH3-64 must match
+        the manifest entry, and its contents the entry's counts."""
+        path = os.path.join(self.folder, entry.file)
+        try:
+            size = os.stat(path).st_size
+            _require(size <= min(entry.bytes, MAX_TILE_BYTES) if verify else size <= MAX_TILE_BYTES, path,
+                     f"{size} bytes, manifest says {entry.bytes}")
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise BakeError(f"{path}: {e}") from None
+        if verify:
+            _require(len(data) == entry.bytes, path, f"{len(data)} bytes, manifest says {entry.bytes}")
+            actual = xxhash.xxh3_64_intdigest(data)
+            _require(actual == entry.xxh3_64, path,
+                     f"checksum mismatch (xxh3_64 {actual:016x}, manifest says {entry.xxh3_64:016x})")
+        tile = decode_tile(data, path, self.species)
+        if verify:
+            _require((tile.x, tile.z) == (entry.x, entry.z), path, "tile position differs from the manifest's")
+            _require(len(tile) == entry.instances, path, f"{len(tile)} instances, manifest says {entry.instances}")
+            counts = np.bincount(tile.species_ids, minlength=len(self.species))
+            _require(tuple(int(c) for c in counts) == entry.species_counts, path,
+                     "species counts differ from the manifest's")
+        return tile
+
+
+def decode_tile(data: bytes, name: str, species: list) -> TileData:
+    """Decodes tile bytes (checks identifier, version and that every vector lies inside the
+    bytes). `species` is the bake's table (Bake.species): scale and kind come from it."""
+    try:
+        return _decode_tile(data, name, species)
+    except BakeError:
+        raise
+    except (struct.error, IndexError, OverflowError, TypeError, ValueError) as e:
+        # The flatbuffers runtime has no verifier: offsets it followed out of the bytes.
+        raise BakeError(f"{name}: corrupt tile ({e})") from None
+
+
+def _decode_tile(data: bytes, name: str, species: list) -> TileData:
+    n = len(data)
+    _require(n >= 8 and _FbTile.TileBufferHasIdentifier(data, 0), name, "not an ecobake tile (identifier ECOT)")
+    root = int.from_bytes(data[0:4], "little")
+    _require(root + 4 <= n, name, "truncated")
+    fb = _FbTile.GetRootAs(data, 0)
+    tab = fb._tab
+
+    def vector(slot):  # (start, length) of a vector field, bounds-checked
+        o = tab.Offset(slot)
+        if o == 0:
+            return 0, 0
+        _require(tab.Pos + o + 4 <= n, name, "truncated")
+        start = tab.Vector(o)
+        length = tab.VectorLen(o)
+        _require(start >= 4 and start <= n, name, "vector outside the file")
+        return start, length
+
+    _require(fb.FormatVersion() == TILE_VERSION, name, f"unsupported tile format_version {fb.FormatVersion()}")
+    start, count = vector(20)  # instances: field 8
+    _require(start + count * PACKED_DTYPE.itemsize <= n, name, "instances run past the end of the file")
+    records = np.frombuffer(data, dtype=PACKED_DTYPE, count=count, offset=start) if count else \
+        np.zeros(0, dtype=PACKED_DTYPE)
+    # Instances are sorted by species; the ranges say which ids.
+    rstart, rcount = vector(18)  # ranges: field 7
+    _require(rstart + rcount * 12 <= n, name, "ranges run past the end of the file")
+    ranges = np.frombuffer(data, dtype=np.dtype([("species", "<u2"), ("pad", "<u2"), ("first", "<u4"),
+                                                 ("count", "<u4")]), count=rcount, offset=rstart) if rcount else []
+    ids = np.empty(count, dtype=np.uint16)
+    covered = 0
+    for r in ranges:
+        first, length, sid = int(r["first"]), int(r["count"]), int(r["species"])
+        _require(first == covered and first + length <= count, name, "species ranges do not cover the instances")
+        _require(sid < len(species), name, f"species id {sid} outside the bake's table")
+        ids[first:first + length] = sid
+        covered += length
+    _require(covered == count, name, "species ranges do not cover the instances")
+    lo, hi = fb.BoundsMin(), fb.BoundsMax()
+    _require(lo is not None and hi is not None, name, "missing bounds")
+    return TileData(fb.TileX(), fb.TileZ(), fb.TileSize(), (lo.X(), lo.Y(), lo.Z()), (hi.X(), hi.Y(), hi.Z()),
+                    species, records, ids)
+
+
+def open_bake(folder: str) -> Bake:
+    return Bake(folder)

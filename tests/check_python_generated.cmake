@@ -1,0 +1,22 @@
+# python/eco/fb is what this build's flatc generates from schemas/tile.fbs, file for file, so
+# the Python reader cannot drift from the tile format.
+#   cmake -DFLATC=<flatc> -DSOURCE_DIR=<source> -DOUT=<scratch> -P tests/check_python_generated.cmake
+file(REMOVE_RECURSE ${OUT})
+execute_process(COMMAND ${FLATC} --python -o ${OUT} ${SOURCE_DIR}/schemas/tile.fbs RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "flatc --python failed (${rc})")
+endif()
+file(GLOB_RECURSE generated RELATIVE ${OUT} ${OUT}/*.py)
+file(GLOB_RECURSE committed RELATIVE ${SOURCE_DIR}/python ${SOURCE_DIR}/python/eco/*.py)
+list(SORT generated)
+list(SORT committed)
+if(NOT generated STREQUAL committed)
+  message(SEND_ERROR "python/eco holds ${committed}; flatc generates ${generated}")
+endif()
+foreach(f ${generated})
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${OUT}/${f} ${SOURCE_DIR}/python/${f} RESULT_VARIABLE diff)
+  if(NOT diff EQUAL 0)
+    message(SEND_ERROR "python/${f} differs from flatc's output: regenerate with flatc --python -o python schemas/tile.fbs")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${OUT})

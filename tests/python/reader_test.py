@@ -1,0 +1,104 @@
+"""python/ecobake against the CLI's CSV export of the same bake, and against corrupt files.
+
+    python3 tests/python/reader_test.py ECOBAKE SOURCE_DIR SCRATCH_DIR
+
+Skips (exit 77) where numpy, flatbuffers or xxhash cannot be imported.
+"""
+import csv
+import os
+import shutil
+import subprocess
+import sys
+
+SKIP = 77
+
+
+def main() -> int:
+    ecobake, source, scratch = sys.argv[1:4]
+    sys.path.insert(0, os.path.join(source, "python"))
+    try:
+        import numpy as np
+        import ecobake as eb
+    except ImportError as e:
+        print(f"skipped: {e} (install python3-numpy python3-flatbuffers python3-xxhash)")
+        return SKIP
+
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    bake_dir = os.path.join(scratch, "bake")
+    config = os.path.join(source, "configs", "temperate_mountain.json")
+    subprocess.run([ecobake, "bake", config, "-o", bake_dir, "--tiles", "10,10,13,12", "-q"], check=True)
+    csv_path = os.path.join(scratch, "instances.csv")
+    subprocess.run([ecobake, "export", bake_dir, "--format", "csv", "-o", csv_path], check=True,
+                   stdout=subprocess.DEVNULL)
+
+    bake = eb.open_bake(bake_dir)
+    with open(csv_path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    failures = []
+
+    def check(cond, what):
+        if not cond:
+            failures.append(what)
+
+    check(bake.instance_count == len(rows), f"count {bake.instance_count} vs CSV {len(rows)}")
+    check(len(bake.tiles) == 12, f"{len(bake.tiles)} tiles, expected 12")
+    # CSV order: manifest order, then tile order. Printed with 3 / 5 / 4 decimals.
+    i = 0
+    for entry in bake.tiles:
+        tile = bake.read_tile(entry)
+        check(tile.records.base is not None, "records copied instead of viewing the file's bytes")
+        p, yaw, scale = tile.positions(), tile.yaw(), tile.scale()
+        up, colors = tile.up(), tile.colors()
+        check(np.all(np.abs(np.linalg.norm(up, axis=1) - 1) < 1e-5), "up vectors not unit")
+        check(np.all(up[:, 1] > 0), "an up vector points down")
+        check(np.all(colors[:, 3] == 255), "alpha not opaque")
+        lo, hi = entry.x * bake.tile_size, (entry.x + 1) * bake.tile_size
+        check(np.all((p[:, 0] >= lo - 1e-3) & (p[:, 0] <= hi + 1e-3)), f"tile {entry.file}: x outside the tile")
+        expected = rows[i:i + len(tile)]
+        i += len(tile)
+        ref = np.array([[float(r["x"]), float(r["y"]), float(r["z"])] for r in expected], dtype=np.float64)
+        check(np.max(np.abs(p - ref)) <= 0.0005 + 1e-6 * np.max(np.abs(ref)), f"{entry.file}: positions differ")
+        check(np.max(np.abs(yaw - np.array([float(r["yaw"]) for r in expected]))) <= 5e-6 + 1e-6,
+              f"{entry.file}: yaw differs")
+        check(np.max(np.abs(scale - np.array([float(r["scale"]) for r in expected]))) <= 5e-5 + 1e-6,
+              f"{entry.file}: scale differs")
+        check(list(tile.species_ids) == [int(r["species_id"]) for r in expected], f"{entry.file}: species differ")
+        check([bake.species[s].name for s in tile.species_ids[:3]] == [r["species"] for r in expected[:3]],
+              f"{entry.file}: species names differ")
+
+    # Corrupt data: a flipped byte fails the checksum; garbage fails the decoder; both as BakeError.
+    entry = bake.tiles[0]
+    path = os.path.join(bake_dir, entry.file)
+    data = bytearray(open(path, "rb").read())
+    data[len(data) // 2] ^= 0x40
+    open(path, "wb").write(bytes(data))
+    try:
+        bake.read_tile(entry)
+        check(False, "a corrupt tile was read")
+    except eb.BakeError as e:
+        check("checksum mismatch" in str(e) and entry.file in str(e), f"unexpected message: {e}")
+    rng = np.random.default_rng(1)
+    for n in range(300):
+        junk = bytes(data[:8]) + rng.integers(0, 256, size=int(rng.integers(0, 4000)), dtype=np.uint8).tobytes()
+        try:
+            eb.decode_tile(junk, "junk.ecot", bake.species)
+        except eb.BakeError:
+            pass
+    with open(os.path.join(bake_dir, "manifest.json"), "w") as f:
+        f.write('{"format": "something-else"}')
+    try:
+        eb.open_bake(bake_dir)
+        check(False, "a foreign manifest was opened")
+    except eb.BakeError as e:
+        check("not an ecobake manifest" in str(e), f"unexpected message: {e}")
+
+    shutil.rmtree(scratch, ignore_errors=True)
+    for f in failures[:20]:
+        print("FAIL:", f)
+    print(f"python reader: {bake.instance_count} instances in {len(bake.tiles)} tiles, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
