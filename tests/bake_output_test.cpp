@@ -9,7 +9,10 @@
 
 #include <chrono>
 #include <filesystem>
+#include <algorithm>
 #include <map>
+#include <set>
+#include <sstream>
 #include <regex>
 
 #include "bake/output_dir.h"
@@ -429,4 +432,95 @@ TEST(BakeOutput, MountPointInsideAPreviousBakeIsRefused) {
   EXPECT_EQ(eco::test::readBytes(dir.file("elsewhere/precious.txt")), "do not delete");
   ASSERT_EQ(run("bake " + config + " -o " + out + " -q").code, 0);  // unmounted: replaced again
   expectCompleteBake(out);
+}
+
+namespace {
+
+struct CsvRow {
+  double x = 0, z = 0;
+  int tx = -1, tz = -1;  // the tile, where the test knows it
+  std::string line, species;
+};
+
+// The data rows of an export, each with the fields a filter looks at (parsed here, apart from
+// the exporter).
+std::vector<CsvRow> csvRows(const std::string& text) {
+  std::vector<CsvRow> rows;
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    CsvRow r;
+    r.line = line;
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string part; std::getline(fields, part, ',');) f.push_back(part);
+    r.x = std::stod(f.at(0));
+    r.z = std::stod(f.at(2));
+    r.species = f.at(5);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+}  // namespace
+
+// Issue #17 (3): --tiles, --region and --species select exactly the rows of the full export
+// that the filter describes (computed here from the full CSV), streamed tile by tile; a name
+// that is not a species is a one-line error naming the bake's species; progress stays off stdout.
+TEST(BakeOutput, ExportFiltersSelectExactlyTheirInstances) {
+  TempDir dir;
+  std::string config = eco::test::writeRidgeWorld(dir);
+  ASSERT_EQ(run("bake " + config + " -o " + dir.file("out") + " -q").code, 0);
+  const std::string bake = dir.file("out");
+  ASSERT_EQ(run("export " + bake + " -o " + dir.file("all.csv") + " -q").code, 0);
+  std::vector<CsvRow> all = csvRows(eco::test::readBytes(dir.file("all.csv")));
+  ASSERT_GT(all.size(), 1000u);
+  const eco::Manifest m = eco::readManifest(bake);
+  std::set<std::string> names;
+  for (const CsvRow& r : all) names.insert(r.species);
+  ASSERT_GE(names.size(), 2u);
+  const std::string first = *names.begin(), second = *std::next(names.begin());
+
+  auto expectRows = [&](const std::string& args, auto keep) {
+    const std::string out = dir.file("part.csv");
+    Result r = run("export " + bake + " -o " + out + " -q " + args);
+    ASSERT_EQ(r.code, 0) << args << ": " << r.output;
+    std::vector<std::string> got, want;
+    for (const CsvRow& row : csvRows(eco::test::readBytes(out))) got.push_back(row.line);
+    for (const CsvRow& row : all)
+      if (keep(row)) want.push_back(row.line);
+    EXPECT_GT(want.size(), 0u) << args;
+    EXPECT_LT(want.size(), all.size()) << args;
+    EXPECT_TRUE(got == want) << args << ": " << got.size() << " rows, expected " << want.size();
+  };
+  // The full export lists tiles in manifest order, each with its manifest count of rows.
+  std::vector<std::pair<int, int>> tileOf;
+  for (const eco::TileEntry& e : m.tiles) tileOf.insert(tileOf.end(), e.instances, {e.x, e.z});
+  ASSERT_EQ(tileOf.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i].tx = tileOf[i].first, all[i].tz = tileOf[i].second;
+  expectRows("--tiles 1,0,2,1", [](const CsvRow& r) { return r.tx >= 1 && r.tx <= 2 && r.tz >= 0 && r.tz <= 1; });
+  expectRows("--region 100.5,200,420,515.25", [](const CsvRow& r) {
+    return r.x >= 100.5 - 5e-4 && r.x <= 420 + 5e-4 && r.z >= 200 - 5e-4 && r.z <= 515.25 + 5e-4;
+  });
+  expectRows("--species " + second + "," + first, [&](const CsvRow& r) { return r.species == first || r.species == second; });
+  expectRows("--species " + first + " --region 0,0,500,500",
+             [&](const CsvRow& r) { return r.species == first && r.x <= 500 + 5e-4 && r.z <= 500 + 5e-4; });
+
+  // PLY with a region: the header's count is the rows that follow.
+  ASSERT_EQ(run("export " + bake + " --format ply -o " + dir.file("part.ply") + " -q --region 0,0,300,300").code, 0);
+  const std::string ply = eco::test::readBytes(dir.file("part.ply"));
+  std::smatch count;
+  ASSERT_TRUE(std::regex_search(ply, count, std::regex("element vertex (\\d+)\n")));
+  const size_t body = ply.size() - ply.find("end_header\n") - 11;
+  EXPECT_EQ(size_t(std::count(ply.end() - long(body), ply.end(), '\n')), std::stoull(count[1].str()));
+
+  Result r = run("export " + bake + " -o " + dir.file("x.csv") + " --species no_such_plant");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_EQ(lines(r.output), 1u) << r.output;
+  EXPECT_TRUE(has(r.output, "--species: \"no_such_plant\" is not a species of") && has(r.output, first)) << r.output;
+  EXPECT_FALSE(fs::exists(dir.file("x.csv")));
+  r = run("export " + bake + " -o " + dir.file("x.csv") + " --region 5,5,1,1");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "--region: 5,5,1,1 is inverted")) << r.output;
 }

@@ -253,7 +253,7 @@ TEST(Bake, ExportRoundTripEqualsInstancesInMemory) {
   TempDir dir;
   eco::World world = eco::loadWorld(eco::test::writeRidgeWorld(dir));
   bakeTo(world, dir.file("out"), 2);
-  uint64_t n = eco::exportInstances(dir.file("out"), eco::ExportFormat::Csv, dir.file("all.csv"));
+  uint64_t n = eco::exportInstances(dir.file("out"), eco::ExportOptions{}, dir.file("all.csv"));
 
   std::vector<eco::Instance> expected;
   for (const auto& t : eco::bakeInMemory(world, 1))
@@ -282,7 +282,9 @@ TEST(Bake, ExportRoundTripEqualsInstancesInMemory) {
   }
   EXPECT_FALSE(std::getline(csv, line));
 
-  eco::exportInstances(dir.file("out"), eco::ExportFormat::Ply, dir.file("all.ply"));
+  eco::ExportOptions asPly;
+  asPly.format = eco::ExportFormat::Ply;
+  eco::exportInstances(dir.file("out"), asPly, dir.file("all.ply"));
   std::ifstream ply(dir.file("all.ply"));
   std::getline(ply, line);
   EXPECT_EQ(line, "ply");

@@ -20,6 +20,31 @@
 
 namespace eco::cli {
 
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+// A redrawn bar on a terminal, a log line per 10 % otherwise.
+std::function<void(int, int)> progressReporter(bool quiet, const char* verb) {
+  if (quiet) return {};
+  bool tty = isatty(fileno(stderr));
+  auto lastDecile = std::make_shared<int>(-1);
+  return [tty, lastDecile, verb](int done, int total) {
+    if (tty) {
+      int width = 40, filled = total ? done * width / total : width;
+      std::fprintf(stderr, "\r[%s%s] %3d%% %d/%d tiles", std::string(size_t(filled), '#').c_str(),
+                   std::string(size_t(width - filled), ' ').c_str(), total ? done * 100 / total : 100, done, total);
+      if (done == total) std::fputc('\n', stderr);
+      std::fflush(stderr);
+    } else if (int decile = total ? done * 10 / total : 10; decile != *lastDecile) {
+      *lastDecile = decile;
+      spdlog::info("{} {}/{} tiles", verb, done, total);
+    }
+  };
+}
+
 namespace {
 
 struct BakeArgs {
@@ -34,24 +59,6 @@ struct BakeArgs {
   LimitArgs limits;  // the estimate's limits (validate has the same options)
 };
 
-// A redrawn bar on a terminal, a log line per 10 % otherwise.
-std::function<void(int, int)> progressReporter(bool quiet) {
-  if (quiet) return {};
-  bool tty = isatty(fileno(stderr));
-  auto lastDecile = std::make_shared<int>(-1);
-  return [tty, lastDecile](int done, int total) {
-    if (tty) {
-      int width = 40, filled = total ? done * width / total : width;
-      std::fprintf(stderr, "\r[%s%s] %3d%% %d/%d tiles", std::string(size_t(filled), '#').c_str(),
-                   std::string(size_t(width - filled), ' ').c_str(), total ? done * 100 / total : 100, done, total);
-      if (done == total) std::fputc('\n', stderr);
-      std::fflush(stderr);
-    } else if (int decile = total ? done * 10 / total : 10; decile != *lastDecile) {
-      *lastDecile = decile;
-      spdlog::info("baked {}/{} tiles", done, total);
-    }
-  };
-}
 
 // The numeric options, parsed strictly before any input is read.
 struct ParsedOptions {
@@ -61,29 +68,33 @@ struct ParsedOptions {
   std::vector<double> region;  // finite metres
 };
 
-std::string joined(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
-  return out;
-}
 
 ParsedOptions parseOptions(const BakeArgs& a) {
-  static const char* const kCorner[] = {"X0", "Z0", "X1", "Z1"};
-  static const char* const kEdge[] = {"MINX", "MINZ", "MAXX", "MAXZ"};
   ParsedOptions o;
   o.threads = int(parseInteger(a.threads, "-j/--threads", 0, 1024));
   if (a.seed) o.seed = parseUnsigned(*a.seed, "--seed");
-  for (size_t i = 0; i < a.tiles.size(); ++i)
-    o.tiles.push_back(parseInteger(a.tiles[i], std::string("--tiles ") + kCorner[i], 0, INT64_MAX));
-  for (size_t i = 0; i < a.region.size(); ++i)
-    o.region.push_back(parseReal(a.region[i], std::string("--region ") + kEdge[i], -std::numeric_limits<double>::max(),
-                                 std::numeric_limits<double>::max()));
-  if (!o.tiles.empty() && (o.tiles[0] > o.tiles[2] || o.tiles[1] > o.tiles[3]))
-    throw InputError("--tiles: " + joined(a.tiles) + " is inverted: X0 must be <= X1 and Z0 <= Z1");
-  if (!o.region.empty() && (o.region[0] > o.region[2] || o.region[1] > o.region[3]))
-    throw InputError("--region: " + joined(a.region) + " is inverted: MINX must be <= MAXX and MINZ <= MAXZ");
+  parseArea(a.tiles, a.region, o.tiles, o.region);
   return o;
 }
+
+}  // namespace
+
+void parseArea(const std::vector<std::string>& tiles, const std::vector<std::string>& region,
+               std::vector<int64_t>& tilesOut, std::vector<double>& regionOut) {
+  static const char* const kCorner[] = {"X0", "Z0", "X1", "Z1"};
+  static const char* const kEdge[] = {"MINX", "MINZ", "MAXX", "MAXZ"};
+  for (size_t i = 0; i < tiles.size(); ++i)
+    tilesOut.push_back(parseInteger(tiles[i], std::string("--tiles ") + kCorner[i], 0, INT64_MAX));
+  for (size_t i = 0; i < region.size(); ++i)
+    regionOut.push_back(parseReal(region[i], std::string("--region ") + kEdge[i], -std::numeric_limits<double>::max(),
+                                  std::numeric_limits<double>::max()));
+  if (!tilesOut.empty() && (tilesOut[0] > tilesOut[2] || tilesOut[1] > tilesOut[3]))
+    throw InputError("--tiles: " + joined(tiles) + " is inverted: X0 must be <= X1 and Z0 <= Z1");
+  if (!regionOut.empty() && (regionOut[0] > regionOut[2] || regionOut[1] > regionOut[3]))
+    throw InputError("--region: " + joined(region) + " is inverted: MINX must be <= MAXX and MINZ <= MAXZ");
+}
+
+namespace {
 
 // All arithmetic in int64 and double, clamped to the grid before narrowing to int, so a
 // huge index or coordinate means "to the edge of the world", never an overflow.
@@ -133,7 +144,7 @@ void runBake(const BakeArgs& a) {
   const BakeEstimate estimate = estimateBake(world, threads, options.tiles);
   if (std::string why = limitProblem(estimate, limits); !why.empty()) throw InputError(a.config + ": " + why);
   spdlog::info("estimate: {}", describeEstimate(estimate));
-  options.progress = progressReporter(a.quiet);
+  options.progress = progressReporter(a.quiet, "baked");
   spdlog::info("baking {} ({} species, {:.1f} x {:.1f} km, {} threads)", a.config, world.config.species.size(),
                world.terrain.extentX() / 1000, world.terrain.extentZ() / 1000, threads);
 

@@ -1,9 +1,12 @@
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "export/export.h"
 #include "commands.h"
@@ -96,16 +99,36 @@ void addInspect(CLI::App& app) {
 }
 
 void addExport(CLI::App& app) {
-  auto dir = std::make_shared<std::string>();
-  auto format = std::make_shared<std::string>("csv");
-  auto out = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand("export", "Write every instance of a bake as CSV or PLY");
-  cmd->add_option("OUTDIR", *dir, "Bake folder")->required();
-  cmd->add_option("--format", *format, "csv or ply")->check(CLI::IsMember({"csv", "ply"}));
-  cmd->add_option("-o,--output", *out, "Output file")->required();
-  cmd->callback([dir, format, out] {
-    uint64_t n = exportInstances(*dir, *format == "ply" ? ExportFormat::Ply : ExportFormat::Csv, *out);
-    std::fprintf(stderr, "%llu instances written to %s\n", static_cast<unsigned long long>(n), out->c_str());
+  struct Args {
+    std::string dir, format = "csv", out;
+    std::vector<std::string> tiles, region, species;
+    bool quiet = false;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("export", "Write the instances of a bake as CSV or PLY");
+  cmd->add_option("OUTDIR", a->dir, "Bake folder")->required();
+  cmd->add_option("--format", a->format, "csv or ply")->check(CLI::IsMember({"csv", "ply"}));
+  cmd->add_option("-o,--output", a->out, "Output file")->required();
+  auto* tiles = cmd->add_option("--tiles", a->tiles, "Only tiles X0 Z0 X1 Z1 (inclusive)")->expected(4)->delimiter(',');
+  cmd->add_option("--region", a->region, "Only instances inside MINX MINZ MAXX MAXZ (metres)")
+      ->expected(4)->delimiter(',')->excludes(tiles);
+  cmd->add_option("--species", a->species, "Only these species (names, comma-separated)")->delimiter(',');
+  cmd->add_flag("-q,--quiet", a->quiet, "Print only warnings and errors");
+  cmd->callback([a] {
+    std::vector<int64_t> t;
+    std::vector<double> r;
+    parseArea(a->tiles, a->region, t, r);
+    ExportOptions options;
+    options.format = a->format == "ply" ? ExportFormat::Ply : ExportFormat::Csv;
+    // Inclusive tile indices; anything past the grid just selects nothing there.
+    auto clampTile = [](int64_t v) { return int(std::min<int64_t>(v, int64_t(1) << 30)); };
+    if (!t.empty()) options.tiles = TileRange{clampTile(t[0]), clampTile(t[1]), clampTile(t[2]) + 1, clampTile(t[3]) + 1};
+    if (!r.empty()) options.region = std::array<double, 4>{r[0], r[1], r[2], r[3]};
+    options.species = a->species;
+    options.progress = progressReporter(a->quiet, "exported");
+    const uint64_t n = exportInstances(a->dir, options, a->out);
+    if (!a->quiet)
+      std::fprintf(stderr, "%llu instances written to %s\n", static_cast<unsigned long long>(n), a->out.c_str());
   });
 }
 

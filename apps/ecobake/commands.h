@@ -1,8 +1,11 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace eco {
 struct BakeLimits;
@@ -26,6 +29,14 @@ struct LimitArgs {
 };
 void addLimitOptions(CLI::App* cmd, LimitArgs& args);
 BakeLimits parseLimits(const LimitArgs& args);
+
+// --tiles X0,Z0,X1,Z1 (inclusive, >= 0) and --region MINX,MINZ,MAXX,MAXZ (finite metres), each
+// empty when not given, parsed strictly; InputError naming the option when malformed or inverted.
+void parseArea(const std::vector<std::string>& tiles, const std::vector<std::string>& region,
+               std::vector<int64_t>& tilesOut, std::vector<double>& regionOut);
+// A redrawn bar on a terminal, a log line per 10 % otherwise ("<verb> 5/10 tiles"); none when quiet.
+std::function<void(int, int)> progressReporter(bool quiet, const char* verb);
+std::string joined(const std::vector<std::string>& parts);  // "a,b,c"
 
 void setExitCode(int code);
 int exitCode();

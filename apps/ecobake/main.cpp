@@ -1,5 +1,6 @@
 // ecobake: the offline bake CLI. Thin front end over the stage libraries (bake, export); see README for the commands.
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -9,6 +10,9 @@
 #include "core/error.h"
 
 int main(int argc, char** argv) {
+  // Logs (warnings, progress) are diagnostics: stderr, so that stdout carries only results and
+  // an export to -o /dev/stdout stays clean.
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("", std::make_shared<spdlog::sinks::stderr_color_sink_mt>()));
   CLI::App app{"ecobake: ecological vegetation scattering, baked to streamable tiles"};
   app.require_subcommand(1);
   app.set_version_flag("--version", ECO_VERSION);

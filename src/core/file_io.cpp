@@ -55,65 +55,25 @@ void syncFolderOf(const std::string& path) { syncFolder(std::filesystem::path(pa
 
 namespace {
 
-// A new regular file at `target` (or a replaced one): written under a unique temporary name
-// beside it, fsynced and renamed over it, so a reader sees the old file or the whole new one.
-// `shownPath` is what the user asked for (a symbolic link names itself, not its target).
-void replaceAtomically(const std::string& shownPath, const std::string& target, const void* data, size_t size) {
-  // The name is random, not the pid: two writers in different PID namespaces (both pid 1)
-  // must not share one temporary.
-  int fd = -1;
-  std::string tmp;
-  for (int attempt = 0; fd < 0; ++attempt) {
-    tmp = target + ".tmp." + randomToken(8);
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0 && (errno != EEXIST || attempt == 16)) throw InputError(shownPath + ": cannot write: " + errnoText());
-  }
-  bool ok = writeAll(fd, static_cast<const uint8_t*>(data), size) && ::fsync(fd) == 0;
-  std::string why = ok ? std::string() : errnoText();
-  if (::close(fd) != 0 && ok) ok = false, why = errnoText();
-  if (ok && ::rename(tmp.c_str(), target.c_str()) != 0) ok = false, why = errnoText();
-  if (!ok) {
-    ::unlink(tmp.c_str());
-    throw InputError(shownPath + ": cannot write: " + why);
-  }
-  syncFolder(std::filesystem::path(target).parent_path());
-}
-
-// Into an existing character device or FIFO (or a file reached through /proc/self/fd): such a
-// path is the user's way to say "send it there" (-o /dev/stdout, -o /dev/null, a pipe), and
-// renaming a regular file over it would destroy the node.
-void writeThrough(const std::string& path, const void* data, size_t size) {
-  // O_NONBLOCK: opening a FIFO nobody reads fails with ENXIO instead of waiting forever.
-  int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENXIO) throw InputError(path + ": cannot write: no process is reading this FIFO or device");
-    throw InputError(path + ": cannot write: " + errnoText());
-  }
-  int flags = ::fcntl(fd, F_GETFL);
-  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // a pipe reader may be slower than us
-  bool ok = writeAll(fd, static_cast<const uint8_t*>(data), size);
-  std::string why = ok ? std::string() : errnoText();
-  // Makes a regular file durable; pipes and character devices answer EINVAL, which is fine.
-  if (ok && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) ok = false, why = errnoText();
-  if (::close(fd) != 0 && ok) ok = false, why = errnoText();
-  if (!ok) throw InputError(path + ": cannot write: " + why);
-}
-
 const char* fileTypeName(mode_t mode);
 
-// Everything that is neither a regular file nor a symbolic link.
-void writeToSpecial(const std::string& path, mode_t mode, const void* data, size_t size) {
-  if (S_ISCHR(mode) || S_ISFIFO(mode)) return writeThrough(path, data, size);
-  if (S_ISBLK(mode)) throw InputError(path + ": is a block device (a disk); refusing to write over it");
-  throw InputError(path + ": is " + std::string(fileTypeName(mode)) + ", expected a file to write");
-}
+// Where an output path leads: a regular file (new or existing) that is replaced by renaming a
+// temporary over `target`, or a character device or FIFO written through (-o /dev/stdout,
+// /dev/null, a pipe: such a path is the user's way to say "send it there", and renaming a
+// regular file over it would destroy the node). Everything else is refused.
+struct OutputTarget {
+  std::string target;  // the file to replace (a symbolic link's final target), or the path to write through
+  bool through = false;
+};
 
-}  // namespace
-
-void writeFileAtomic(const std::string& path, const void* data, size_t size) {
+OutputTarget resolveOutput(const std::string& path) {
   if (path.empty()) throw InputError("output file name is empty");
   if (path.back() == '/') throw InputError(path + ": names a folder, expected a file to write");
-
+  auto special = [&](mode_t mode) -> OutputTarget {
+    if (S_ISCHR(mode) || S_ISFIFO(mode)) return {path, true};
+    if (S_ISBLK(mode)) throw InputError(path + ": is a block device (a disk); refusing to write over it");
+    throw InputError(path + ": is " + std::string(fileTypeName(mode)) + ", expected a file to write");
+  };
   struct stat link {};
   if (::lstat(path.c_str(), &link) != 0) {
     if (errno != ENOENT) throw InputError(path + ": cannot write: " + errnoText());
@@ -121,10 +81,10 @@ void writeFileAtomic(const std::string& path, const void* data, size_t size) {
     std::error_code ec;
     if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
     if (ec) throw InputError(path + ": cannot create folder: " + ec.message());
-    return replaceAtomically(path, path, data, size);
+    return {path, false};
   }
-  if (S_ISREG(link.st_mode)) return replaceAtomically(path, path, data, size);
-  if (!S_ISLNK(link.st_mode)) return writeToSpecial(path, link.st_mode, data, size);
+  if (S_ISREG(link.st_mode)) return {path, false};
+  if (!S_ISLNK(link.st_mode)) return special(link.st_mode);
 
   // A symbolic link is followed: its final target is what gets written, and the link stays.
   struct stat st {};
@@ -136,15 +96,78 @@ void writeFileAtomic(const std::string& path, const void* data, size_t size) {
       throw InputError(path + ": is a symbolic link to '" + to + "', which does not exist");
     throw InputError(path + ": is a symbolic link that cannot be followed: " + std::strerror(err));
   }
-  if (!S_ISREG(st.st_mode)) return writeToSpecial(path, st.st_mode, data, size);
+  if (!S_ISREG(st.st_mode)) return special(st.st_mode);
   // realpath names the file the link leads to; /proc/self/fd links (-o /dev/stdout redirected
   // to a file) may lead to a deleted or renamed one, which only writing through reaches.
   std::unique_ptr<char, decltype(&::free)> real(::realpath(path.c_str(), nullptr), &::free);
   struct stat resolved {};
   if (real && ::lstat(real.get(), &resolved) == 0 && S_ISREG(resolved.st_mode) && resolved.st_dev == st.st_dev &&
       resolved.st_ino == st.st_ino)
-    return replaceAtomically(path, real.get(), data, size);
-  writeThrough(path, data, size);
+    return {real.get(), false};
+  return {path, true};
+}
+
+}  // namespace
+
+OutputFile::OutputFile(const std::string& path) : shown_(path) {
+  const OutputTarget out = resolveOutput(path);
+  target_ = out.target;
+  if (out.through) {
+    // O_NONBLOCK: opening a FIFO nobody reads fails with ENXIO instead of waiting forever.
+    fd_ = ::open(target_.c_str(), O_WRONLY | O_TRUNC | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd_ < 0) {
+      if (errno == ENXIO) throw InputError(path + ": cannot write: no process is reading this FIFO or device");
+      throw InputError(path + ": cannot write: " + errnoText());
+    }
+    const int flags = ::fcntl(fd_, F_GETFL);
+    if (flags >= 0) ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);  // a pipe reader may be slower than us
+    return;
+  }
+  // The temporary's name is random, not the pid: two writers in different PID namespaces
+  // (both pid 1) must not share one.
+  for (int attempt = 0; fd_ < 0; ++attempt) {
+    tmp_ = target_ + ".tmp." + randomToken(8);
+    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd_ < 0 && (errno != EEXIST || attempt == 16)) throw InputError(path + ": cannot write: " + errnoText());
+  }
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_ && !tmp_.empty()) ::unlink(tmp_.c_str());
+}
+
+void OutputFile::fail(const std::string& why) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+  tmp_.clear();
+  throw InputError(shown_ + ": cannot write: " + why);
+}
+
+void OutputFile::write(const void* data, size_t size) {
+  if (fd_ < 0 || committed_) throw std::logic_error("OutputFile::write after commit or failure");
+  if (!writeAll(fd_, static_cast<const uint8_t*>(data), size)) fail(errnoText());
+}
+
+void OutputFile::commit() {
+  if (fd_ < 0 || committed_) throw std::logic_error("OutputFile::commit twice or after failure");
+  // fsync makes a regular file durable; pipes and character devices answer EINVAL (or EROFS).
+  if (::fsync(fd_) != 0 && (!tmp_.empty() || (errno != EINVAL && errno != EROFS))) fail(errnoText());
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail(errnoText());
+  if (!tmp_.empty()) {
+    if (::rename(tmp_.c_str(), target_.c_str()) != 0) fail(errnoText());
+    syncFolder(std::filesystem::path(target_).parent_path());
+  }
+  committed_ = true;
+}
+
+void writeFileAtomic(const std::string& path, const void* data, size_t size) {
+  OutputFile out(path);
+  out.write(data, size);
+  out.commit();
 }
 
 void writeFilePlain(const std::string& path, const void* data, size_t size) {

@@ -34,6 +34,26 @@ bool isInsideFolder(const std::string& path, const std::string& folder);
 // (-o /dev/stdout, /dev/null, a pipe with a reader), a folder, block device or socket is
 // refused. On failure throws InputError naming the path and leaves any previous file intact.
 void writeFileAtomic(const std::string& path, const void* data, size_t size);
+// writeFileAtomic in pieces, for outputs too large to hold (exports): the constructor resolves
+// the path and opens the temporary (or the device or FIFO), write() appends, commit() fsyncs and
+// renames. Destroyed without commit() (an error, an exception), it removes the temporary and the
+// previous file stays; a device or FIFO has seen what was written. InputError naming the path.
+class OutputFile {
+ public:
+  explicit OutputFile(const std::string& path);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  void write(const void* data, size_t size);
+  void write(const std::string& text) { write(text.data(), text.size()); }
+  void commit();
+
+ private:
+  [[noreturn]] void fail(const std::string& why);
+  std::string shown_, target_, tmp_;  // tmp_ empty: written through (device, FIFO)
+  int fd_ = -1;
+  bool committed_ = false;
+};
 // Writes bytes to path in place, no fsync: for files in a private staging folder that is
 // swapped in whole once syncFileSystemOf has made everything in it durable.
 void writeFilePlain(const std::string& path, const void* data, size_t size);

@@ -1,5 +1,6 @@
 #include "export/export.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <stdexcept>
@@ -8,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/json.h"
 
 namespace eco {
 
@@ -57,31 +59,90 @@ std::string plyHeaderName(const std::string& name) {
   return out;
 }
 
-uint64_t exportInstances(const std::string& bakeDir, ExportFormat format, const std::string& outPath) {
+namespace {
+
+// The species ids an export keeps (all when `names` is empty).
+std::vector<bool> selectSpecies(const Manifest& manifest, const std::vector<std::string>& names,
+                                const std::string& bakeDir) {
+  std::vector<bool> keep(manifest.species.size(), names.empty());
+  std::vector<std::string> known;
+  for (const SpeciesRecord& s : manifest.species) known.push_back(s.name);
+  for (const std::string& name : names) {
+    auto it = std::find(known.begin(), known.end(), name);
+    if (it == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw InputError("--species: \"" + name + "\" is not a species of " + bakeDir + suggestion(name, known) +
+                       " (species: " + list + ")");
+    }
+    keep[size_t(it - known.begin())] = true;
+  }
+  return keep;
+}
+
+bool inRegion(const std::array<double, 4>& r, const Vec3& p) {
+  return double(p.x) >= r[0] && double(p.x) <= r[2] && double(p.z) >= r[1] && double(p.z) <= r[3];
+}
+
+}  // namespace
+
+uint64_t exportInstances(const std::string& bakeDir, const ExportOptions& options, const std::string& outPath) {
   if (isInsideFolder(outPath, bakeDir))
     throw InputError(outPath + ": is inside the bake being exported (" + bakeDir + "); write the export elsewhere");
-  Manifest manifest = readManifest(bakeDir);
-  // The header comes first and the PLY header needs the count: the manifest's total is exact
-  // once every tile has been verified against its entry below, and writing it first keeps
-  // the output in one buffer instead of a body copied behind its header (2x the memory).
+  const Manifest manifest = readManifest(bakeDir);
+  const std::vector<bool> keep = selectSpecies(manifest, options.species, bakeDir);
+
+  // The tiles to read: in the range, and able to hold an instance of the region.
+  std::vector<const TileEntry*> entries;
+  for (const TileEntry& e : manifest.tiles) {
+    if (options.tiles && (e.x < options.tiles->x0 || e.x >= options.tiles->x1 || e.z < options.tiles->z0 ||
+                          e.z >= options.tiles->z1))
+      continue;
+    if (options.region) {
+      // Positions are clamped into the tile's rectangle when quantised.
+      const double size = double(manifest.tiling.tileSize), x0 = e.x * size, z0 = e.z * size;
+      const std::array<double, 4>& r = *options.region;
+      if (x0 > r[2] || x0 + size < r[0] || z0 > r[3] || z0 + size < r[1]) continue;
+    }
+    entries.push_back(&e);
+  }
+  auto selected = [&](const Instance& in) { return keep[in.species] && (!options.region || inRegion(*options.region, in.position)); };
+
+  // PLY's header holds the count: from the manifest's per-tile species counts, exact once each
+  // tile is verified against its entry; a region needs a first pass.
+  // Without a region the count is known up front and checked at the end.
+  std::optional<uint64_t> expected;
+  if (!options.region) {
+    expected = 0;
+    for (const TileEntry* e : entries)
+      for (size_t s = 0; s < keep.size(); ++s) *expected += keep[s] ? e->speciesCounts[s] : 0;
+  } else if (options.format == ExportFormat::Ply) {
+    expected = 0;
+    for (const TileEntry* e : entries)
+      for (const Instance& in : readTileVerified(bakeDir, manifest, *e).instances) *expected += selected(in);
+  }
+
+  OutputFile file(outPath);
   std::string out;
-  if (format == ExportFormat::Csv) {
+  if (options.format == ExportFormat::Csv) {
     out = "x,y,z,yaw,scale,species,species_id\n";
   } else {
     out = "ply\nformat ascii 1.0\ncomment ecobake export; species ids:";
     for (const SpeciesRecord& s : manifest.species) appendf(out, " %u=%s", unsigned(s.id), plyHeaderName(s.name).c_str());
-    appendf(out, "\nelement vertex %llu\n", static_cast<unsigned long long>(manifest.totals.instances));
+    appendf(out, "\nelement vertex %llu\n", static_cast<unsigned long long>(*expected));
     out += "property float x\nproperty float y\nproperty float z\nproperty float yaw\n"
            "property float scale\nproperty ushort species_id\nend_header\n";
   }
   std::vector<std::string> csvNames;
   for (const SpeciesRecord& s : manifest.species) csvNames.push_back(csvField(s.name));
   uint64_t count = 0;
-  for (const TileEntry& entry : manifest.tiles) {
+  int done = 0;
+  for (const TileEntry* e : entries) {
     // Verified against the manifest, so every instance's species is in manifest.species.
-    TileData tile = readTileVerified(bakeDir, manifest, entry);
+    const TileData tile = readTileVerified(bakeDir, manifest, *e);
     for (const Instance& in : tile.instances) {
-      if (format == ExportFormat::Csv)
+      if (!selected(in)) continue;
+      if (options.format == ExportFormat::Csv)
         appendf(out, "%.3f,%.3f,%.3f,%.5f,%.4f,%s,%u\n", double(in.position.x), double(in.position.y),
                 double(in.position.z), double(in.yaw), double(in.scale), csvNames[in.species].c_str(),
                 unsigned(in.species));
@@ -90,11 +151,15 @@ uint64_t exportInstances(const std::string& bakeDir, ExportFormat format, const 
                 double(in.position.z), double(in.yaw), double(in.scale), unsigned(in.species));
       ++count;
     }
+    file.write(out);
+    out.clear();
+    if (options.progress) options.progress(++done, int(entries.size()));
   }
-  if (count != manifest.totals.instances)  // readManifest checks the totals, readTileVerified each tile
-    throw std::logic_error("export: " + std::to_string(count) + " instances read, manifest totals say " +
-                           std::to_string(manifest.totals.instances));
-  writeFileAtomic(outPath, out.data(), out.size());
+  if (expected && count != *expected)  // the manifest's counts are checked against every tile read
+    throw std::logic_error("export: " + std::to_string(count) + " instances written, " + std::to_string(*expected) +
+                           " expected");
+  file.write(out);
+  file.commit();
   return count;
 }
 

@@ -2,33 +2,51 @@
 // The export stage: views of a bake for people and other tools (CSV and PLY instance lists)
 // and PNG previews of the eco-masks and of baked instances. Reads finished bakes and the
 // masks; writes nothing a bake reads back.
+#include <array>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "masks/masks.h"
+#include "sampling/sampling.h"
 #include "tileio/tileio.h"
 
 namespace eco {
 
 enum class ExportFormat { Csv, Ply };
 
-// Every instance of every tile (manifest order, then tile order) with x, y, z, yaw, scale,
-// species name and id. PLY is ASCII with one vertex per instance. Written atomically, after
-// every tile has been verified against the manifest (readTileVerified): a bad bake writes
-// nothing. Returns the number of instances written.
+// Which instances an export writes; every filter narrows the one before.
+struct ExportOptions {
+  ExportFormat format = ExportFormat::Csv;
+  // Tiles [x0, x1) x [z0, z1) of the bake's grid; default all. Tiles without instances have no
+  // file and are skipped.
+  std::optional<TileRange> tiles;
+  // Instances with minX <= x <= maxX and minZ <= z <= maxZ (metres); tiles that cannot hold one
+  // are not read.
+  std::optional<std::array<double, 4>> region;
+  // Species by name; empty: all. An unknown name is an InputError listing the bake's species.
+  std::vector<std::string> species;
+  std::function<void(int done, int total)> progress;  // per tile read
+};
+
+// Every selected instance (manifest order, then tile order) with x, y, z, yaw, scale, species
+// name and id. PLY is ASCII with one vertex per instance. Tiles are read one at a time, each
+// verified against the manifest (readTileVerified), and streamed into the output through
+// OutputFile: memory stays at one tile, and a bad bake or a failed write leaves no output (a
+// previous file stays). Returns the number of instances written.
 //
 // Species names are whatever the config said, so they are escaped for each format:
 //   CSV: RFC 4180 (a name with a comma, quote, CR or LF is quoted, quotes doubled).
 //   PLY: the header has no escape mechanism and a comment ends at a newline (a name with a
 //   newline and "end_header" would end the header early), so names in the species comment
 //   are percent-encoded: bytes outside A-Z a-z 0-9 - . _ ~ become %XX (RFC 3986).
-//   Vertices carry only the species id.
-uint64_t exportInstances(const std::string& bakeDir, ExportFormat format, const std::string& outPath);
+//   Vertices carry only the species id. The header's vertex count comes from the manifest's
+//   per-tile species counts, or, with a region, from a first pass over the region's tiles.
+uint64_t exportInstances(const std::string& bakeDir, const ExportOptions& options, const std::string& outPath);
 
 std::string csvField(const std::string& value);      // RFC 4180 field
 std::string plyHeaderName(const std::string& name);  // percent-encoded as above
-
-
 
 // No preview is wider or taller than this: a heightmap or extent that would make one larger
 // is drawn at a coarser scale (a 4096 x 4096 RGB image is 48 MiB).
