@@ -1,6 +1,7 @@
 #include "export/export.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdarg>
 #include <cstdio>
 #include <stdexcept>
@@ -27,6 +28,14 @@ namespace {
   std::vsnprintf(out.data() + start, size_t(n) + 1, fmt, again);
   va_end(again);
   out.pop_back();  // vsnprintf's terminator
+}
+
+// printf("%.<digits>f") of the float's value, then `sep`.
+void appendFixed(std::string& out, float value, int digits, char sep) {
+  char buf[64];
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, double(value), std::chars_format::fixed, digits);
+  out.append(buf, r.ptr);
+  out += sep;
 }
 
 }  // namespace
@@ -142,13 +151,18 @@ uint64_t exportInstances(const std::string& bakeDir, const ExportOptions& option
     const TileData tile = readTileVerified(bakeDir, manifest, *e);
     for (const Instance& in : tile.instances) {
       if (!selected(in)) continue;
-      if (options.format == ExportFormat::Csv)
-        appendf(out, "%.3f,%.3f,%.3f,%.5f,%.4f,%s,%u\n", double(in.position.x), double(in.position.y),
-                double(in.position.z), double(in.yaw), double(in.scale), csvNames[in.species].c_str(),
-                unsigned(in.species));
-      else
-        appendf(out, "%.3f %.3f %.3f %.5f %.4f %u\n", double(in.position.x), double(in.position.y),
-                double(in.position.z), double(in.yaw), double(in.scale), unsigned(in.species));
+      // The fields of printf's "%.3f,%.3f,%.3f,%.5f,%.4f,<name>,%u", by std::to_chars (the
+      // same correctly rounded digits, without a format string parsed per line).
+      const char sep = options.format == ExportFormat::Csv ? ',' : ' ';
+      appendFixed(out, in.position.x, 3, sep);
+      appendFixed(out, in.position.y, 3, sep);
+      appendFixed(out, in.position.z, 3, sep);
+      appendFixed(out, in.yaw, 5, sep);
+      appendFixed(out, in.scale, 4, sep);
+      if (options.format == ExportFormat::Csv) (out += csvNames[in.species]) += ',';
+      char id[8];
+      out.append(id, std::to_chars(id, id + sizeof id, unsigned(in.species)).ptr);
+      out += '\n';
       ++count;
     }
     file.write(out);
