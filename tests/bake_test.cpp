@@ -293,6 +293,43 @@ TEST(Bake, ExportRoundTripEqualsInstancesInMemory) {
   EXPECT_TRUE(sawCount);
 }
 
+// Every exported line is exactly printf's "%.3f,%.3f,%.3f,%.5f,%.4f,<name>,%u" (CSV) or
+// "%.3f %.3f %.3f %.5f %.4f %u" (PLY) of the decoded instance: the reference is snprintf, the
+// exporter formats with std::to_chars.
+TEST(Bake, ExportLinesArePrintfOfTheDecodedInstances) {
+  TempDir dir;
+  eco::World world = eco::loadWorld(eco::test::writeRidgeWorld(dir));
+  bakeTo(world, dir.file("out"), 2);
+  const eco::Manifest m = eco::readManifest(dir.file("out"));
+  std::vector<std::string> csvLines{"x,y,z,yaw,scale,species,species_id"}, plyLines;
+  for (const eco::TileEntry& e : m.tiles)
+    for (const eco::Instance& in : eco::readTileVerified(dir.file("out"), m, e).instances) {
+      char line[256];
+      std::snprintf(line, sizeof line, "%.3f,%.3f,%.3f,%.5f,%.4f,%s,%u", double(in.position.x), double(in.position.y),
+                    double(in.position.z), double(in.yaw), double(in.scale), m.species[in.species].name.c_str(),
+                    unsigned(in.species));
+      csvLines.push_back(line);
+      std::snprintf(line, sizeof line, "%.3f %.3f %.3f %.5f %.4f %u", double(in.position.x), double(in.position.y),
+                    double(in.position.z), double(in.yaw), double(in.scale), unsigned(in.species));
+      plyLines.push_back(line);
+    }
+  ASSERT_GT(plyLines.size(), 1000u);
+  auto linesOf = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string l; std::getline(in, l);) out.push_back(l);
+    return out;
+  };
+  eco::exportInstances(dir.file("out"), eco::ExportOptions{}, dir.file("all.csv"));
+  EXPECT_TRUE(linesOf(eco::test::readBytes(dir.file("all.csv"))) == csvLines);
+  eco::ExportOptions asPly;
+  asPly.format = eco::ExportFormat::Ply;
+  eco::exportInstances(dir.file("out"), asPly, dir.file("all.ply"));
+  std::vector<std::string> ply = linesOf(eco::test::readBytes(dir.file("all.ply")));
+  ply.erase(ply.begin(), std::find(ply.begin(), ply.end(), "end_header") + 1);
+  EXPECT_TRUE(ply == plyLines);
+}
+
 TEST(Bake, CorruptTileIsRejectedByVerifiedRead) {
   TempDir dir;
   eco::World world = eco::loadWorld(eco::test::writeRidgeWorld(dir));
