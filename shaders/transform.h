@@ -54,6 +54,25 @@ ECO_FN vec3 placeInstancePoint(vec3 position, vec3 up, float yaw, vec3 size, vec
 ECO_FN vec3 placeInstanceNormal(vec3 up, float yaw, vec3 size, vec3 n) { return tilt(up, rotateYaw(yaw, n / size)); }
 
 #ifdef __cplusplus
+// The rotation of placeInstancePoint as a unit quaternion {x, y, z, w}: tilt * yaw, for
+// exporters whose instancers take orientations (USD PointInstancer, glTF
+// EXT_mesh_gpu_instancing). Scale and size stay separate.
+struct quat {
+  float x = 0, y = 0, z = 0, w = 1;
+};
+inline quat operator*(quat a, quat b) {  // Hamilton product: b first, then a
+  return {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+          a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+}
+inline quat instanceOrientation(vec3 up, float yaw) {
+  const quat spin{0, std::sin(0.5f * yaw), 0, std::cos(0.5f * yaw)};
+  if (up.y <= -0.9999f) return quat{1, 0, 0, 0} * spin;  // tilt's half turn about x
+  // Shortest arc from (0, 1, 0) to up: axis (0, 1, 0) x up, w = 1 + cos(angle), normalised.
+  quat arc{up.z, 0, -up.x, 1 + up.y};
+  const float n = std::sqrt(arc.x * arc.x + arc.z * arc.z + arc.w * arc.w);
+  arc = {arc.x / n, 0, arc.z / n, arc.w / n};
+  return arc * spin;
+}
 }  // namespace eco::gpu
 #endif
 #undef ECO_FN

@@ -120,4 +120,23 @@ TEST(InstanceTransform, NormalsStayPerpendicularUnderNonUniformSize) {
   }
 }
 
+// The exporters' quaternion rotates like the shader's transform: v + 2 w (q x v) + 2 q x (q x v).
+TEST(InstanceTransform, OrientationQuaternionMatchesTheTransform) {
+  eco::Rng rng(13);
+  for (int n = 0; n < 2000; ++n) {
+    vec3 up = n == 0 ? vec3{0, -1, 0} : normalized({rng.uniform() * 2 - 1, rng.uniform() * 2 - 0.9f, rng.uniform() * 2 - 1});
+    const float yaw = rng.uniform() * 7;
+    const eco::gpu::quat q = eco::gpu::instanceOrientation(up, yaw);
+    EXPECT_NEAR(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w, 1.f, 1e-5f);
+    const vec3 qv{q.x, q.y, q.z};
+    const float tol = 2e-5f + 4e-6f / (1.f + up.y);
+    for (int j = 0; j < 3; ++j) {
+      const vec3 e[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+      const vec3 t = eco::gpu::cross(qv, e[j]);
+      const vec3 rotated = e[j] + 2 * q.w * t + 2.f * eco::gpu::cross(qv, t);
+      expectNear(rotated, column(up, yaw, 1, j), tol, "quaternion column");
+    }
+  }
+}
+
 }  // namespace
