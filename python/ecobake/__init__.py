@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import struct
 from dataclasses import dataclass, field
 
@@ -74,6 +75,23 @@ class TileEntry:
 def _require(cond: bool, where: str, problem: str) -> None:
     if not cond:
         raise BakeError(f"{where}: {problem}")
+
+
+def _read_regular(path: str, limit: int) -> bytes:
+    """The whole file, which must be a regular file of at most `limit` bytes: checked on the open
+    descriptor before reading (O_NONBLOCK, so a FIFO cannot hang the open; a device or FIFO is
+    then refused)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise BakeError(f"{path}: {e.strerror or e}") from None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        _require(stat.S_ISREG(st.st_mode), path, "not a regular file")
+        _require(st.st_size <= limit, path, f"{st.st_size} bytes, over the limit of {limit}")
+        data = f.read(limit + 1)
+    _require(len(data) <= limit, path, f"grew past the limit of {limit} bytes while being read")
+    return data
 
 
 def _field(obj, key, kind, where):
@@ -149,13 +167,11 @@ class Bake:
         self.folder = folder
         path = os.path.join(folder, "manifest.json")
         self._manifest_path = path
+        data = _read_regular(path, MAX_MANIFEST_BYTES)
         try:
-            size = os.stat(path).st_size
-            _require(size <= MAX_MANIFEST_BYTES, path, f"{size} bytes, over the {MAX_MANIFEST_BYTES} limit")
-            with open(path, "rb") as f:
-                doc = json.loads(f.read().decode("utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise BakeError(f"{path}: {e}") from None
+            doc = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+            raise BakeError(f"{path}: not valid JSON ({e})") from None
         _require(isinstance(doc, dict), path, "expected a JSON object")
         _require(doc.get("format") == MANIFEST_FORMAT, path, "not an ecobake manifest")
         _require(doc.get("format_version") == MANIFEST_VERSION, path,
@@ -203,14 +219,7 @@ class Bake:
         """Reads and decodes one tile. With verify (the default) its size and XXH3-64 must match
         the manifest entry, and its contents the entry's counts."""
         path = os.path.join(self.folder, entry.file)
-        try:
-            size = os.stat(path).st_size
-            _require(size <= min(entry.bytes, MAX_TILE_BYTES) if verify else size <= MAX_TILE_BYTES, path,
-                     f"{size} bytes, manifest says {entry.bytes}")
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise BakeError(f"{path}: {e}") from None
+        data = _read_regular(path, min(entry.bytes, MAX_TILE_BYTES) if verify else MAX_TILE_BYTES)
         if verify:
             _require(len(data) == entry.bytes, path, f"{len(data)} bytes, manifest says {entry.bytes}")
             actual = xxhash.xxh3_64_intdigest(data)

@@ -117,9 +117,9 @@ uint64_t exportInstances(const std::string& bakeDir, const ExportOptions& option
   }
   auto selected = [&](const Instance& in) { return keep[in.species] && (!options.region || inRegion(*options.region, in.position)); };
 
-  // PLY's header holds the count: from the manifest's per-tile species counts, exact once each
-  // tile is verified against its entry; a region needs a first pass.
-  // Without a region the count is known up front and checked at the end.
+  // Without a region the count is known up front, from the manifest's per-tile species counts
+  // (exact once each tile is verified against its entry), and checked at the end. PLY's header
+  // needs it, so with a region PLY takes a first pass over the tiles.
   std::optional<uint64_t> expected;
   if (!options.region) {
     expected = 0;
@@ -144,6 +144,7 @@ uint64_t exportInstances(const std::string& bakeDir, const ExportOptions& option
   }
   std::vector<std::string> csvNames;
   for (const SpeciesRecord& s : manifest.species) csvNames.push_back(csvField(s.name));
+  const char sep = options.format == ExportFormat::Csv ? ',' : ' ';
   uint64_t count = 0;
   int done = 0;
   for (const TileEntry* e : entries) {
@@ -153,7 +154,6 @@ uint64_t exportInstances(const std::string& bakeDir, const ExportOptions& option
       if (!selected(in)) continue;
       // The fields of printf's "%.3f,%.3f,%.3f,%.5f,%.4f,<name>,%u", by std::to_chars (the
       // same correctly rounded digits, without a format string parsed per line).
-      const char sep = options.format == ExportFormat::Csv ? ',' : ' ';
       appendFixed(out, in.position.x, 3, sep);
       appendFixed(out, in.position.y, 3, sep);
       appendFixed(out, in.position.z, 3, sep);

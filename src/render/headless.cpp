@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <stdexcept>

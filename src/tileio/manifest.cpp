@@ -293,11 +293,13 @@ Manifest readManifest(const std::string& dir) {
     if (species->size() > kMaxSpecies)
       mr.fail("/species", std::to_string(species->size()) + " species, at most " + std::to_string(kMaxSpecies) +
                               " (16-bit ids)");
-    for (size_t i = 0; i < species->size(); ++i)
+    // Stops at the first bad element: a 256 MiB manifest of bad elements must not become
+    // a hundred million problem strings.
+    for (size_t i = 0; i < species->size(); ++i, mr.throwFirst())
       if (auto r = mr.element(*species, "/species", i)) m.species.push_back(readSpecies(*r));
   }
   if (const Json* tiles = root.array("tiles", true))
-    for (size_t i = 0; i < tiles->size(); ++i)
+    for (size_t i = 0; i < tiles->size(); ++i, mr.throwFirst())
       if (auto r = mr.element(*tiles, "/tiles", i)) m.tiles.push_back(readTile(*r));
   if (auto hashes = mr.object(root, "hashes")) {
     hashes->string("config", m.hashes.config, true, true);

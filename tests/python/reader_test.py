@@ -85,7 +85,39 @@ def main() -> int:
             eb.decode_tile(junk, "junk.ecot", bake.species)
         except eb.BakeError:
             pass
-    with open(os.path.join(bake_dir, "manifest.json"), "w") as f:
+    # A truncated tile, then a FIFO in its place: errors naming the file, never a hang (a
+    # FIFO's open must not wait for a writer; ctest's timeout catches a regression).
+    open(path, "wb").write(bytes(data[: len(data) // 2]))
+    try:
+        bake.read_tile(entry)
+        check(False, "a truncated tile was read")
+    except eb.BakeError as e:
+        check(entry.file in str(e), f"unexpected message: {e}")
+    os.remove(path)
+    os.mkfifo(path)
+    try:
+        bake.read_tile(entry)
+        check(False, "a FIFO was read as a tile")
+    except eb.BakeError as e:
+        check("not a regular file" in str(e), f"unexpected message: {e}")
+    manifest = os.path.join(bake_dir, "manifest.json")
+    for text in ("[" * 100000 + "]" * 100000, '{"format": "ecobake-manifest", "format_version": 2, "name": 1}'):
+        with open(manifest, "w") as f:
+            f.write(text)
+        try:
+            eb.open_bake(bake_dir)
+            check(False, "a malformed manifest was opened")
+        except eb.BakeError as e:
+            check("manifest.json" in str(e), f"unexpected message: {e}")
+    os.remove(manifest)
+    os.mkfifo(manifest)
+    try:
+        eb.open_bake(bake_dir)
+        check(False, "a FIFO was read as a manifest")
+    except eb.BakeError as e:
+        check("not a regular file" in str(e), f"unexpected message: {e}")
+    os.remove(manifest)
+    with open(manifest, "w") as f:
         f.write('{"format": "something-else"}')
     try:
         eb.open_bake(bake_dir)
