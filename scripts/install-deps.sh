@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  libcli11-dev libstb-dev libtinyexr-dev nlohmann-json3-dev libxxhash-dev
+  libcli11-dev libstb-dev libtinyexr-dev nlohmann-json3-dev libxxhash-dev libtiff-dev
   libflatbuffers-dev flatbuffers-compiler
   libvulkan-dev libvulkan-volk-dev libglfw3-dev glslc
   libspdlog-dev libgtest-dev libbenchmark-dev

@@ -87,6 +87,12 @@ void appendInstance(const World& world, const HeightDerivatives& terrain, uint16
   const float t = hg.slopeTangent, t2 = t * t;
   if (!(t2 < c.maxSlope.lo) && (t2 > c.maxSlope.hi || slopeDegrees(t) >= sp.maxSlopeDeg)) return;
   // Normal with surfaceAt's expressions, so the same bits.
+  // Nodata, painted maps and vector exclusions, exactly at the position: no instance where
+  // the terrain has a hole in the interpolation's support, where the painted factor is 0, or
+  // within a road's keep-out or inside an excluded area.
+  if (world.terrain.noDataAt(sample.x, sample.z)) return;
+  if (world.hasPaintedMaps(id) && !(world.paintedFactor(id, sample.x, sample.z) > 0.f)) return;
+  if (world.shapes.excludes(id, double(sample.x), double(sample.z))) return;
   const Vec2 g = hg.gradient;
   const float g2 = g.x * g.x + g.z * g.z;
   const float invLength = 1.f / std::sqrt(g2 + 1.f);

@@ -22,8 +22,12 @@ const std::vector<std::string> kKindNames(kSpeciesKindNames.begin(), kSpeciesKin
 namespace limits = config_limits;
 const std::string kDensityModes[] = {"variable_radius", "roulette"};
 const std::string kSamplingMethods[] = {"pool", "bridson"};
-const InputFormat kHeightmapFormats[] = {InputFormat::Png, InputFormat::Exr, InputFormat::R16, InputFormat::R32F};
+const InputFormat kHeightmapFormats[] = {InputFormat::Png, InputFormat::Exr, InputFormat::R16, InputFormat::R32F,
+                                         InputFormat::Tiff};
 const InputFormat kRiverFormats[] = {InputFormat::Png, InputFormat::Exr};
+const InputFormat kMapFormats[] = {InputFormat::Png, InputFormat::Exr, InputFormat::Tiff};
+const std::string kChannelNames[] = {"r", "g", "b", "a"};
+constexpr size_t kMaxVectorExclusions = 64;
 
 // Reads a file name, checks its type (terrain.h's inputFormatOf, the rule loadWorld follows)
 // and resolves it against the config's folder.
@@ -40,6 +44,30 @@ bool readPath(ObjectReader& r, const char* key, std::span<const InputFormat> for
   fs::path p(text);
   out = (p.is_absolute() ? p : folder / p).lexically_normal().string();
   return true;
+}
+
+// A painted map: "file.png" or { "file": "splat.png", "channel": "r" }.
+void readMapInput(ObjectReader& r, const Json& parent, const char* key, const fs::path& folder, Problems& problems,
+                  MapInput& out) {
+  if (!r.has(key)) return;
+  if (parent[key].is_object()) {
+    const Json* object = r.object(key);
+    ObjectReader mr(*object, r.pathOf(key), problems);
+    std::string file;
+    if (readPath(mr, "file", kMapFormats, folder, file)) out.file = file;
+    int channel = 0;
+    if (mr.choice("channel", kChannelNames, channel, true)) out.channel = channel;
+    else out.file.clear();
+    mr.rejectUnknownKeys();
+    return;
+  }
+  if (!parent[key].is_string()) {
+    r.markKnown(key);
+    r.report(r.pathOf(key), "expected a file name or an object { \"file\": ..., \"channel\": \"r\" }, got " +
+                                jsonTypeName(parent[key]));
+    return;
+  }
+  readPath(r, key, kMapFormats, folder, out.file);
 }
 
 void readHeightMapping(ObjectReader& r, HeightMapping& mapping) {
@@ -78,7 +106,10 @@ void readTerrain(const Json& json, const std::string& path, const fs::path& fold
                  TerrainConfig& terrain) {
   ObjectReader r(json, path, problems);
   bool pathOk = readPath(r, "heightmap", kHeightmapFormats, folder, terrain.heightmap);
-  r.number("cell_size", terrain.mapping.cellSize, Limits::between(limits::kMinCellSize, limits::kMaxCellSize), true);
+  // A GeoTIFF may carry its pixel scale; every other heightmap needs cell_size.
+  const bool tiff = pathOk && inputFormatOf(terrain.heightmap) == InputFormat::Tiff;
+  terrain.cellSizeGiven = r.has("cell_size");
+  r.number("cell_size", terrain.mapping.cellSize, Limits::between(limits::kMinCellSize, limits::kMaxCellSize), !tiff);
   readHeightMapping(r, terrain.mapping);
 
   // Unknown file type: still check raw_width/raw_height, but require them only for raw files.
@@ -172,7 +203,8 @@ void readColor(ObjectReader& r, float color[3]) {
 }
 
 // Returns false when a field that spacing depends on (radius, factor, footprint) is invalid.
-bool readSpecies(const Json& json, const std::string& path, Problems& problems, SpeciesConfig& s) {
+bool readSpecies(const Json& json, const std::string& path, const fs::path& folder, Problems& problems,
+                 SpeciesConfig& s) {
   ObjectReader r(json, path, problems);
   if (r.string("name", s.name, true)) {
     if (std::string why = nameProblem(s.name); !why.empty()) {
@@ -232,8 +264,40 @@ bool readSpecies(const Json& json, const std::string& path, Problems& problems, 
     mr.rejectUnknownKeys();
   }
   r.number("max_tilt_deg", s.maxTiltDeg, Limits::between(0, 90));
+  readMapInput(r, json, "density_map", folder, problems, s.densityMap);
+  readMapInput(r, json, "exclude_map", folder, problems, s.excludeMap);
   r.rejectUnknownKeys();
   return spacingOk;
+}
+
+void readVectorExclusion(const Json& json, const std::string& path, const fs::path& folder, Problems& problems,
+                         VectorExclusionConfig& e) {
+  ObjectReader r(json, path, problems);
+  std::string file;
+  if (r.string("file", file, true)) {
+    fs::path p(file);
+    e.file = (p.is_absolute() ? p : folder / p).lexically_normal().string();
+  }
+  if (const Json* names = r.array("species")) {
+    for (size_t i = 0; i < names->size(); ++i) {
+      if ((*names)[i].is_string())
+        e.species.push_back((*names)[i].get<std::string>());
+      else
+        r.report(jsonPointer(r.pathOf("species"), i), "expected a species name, got " + jsonTypeName((*names)[i]));
+    }
+  }
+  if (const Json* kinds = r.array("kinds")) {
+    for (size_t i = 0; i < kinds->size(); ++i) {
+      const Json& k = (*kinds)[i];
+      auto found = k.is_string() ? std::find(kKindNames.begin(), kKindNames.end(), k.get<std::string>()) : kKindNames.end();
+      if (found == kKindNames.end())
+        r.report(jsonPointer(r.pathOf("kinds"), i),
+                 "expected one of tree, shrub, grass, ground_cover, got " + (k.is_string() ? "'" + k.get<std::string>() + "'" : jsonTypeName(k)));
+      else
+        e.kinds.push_back(SpeciesKind(found - kKindNames.begin()));
+    }
+  }
+  r.rejectUnknownKeys();
 }
 
 bool readExclusion(const Json& json, const std::string& path, Problems& problems, ExclusionOverride& e) {
@@ -281,6 +345,13 @@ void checkSpeciesNames(const BiomeConfig& config, Problems& problems) {
     }
     if (!e.a.empty() && e.a == e.b)
       problems.push_back({path + "/b", "a and b are the same species; its own spacing is set by radius"});
+  }
+  for (size_t i = 0; i < config.vectorExclusions.size(); ++i) {
+    const std::vector<std::string>& listed = config.vectorExclusions[i].species;
+    for (size_t k = 0; k < listed.size(); ++k)
+      if (std::find(names.begin(), names.end(), listed[k]) == names.end())
+        problems.push_back({"/vector_exclusions/" + std::to_string(i) + "/species/" + std::to_string(k),
+                            "unknown species '" + listed[k] + "'" + suggestion(listed[k], names)});
   }
 }
 
@@ -512,13 +583,22 @@ BiomeConfig parseBiomeConfig(const std::string& path, std::vector<ConfigProblem>
       return config;
     }
     for (auto [item, itemPath] : objectsOf(*species, "/species", problems))
-      spacingOk &= readSpecies(*item, itemPath, problems, config.species.emplace_back());
+      spacingOk &= readSpecies(*item, itemPath, folder, problems, config.species.emplace_back());
     spacingOk &= config.species.size() == species->size();
   }
   if (const Json* exclusions = root.array("exclusions")) {
     for (auto [item, itemPath] : objectsOf(*exclusions, "/exclusions", problems))
       spacingOk &= readExclusion(*item, itemPath, problems, config.exclusions.emplace_back());
     spacingOk &= config.exclusions.size() == exclusions->size();
+  }
+  readMapInput(root, json, "exclusion_map", folder, problems, config.exclusionMap);
+  if (const Json* vectors = root.array("vector_exclusions")) {
+    if (vectors->size() > kMaxVectorExclusions)
+      root.report("/vector_exclusions", "at most " + std::to_string(kMaxVectorExclusions) + " files, got " +
+                                            std::to_string(vectors->size()));
+    else
+      for (auto [item, itemPath] : objectsOf(*vectors, "/vector_exclusions", problems))
+        readVectorExclusion(*item, itemPath, folder, problems, config.vectorExclusions.emplace_back());
   }
   root.rejectUnknownKeys();
   checkSpeciesNames(config, problems);

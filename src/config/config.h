@@ -7,8 +7,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "core/bilinear.h"
 #include "core/error.h"
 #include "core/species_kind.h"
 #include "sampling/sampling.h"
@@ -42,9 +44,31 @@ enum class SamplingMethod : uint8_t { Pool, Bridson };
 enum class RiverSource : uint8_t { Distance, Mask };
 
 struct TerrainConfig {
-  std::string heightmap;         // .png, .exr, .r16 or .r32f
+  std::string heightmap;         // .png, .exr, .r16, .r32f, .tif or .tiff
   int rawWidth = 0, rawHeight = 0;  // required for raw files
   HeightMapping mapping;         // min/max elevation in JSON are turned into scale/offset
+  // cell_size was given. Only a GeoTIFF heightmap may leave it out: its pixel scale is used
+  // (World::terrain.cellSize holds the one in force; mapping.cellSize stays as parsed).
+  bool cellSizeGiven = true;
+};
+
+// A painted map over the terrain's extent: its corners at the terrain's corners, any
+// resolution, values in [0, 1] read bilinearly. JSON: a path, or { "file": ..., "channel":
+// "r" | "g" | "b" | "a" } for one channel of an RGB(A) splat map.
+struct MapInput {
+  std::string file;              // empty: none
+  int channel = kSingleChannel;  // terrain.h: kSingleChannel or 0..3 (r, g, b, a)
+  bool given() const { return !file.empty(); }
+};
+
+// A GeoJSON file of roads and paths (LineString, MultiLineString with a "width" property in
+// metres) and areas (Polygon, MultiPolygon) where nothing grows, positions [x, z] in world
+// metres (x east, z south, from the heightmap's first pixel). Applies to the species named
+// or of the kinds listed; to every species when both lists are empty.
+struct VectorExclusionConfig {
+  std::string file;
+  std::vector<std::string> species;
+  std::vector<SpeciesKind> kinds;
 };
 
 struct RiverConfig {
@@ -84,6 +108,8 @@ struct SpeciesConfig {
   float meshHeight = 1.f;         // metres at scale 1
   float crownRadius = 0.5f;       // metres at scale 1
   float maxTiltDeg = 0.f;         // > 0: tilt toward the terrain normal, at most this much
+  MapInput densityMap;            // multiplied into the suitability
+  MapInput excludeMap;            // suitability * (1 - value): painted where it must not grow
 };
 
 // Minimum distance between instances of two different species (overrides the default of
@@ -107,6 +133,8 @@ struct BiomeConfig {
   DensityMode densityMode = DensityMode::VariableRadius;
   std::vector<SpeciesConfig> species;
   std::vector<ExclusionOverride> exclusions;
+  MapInput exclusionMap;          // every species' suitability * (1 - value)
+  std::vector<VectorExclusionConfig> vectorExclusions;
 };
 
 // A problem with the config: JSON pointer and reason (core/error.h).
@@ -115,10 +143,74 @@ using ConfigProblem = JsonProblem;
 // Parses and checks everything that can be checked without reading images.
 // Returns the config and appends every problem found (does not stop at the first).
 BiomeConfig parseBiomeConfig(const std::string& path, std::vector<ConfigProblem>& problems);
+// A decoded painted map with its placement over the world: pixel (i, j) at world
+// (i / invCellX, j / invCellZ), so its corners meet the terrain's. Bilinear, clamped.
+struct PaintedMap {
+  Grid values;  // in [0, 1]
+  float invCellX = 1, invCellZ = 1;
+  float at(float x, float z) const {
+    return bilinear(values.values.data(), values.width, lerpPixel(x * invCellX, values.width),
+                    lerpPixel(z * invCellZ, values.height));
+  }
+};
+
+// The road and area exclusions of every vector_exclusions file, with a bucket grid over the
+// world so that a query looks at the few segments and polygons near it (exact geometry, in
+// double precision). Built by loadBiomeInputs; immutable and thread-safe after.
+struct ExclusionShapes {
+  struct Segment {
+    double ax = 0, az = 0, bx = 0, bz = 0;
+    double halfWidth = 0;
+    uint32_t group = 0;  // index of the vector_exclusions entry
+  };
+  struct Edge {
+    double ax = 0, az = 0, bx = 0, bz = 0;
+  };
+  struct Polygon {
+    std::vector<Edge> edges;  // every ring; inside by the even-odd rule
+    double minX = 0, minZ = 0, maxX = 0, maxZ = 0;
+    uint32_t group = 0;
+    // Edges by band of z, so a point's crossing test reads only the edges of its band.
+    double bandZ0 = 0, invBandHeight = 0;
+    std::vector<uint32_t> bandStart, bandEdges;
+  };
+  std::vector<Segment> segments;
+  std::vector<Polygon> polygons;
+  std::vector<std::vector<uint8_t>> groupSpecies;  // [group][species id]: 1 where it applies
+  std::vector<float> footprint;                    // by species id
+  // Bucket grid: cell (cx, cz) holds the segments whose keep-out reaches into it and the
+  // polygons whose box overlaps it.
+  double cellSize = 1;
+  int cellsX = 0, cellsZ = 0;
+  std::vector<uint32_t> segmentStart, segmentIds, polygonStart, polygonIds;
+
+  bool empty() const { return segments.empty() && polygons.empty(); }
+  // True when an instance of `species` may not stand at (x, z): closer than half a road's
+  // width plus the species' footprint to a road's centre line, or inside an area.
+  bool excludes(size_t species, double x, double z) const;
+  // Whether the point lies inside polygon p (even-odd over its rings).
+  bool inside(const Polygon& p, double x, double z) const;
+};
+
 // The config's input images, decoded as the bake uses them; empty where a problem was found.
 struct BiomeInputs {
   std::optional<Image> heightmap, river;
+  float cellSize = 0;  // the cell size in force: the config's, else the GeoTIFF's pixel scale
+  std::string crs;     // the heightmap's CRS ("EPSG:32610"), "" when it names none
+  // Painted maps: each distinct (file, channel) once; -1 where none (or a problem).
+  std::vector<PaintedMap> maps;
+  int exclusionMap = -1;
+  std::vector<int> densityMap, excludeMap;  // by species id
+  ExclusionShapes shapes;
+  // JSON pointer of every input beyond the heightmap and the river, with its file: what the
+  // manifest hashes (only when given, so the manifest of a config without them is unchanged).
+  std::vector<std::pair<std::string, std::string>> extraInputs;
 };
+// The vector_exclusions files of a config over a world of extentX x extentZ metres, parsed,
+// checked (problems at /vector_exclusions/N/file naming the GeoJSON file and the pointer in
+// it) and indexed. Part of loadBiomeInputs.
+ExclusionShapes loadExclusionShapes(const BiomeConfig& config, double extentX, double extentZ,
+                                    std::vector<ConfigProblem>& problems);
 // Reads every input file the way the bake does (full decode, NaN/Inf scan, raw sizes, at
 // least 2 x 2 pixels, the heightmap/river extent rule), adding a problem per bad file. The
 // one code path of `validate` and loadWorld, so both give the same message for a bad input.
@@ -148,6 +240,19 @@ struct World {
   RiverField river;
   bool hasRiver = false;
   Vec2 sunDirXZ;
+  std::string crs;  // BiomeInputs::crs
+  std::vector<PaintedMap> maps;
+  int exclusionMap = -1;
+  std::vector<int> densityMap, excludeMap;  // by species id, -1: none
+  ExclusionShapes shapes;
+  std::vector<std::pair<std::string, std::string>> extraInputs;  // BiomeInputs::extraInputs
+  // The painted factor of a species at (x, z): density_map * (1 - exclude_map) *
+  // (1 - exclusion_map), each present map bilinearly. 1 without maps.
+  float paintedFactor(size_t species, float x, float z) const;
+  bool hasPaintedMaps(size_t species) const {
+    return exclusionMap >= 0 || (species < densityMap.size() && densityMap[species] >= 0) ||
+           (species < excludeMap.size() && excludeMap[species] >= 0);
+  }
 };
 
 // Loads the config and its inputs (InputError on any problem).

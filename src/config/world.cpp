@@ -19,7 +19,9 @@ World makeWorld(BiomeConfig config, BiomeInputs&& inputs) {
   World world;
   world.config = std::move(config);
   const BiomeConfig& c = world.config;
-  world.terrain = makeHeightmap(std::move(*inputs.heightmap), c.terrain.mapping);
+  HeightMapping mapping = c.terrain.mapping;
+  mapping.cellSize = inputs.cellSize > 0 ? inputs.cellSize : mapping.cellSize;
+  world.terrain = makeHeightmap(std::move(*inputs.heightmap), mapping);
   if (!c.river.file.empty()) {
     world.river = c.river.source == RiverSource::Mask
                       ? riverFieldFromMask(*inputs.river, world.terrain, c.river.file)
@@ -28,7 +30,24 @@ World makeWorld(BiomeConfig config, BiomeInputs&& inputs) {
     world.hasRiver = true;
   }
   world.sunDirXZ = sunDirectionXZ(c.sunAzimuthDeg);
+  world.crs = std::move(inputs.crs);
+  world.maps = std::move(inputs.maps);
+  world.exclusionMap = inputs.exclusionMap;
+  world.densityMap = std::move(inputs.densityMap);
+  world.excludeMap = std::move(inputs.excludeMap);
+  world.densityMap.resize(c.species.size(), -1);
+  world.excludeMap.resize(c.species.size(), -1);
+  world.shapes = std::move(inputs.shapes);
+  world.extraInputs = std::move(inputs.extraInputs);
   return world;
+}
+
+float World::paintedFactor(size_t species, float x, float z) const {
+  float f = 1.f;
+  if (species < densityMap.size() && densityMap[species] >= 0) f *= maps[size_t(densityMap[species])].at(x, z);
+  if (species < excludeMap.size() && excludeMap[species] >= 0) f *= 1.f - maps[size_t(excludeMap[species])].at(x, z);
+  if (exclusionMap >= 0) f *= 1.f - maps[size_t(exclusionMap)].at(x, z);
+  return f;
 }
 
 SpeciesOrder speciesOrder(const BiomeConfig& config) {

@@ -56,12 +56,26 @@ SuitabilityRasters computeSuitability(const World& world, int threads) {
   // a non-zero product (the factors are finite, so a zero stays zero): on the slopes and
   // heights no species takes, the normal, the noise and the river are never looked at.
   // Rows are independent, so any split gives the same values.
+  // Beyond the rule: zero at nodata pixels and inside vector exclusions, times the painted
+  // maps' factor (World::paintedFactor); looked at only where a species is still non-zero.
+  const uint8_t* noData = world.terrain.noData.empty() ? nullptr : world.terrain.noData.data();
+  std::vector<uint8_t> painted(species.size(), 0);
+  bool extras = noData || !world.shapes.empty();
+  for (size_t s = 0; s < species.size(); ++s) extras |= (painted[s] = uint8_t(world.hasPaintedMaps(s))) != 0;
   auto fillRows = [&](int first, int step) {
     std::vector<float> w(species.size());
     for (int j = first; j < h.height; j += step)
       for (int i = 0; i < h.width; ++i) {
         const float x = float(i) * out.cellSize, z = float(j) * out.cellSize;
         auto store = [&] {
+          if (extras) {
+            const bool hole = noData && noData[size_t(j) * size_t(h.width) + size_t(i)];
+            for (size_t s = 0; s < species.size(); ++s) {
+              if (w[s] == 0.f) continue;
+              if (hole || world.shapes.excludes(s, double(x), double(z))) w[s] = 0.f;
+              else if (painted[s]) w[s] *= world.paintedFactor(s, x, z);
+            }
+          }
           for (size_t s = 0; s < species.size(); ++s) out.species[s].at(i, j) = w[s];
         };
         bool any = false;

@@ -32,6 +32,13 @@ struct ExrHeader {
   throw InputError(path + ": " + what + (reason.empty() ? "" : " (" + reason + ")"));
 }
 
+// Channels of multi-channel EXRs (splat maps) are not read: one channel per EXR file.
+void refuseChannel(const std::string& path, int channel) {
+  if (channel != kSingleChannel)
+    throw InputError(path + ": a channel of an EXR cannot be chosen; give a single-channel EXR, or a PNG or TIFF "
+                            "splat map");
+}
+
 void parseHeader(const std::string& path, Bytes file, ExrHeader& out) {
   EXRVersion version;
   if (ParseEXRVersionFromMemory(&version, file.data, file.size) != TINYEXR_SUCCESS)
@@ -64,14 +71,16 @@ void parseHeader(const std::string& path, Bytes file, ExrHeader& out) {
 
 }  // namespace
 
-ImageInfo probeExr(const std::string& path, Bytes file) {
+ImageInfo probeExr(const std::string& path, Bytes file, int channel) {
+  refuseChannel(path, channel);
   ExrHeader exr;
   parseHeader(path, file, exr);
   const EXRBox2i& box = exr.header.data_window;
   return {box.max_x - box.min_x + 1, box.max_y - box.min_y + 1, 1, 32};
 }
 
-Image loadExr(const std::string& path, std::vector<uint8_t>&& fileBytes) {
+Image loadExr(const std::string& path, std::vector<uint8_t>&& fileBytes, int channel) {
+  refuseChannel(path, channel);
   std::vector<uint8_t> bytes = std::move(fileBytes);
   ExrHeader exr;
   parseHeader(path, {bytes.data(), bytes.size()}, exr);

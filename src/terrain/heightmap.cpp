@@ -14,12 +14,24 @@ namespace {
 
 inline Lerp lerpCoordinate(float world, float cellSize, int size) { return lerpPixel(world / cellSize, size); }
 
-// Per-pixel derivative along one axis: central difference, one-sided at the border.
-float pixelDerivative(const Grid& g, int i, int j, bool alongX, float cellSize) {
+// Whether pixel m along the axis through (i, j) is nodata.
+inline bool missing(const Grid& g, const uint8_t* noData, int i, int j, bool alongX, int m) {
+  return noData[alongX ? size_t(j) * size_t(g.width) + size_t(m) : size_t(m) * size_t(g.width) + size_t(i)] != 0;
+}
+
+// Per-pixel derivative along one axis: central difference, one-sided at the border and next
+// to a nodata pixel (noData may be null: none), 0 at a nodata pixel or between two.
+float pixelDerivative(const Grid& g, int i, int j, bool alongX, float cellSize, const uint8_t* noData = nullptr) {
   int size = alongX ? g.width : g.height;
   int k = alongX ? i : j;
   if (size < 2) return 0;
   int lo = std::max(k - 1, 0), hi = std::min(k + 1, size - 1);
+  if (noData) {
+    if (missing(g, noData, i, j, alongX, k)) return 0;
+    if (missing(g, noData, i, j, alongX, lo)) lo = k;
+    if (missing(g, noData, i, j, alongX, hi)) hi = k;
+    if (lo == hi) return 0;
+  }
   float a = alongX ? g.at(lo, j) : g.at(i, lo);
   float b = alongX ? g.at(hi, j) : g.at(i, hi);
   return (b - a) / (float(hi - lo) * cellSize);
@@ -30,11 +42,14 @@ float pixelDerivative(const Grid& g, int i, int j, bool alongX, float cellSize) 
 // difference's magnitude and is computed as that, bit for bit; only where they fold (a valley
 // floor or ridge crest along the axis) does it differ, reading the walls instead of their
 // cancellation. One-sided at the border, like pixelDerivative.
-float pixelSteepness(const Grid& g, int i, int j, bool alongX, float cellSize) {
+float pixelSteepness(const Grid& g, int i, int j, bool alongX, float cellSize, const uint8_t* noData) {
   const int size = alongX ? g.width : g.height;
   const int k = alongX ? i : j;
-  const float central = std::fabs(pixelDerivative(g, i, j, alongX, cellSize));
+  const float central = std::fabs(pixelDerivative(g, i, j, alongX, cellSize, noData));
   if (k == 0 || k + 1 >= size) return central;
+  if (noData && (missing(g, noData, i, j, alongX, k - 1) || missing(g, noData, i, j, alongX, k) ||
+                 missing(g, noData, i, j, alongX, k + 1)))
+    return central;
   const float h = g.at(i, j);
   const float down = h - (alongX ? g.at(i - 1, j) : g.at(i, j - 1)), up = (alongX ? g.at(i + 1, j) : g.at(i, j + 1)) - h;
   if (!(down * up < 0.f)) return central;
@@ -61,19 +76,20 @@ float mixCorners(float c00, float c01, float c10, float c11, Footprint f) {
   return top + (bottom - top) * f.v.t;
 }
 
-Vec2 borderGradient(const Grid& g, float cellSize, Footprint f) {
+Vec2 borderGradient(const Grid& g, float cellSize, Footprint f, const uint8_t* noData) {
   Vec2 corner[2][2];
   for (int b = 0; b < 2; ++b)
     for (int a = 0; a < 2; ++a) {
       int i = a ? f.u.i1 : f.u.i0, j = b ? f.v.i1 : f.v.i0;
-      corner[b][a] = {pixelDerivative(g, i, j, true, cellSize), pixelDerivative(g, i, j, false, cellSize)};
+      corner[b][a] = {pixelDerivative(g, i, j, true, cellSize, noData), pixelDerivative(g, i, j, false, cellSize, noData)};
     }
   return mix(mix(corner[0][0], corner[0][1], f.u.t), mix(corner[1][0], corner[1][1], f.u.t), f.v.t);
 }
 
-inline Vec2 gradient(const Grid& g, float cellSize, Footprint f) {
+inline Vec2 gradient(const Grid& g, float cellSize, Footprint f, const uint8_t* noData) {
   const Lerp u = f.u, v = f.v;
-  if (u.i0 < 1 || u.i1 + 1 >= g.width || v.i0 < 1 || v.i1 + 1 >= g.height) return borderGradient(g, cellSize, f);
+  if (noData || u.i0 < 1 || u.i1 + 1 >= g.width || v.i0 < 1 || v.i1 + 1 >= g.height)
+    return borderGradient(g, cellSize, f, noData);
   // Inside, every corner's differences are central: pixelDerivative's expressions with
   // hi - lo = 2, written out. p points at corner (i0, j0), w steps one row.
   const ptrdiff_t w = g.width;
@@ -97,11 +113,20 @@ float sampleBilinear(const Grid& grid, float cellSize, float x, float z) {
 float Heightmap::heightAt(float x, float z) const { return sampleBilinear(metres, cellSize, x, z); }
 
 Vec2 Heightmap::gradientAt(float x, float z) const {
-  return gradient(metres, cellSize, footprint(metres, cellSize, x, z));
+  return gradient(metres, cellSize, footprint(metres, cellSize, x, z), noData.empty() ? nullptr : noData.data());
 }
 
-float pixelSlopeTangent(const Grid& g, int i, int j, float cellSize) {
-  const float sx = pixelSteepness(g, i, j, true, cellSize), sz = pixelSteepness(g, i, j, false, cellSize);
+bool Heightmap::noDataAt(float x, float z) const {
+  if (noData.empty()) return false;
+  const Footprint f = footprint(metres, cellSize, x, z);
+  const size_t w = size_t(metres.width);
+  const size_t r0 = size_t(f.v.i0) * w, r1 = size_t(f.v.i1) * w;
+  return noData[r0 + size_t(f.u.i0)] || noData[r0 + size_t(f.u.i1)] || noData[r1 + size_t(f.u.i0)] ||
+         noData[r1 + size_t(f.u.i1)];
+}
+
+float pixelSlopeTangent(const Grid& g, int i, int j, float cellSize, const uint8_t* noData) {
+  const float sx = pixelSteepness(g, i, j, true, cellSize, noData), sz = pixelSteepness(g, i, j, false, cellSize, noData);
   return std::sqrt(sx * sx + sz * sz);
 }
 
@@ -109,7 +134,8 @@ float slopeDegrees(float tangent) { return std::atan(tangent) * float(180.0 / st
 
 float Heightmap::slopeTangentAt(float x, float z) const {
   const Footprint f = footprint(metres, cellSize, x, z);
-  auto at = [&](int i, int j) { return pixelSlopeTangent(metres, i, j, cellSize); };
+  const uint8_t* nd = noData.empty() ? nullptr : noData.data();
+  auto at = [&](int i, int j) { return pixelSlopeTangent(metres, i, j, cellSize, nd); };
   return mixCorners(at(f.u.i0, f.v.i0), at(f.u.i1, f.v.i0), at(f.u.i0, f.v.i1), at(f.u.i1, f.v.i1), f);
 }
 
@@ -119,11 +145,13 @@ HeightDerivatives heightDerivatives(const Heightmap& terrain) {
   d.terrain = &terrain;
   d.perPixel.resize(size_t(g.width) * size_t(g.height));
   d.slopeTangent.resize(d.perPixel.size());
+  const uint8_t* nd = terrain.noData.empty() ? nullptr : terrain.noData.data();
   for (int j = 0; j < g.height; ++j)
     for (int i = 0; i < g.width; ++i) {
       const size_t k = size_t(j) * size_t(g.width) + size_t(i);
-      d.perPixel[k] = {pixelDerivative(g, i, j, true, terrain.cellSize), pixelDerivative(g, i, j, false, terrain.cellSize)};
-      d.slopeTangent[k] = pixelSlopeTangent(g, i, j, terrain.cellSize);
+      d.perPixel[k] = {pixelDerivative(g, i, j, true, terrain.cellSize, nd),
+                       pixelDerivative(g, i, j, false, terrain.cellSize, nd)};
+      d.slopeTangent[k] = pixelSlopeTangent(g, i, j, terrain.cellSize, nd);
     }
   return d;
 }
@@ -144,7 +172,7 @@ HeightGradient HeightDerivatives::at(float x, float z) const {
 Heightmap makeHeightmap(Image image, const HeightMapping& mapping) {
   if (!(mapping.cellSize > 0) || !std::isfinite(mapping.cellSize))
     throw InputError("heightmap cellSize must be a positive finite number, got " + std::to_string(mapping.cellSize));
-  Heightmap terrain{std::move(image.pixels), mapping.cellSize};
+  Heightmap terrain{std::move(image.pixels), mapping.cellSize, std::move(image.noData)};
   for (float& h : terrain.metres.values) h = h * mapping.heightScale + mapping.heightOffset;
   return terrain;
 }

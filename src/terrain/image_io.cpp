@@ -35,20 +35,29 @@ namespace {
 // than this, e.g. with a big embedded preview, fails the probe as truncated).
 constexpr uint64_t kProbeBytes = uint64_t(4) << 20;
 
-enum class FileKind { Png, Exr };
+enum class FileKind { Png, Exr, Tiff };
 
 // Identifies the file by its magic bytes, so a misnamed file still gets a precise message.
 FileKind fileKind(const std::string& path, detail::Bytes file) {
-  if (file.size < 8) throw InputError(path + ": file too short to be a PNG or EXR image");
+  if (file.size < 8) throw InputError(path + ": file too short to be a PNG, EXR or TIFF image");
   const unsigned char png[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
   const unsigned char exr[4] = {0x76, 0x2f, 0x31, 0x01};
   if (std::memcmp(file.data, png, 8) == 0) return FileKind::Png;
   if (std::memcmp(file.data, exr, 4) == 0) return FileKind::Exr;
-  throw InputError(path + ": not a PNG or EXR image (unknown file signature)");
+  // Little- or big-endian TIFF (42) or BigTIFF (43).
+  if ((std::memcmp(file.data, "II", 2) == 0 && (file.data[2] == 42 || file.data[2] == 43) && file.data[3] == 0) ||
+      (std::memcmp(file.data, "MM", 2) == 0 && file.data[2] == 0 && (file.data[3] == 42 || file.data[3] == 43)))
+    return FileKind::Tiff;
+  throw InputError(path + ": not a PNG, EXR or TIFF image (unknown file signature)");
 }
 
-ImageInfo probeBytes(const std::string& path, detail::Bytes file) {
-  return fileKind(path, file) == FileKind::Png ? detail::probePng(path, file) : detail::probeExr(path, file);
+ImageInfo probeBytes(const std::string& path, detail::Bytes file, int channel) {
+  switch (fileKind(path, file)) {
+    case FileKind::Png: return detail::probePng(path, file, channel);
+    case FileKind::Exr: return detail::probeExr(path, file, channel);
+    case FileKind::Tiff: break;
+  }
+  return detail::probeTiff(path, file, channel);
 }
 
 }  // namespace
@@ -56,8 +65,9 @@ ImageInfo probeBytes(const std::string& path, detail::Bytes file) {
 InputFormat inputFormatOf(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  for (InputFormat f : {InputFormat::Png, InputFormat::Exr, InputFormat::R16, InputFormat::R32F})
+  for (InputFormat f : {InputFormat::Png, InputFormat::Exr, InputFormat::R16, InputFormat::R32F, InputFormat::Tiff})
     if (ext == inputFormatExtension(f)) return f;
+  if (ext == ".tiff") return InputFormat::Tiff;
   return InputFormat::Unknown;
 }
 
@@ -67,13 +77,15 @@ const char* inputFormatExtension(InputFormat format) {
     case InputFormat::Exr: return ".exr";
     case InputFormat::R16: return ".r16";
     case InputFormat::R32F: return ".r32f";
+    case InputFormat::Tiff: return ".tif";
     case InputFormat::Unknown: break;
   }
   return "";
 }
 
 uint64_t imageFileLimit(const ImageInfo& info) {
-  const uint64_t samples = uint64_t(info.width) * uint64_t(info.height) * uint64_t(std::max(info.bitsPerChannel / 8, 1));
+  const uint64_t samples = uint64_t(info.width) * uint64_t(info.height) * uint64_t(std::max(info.bitsPerChannel / 8, 1)) *
+                           uint64_t(std::max(info.channels, 1));
   return 2 * (samples + 16 * uint64_t(info.height)) + (uint64_t(16) << 20);
 }
 
@@ -83,18 +95,33 @@ uint64_t imageLoadPeakBytes(const ImageInfo& info) {
   return imageFileLimit(info) + pixels * 4 + pixels * sizeof(float);
 }
 
-ImageInfo probeImage(const std::string& path) {
+ImageInfo probeImage(const std::string& path, int channel) {
   std::vector<uint8_t> head = readFileHead(path, kProbeBytes);
-  return probeBytes(path, {head.data(), head.size()});
+  const detail::Bytes bytes{head.data(), head.size()};
+  if (fileKind(path, bytes) == FileKind::Tiff && head.size() == kProbeBytes) {
+    // A TIFF's directory may lie anywhere, often after the image data: a head without it
+    // fails the probe, and then the whole file is read.
+    try {
+      return detail::probeTiff(path, bytes, channel);
+    } catch (const InputError&) {
+      std::vector<uint8_t> whole = readFileBytes(path, kMaxTiffFileBytes, "TIFF file");
+      return detail::probeTiff(path, {whole.data(), whole.size()}, channel);
+    }
+  }
+  return probeBytes(path, bytes, channel);
 }
 
-Image loadImage(const std::string& path) {
+Image loadImage(const std::string& path, int channel) {
   // The header first, from the file's head: its size bounds how much of the file is read.
-  const ImageInfo info = probeImage(path);
+  const ImageInfo info = probeImage(path, channel);
   std::vector<uint8_t> bytes = readFileBytes(path, imageFileLimit(info), "image file");
   // The loaders re-check the header from the full bytes (the file may have changed since).
-  if (fileKind(path, {bytes.data(), bytes.size()}) == FileKind::Exr) return detail::loadExr(path, std::move(bytes));
-  return detail::loadPng(path, std::move(bytes));
+  switch (fileKind(path, {bytes.data(), bytes.size()})) {
+    case FileKind::Exr: return detail::loadExr(path, std::move(bytes), channel);
+    case FileKind::Tiff: return detail::loadTiff(path, std::move(bytes), channel);
+    case FileKind::Png: break;
+  }
+  return detail::loadPng(path, std::move(bytes), channel);
 }
 
 ImageInfo probeRaw(const std::string& path, RawFormat format, int width, int height) {
@@ -132,19 +159,19 @@ Image loadRaw(const std::string& path, RawFormat format, int width, int height) 
   return image;
 }
 
-ImageInfo probeInput(const std::string& path, int rawWidth, int rawHeight) {
+ImageInfo probeInput(const std::string& path, int rawWidth, int rawHeight, int channel) {
   switch (inputFormatOf(path)) {
     case InputFormat::R16: return probeRaw(path, RawFormat::R16, rawWidth, rawHeight);
     case InputFormat::R32F: return probeRaw(path, RawFormat::R32F, rawWidth, rawHeight);
-    default: return probeImage(path);
+    default: return probeImage(path, channel);
   }
 }
 
-Image loadInput(const std::string& path, int rawWidth, int rawHeight) {
+Image loadInput(const std::string& path, int rawWidth, int rawHeight, int channel) {
   switch (inputFormatOf(path)) {
     case InputFormat::R16: return loadRaw(path, RawFormat::R16, rawWidth, rawHeight);
     case InputFormat::R32F: return loadRaw(path, RawFormat::R32F, rawWidth, rawHeight);
-    default: return loadImage(path);
+    default: return loadImage(path, channel);
   }
 }
 

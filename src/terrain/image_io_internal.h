@@ -23,11 +23,15 @@ void checkImageSize(const std::string& path, int64_t width, int64_t height);
 void checkFinite(const std::string& path, const Grid& grid);
 
 // Header checks of everything the loaders rely on; the bytes may be only the file's head.
-ImageInfo probePng(const std::string& path, Bytes file);
-ImageInfo probeExr(const std::string& path, Bytes file);
+// channel: kSingleChannel or the channel to read (terrain.h). ImageInfo::channels is the
+// file's channel count.
+ImageInfo probePng(const std::string& path, Bytes file, int channel);
+ImageInfo probeExr(const std::string& path, Bytes file, int channel);
+ImageInfo probeTiff(const std::string& path, Bytes file, int channel);
 // Full decodes of a whole file. They take the bytes to free them before the Grid is
 // allocated, which keeps the peak of a load near the final Grid.
-Image loadPng(const std::string& path, std::vector<uint8_t>&& file);
-Image loadExr(const std::string& path, std::vector<uint8_t>&& file);
+Image loadPng(const std::string& path, std::vector<uint8_t>&& file, int channel);
+Image loadExr(const std::string& path, std::vector<uint8_t>&& file, int channel);
+Image loadTiff(const std::string& path, std::vector<uint8_t>&& file, int channel);
 
 }  // namespace eco::detail

@@ -48,8 +48,10 @@ PngHeader readPngHeader(const std::string& path, Bytes file) {
   return {readBigEndian32(f), readBigEndian32(f + 4), f[8], f[9], f[12]};
 }
 
+int pngChannels(int colorType) { return colorType == 2 ? 3 : colorType == 4 ? 2 : colorType == 6 ? 4 : 1; }
+
 // Validates everything the loader relies on; returns the header for convenience.
-PngHeader checkedPngHeader(const std::string& path, Bytes file) {
+PngHeader checkedPngHeader(const std::string& path, Bytes file, int channel) {
   PngHeader header = readPngHeader(path, file);
   checkImageSize(path, header.width, header.height);
   const char* layout = nullptr;
@@ -61,7 +63,13 @@ PngHeader checkedPngHeader(const std::string& path, Bytes file) {
     case 6: layout = "4 channels (RGBA)"; break;
     default: corrupt(path, "invalid colour type " + std::to_string(header.colorType));
   }
-  if (layout) throw InputError(path + ": PNG has " + layout + ", expected a single grayscale channel");
+  if (header.colorType == 3 || (layout && channel == kSingleChannel))
+    throw InputError(path + ": PNG has " + layout + ", expected a single grayscale channel");
+  if (channel != kSingleChannel && channel >= pngChannels(header.colorType)) {
+    static const char* names[] = {"r", "g", "b", "a"};
+    throw InputError(path + ": PNG has " + (layout ? std::string(layout) : std::string("1 channel (gray)")) +
+                     ", no channel '" + (channel < 4 ? names[channel] : "?") + "'");
+  }
   if (header.bitDepth != 8 && header.bitDepth != 16)
     throw InputError(path + ": unsupported PNG bit depth " + std::to_string(header.bitDepth) + " (expected 8 or 16)");
   const uint8_t* f = file.data + 16;
@@ -94,7 +102,7 @@ int paeth(int a, int b, int c) {
 }
 
 // Undoes the per-row filters of one pass in place; each row is a filter byte and rowBytes
-// of samples. bpp: bytes per pixel (1 or 2).
+// of samples. bpp: bytes per pixel (1 to 8).
 void unfilter(const std::string& path, uint8_t* rows, size_t rowBytes, int64_t height, size_t bpp) {
   const uint8_t* prev = nullptr;
   for (int64_t y = 0; y < height; ++y) {
@@ -131,15 +139,17 @@ void unfilter(const std::string& path, uint8_t* rows, size_t rowBytes, int64_t h
 
 }  // namespace
 
-ImageInfo probePng(const std::string& path, Bytes file) {
-  PngHeader header = checkedPngHeader(path, file);
-  return {int(header.width), int(header.height), 1, header.bitDepth};
+ImageInfo probePng(const std::string& path, Bytes file, int channel) {
+  PngHeader header = checkedPngHeader(path, file, channel);
+  return {int(header.width), int(header.height), pngChannels(header.colorType), header.bitDepth};
 }
 
-Image loadPng(const std::string& path, std::vector<uint8_t>&& fileBytes) {
+Image loadPng(const std::string& path, std::vector<uint8_t>&& fileBytes, int channel) {
   std::vector<uint8_t> bytes = std::move(fileBytes);
-  const PngHeader header = checkedPngHeader(path, {bytes.data(), bytes.size()});
-  const size_t bpp = size_t(header.bitDepth / 8);
+  const PngHeader header = checkedPngHeader(path, {bytes.data(), bytes.size()}, channel);
+  const size_t sampleBytes = size_t(header.bitDepth / 8);
+  const size_t bpp = sampleBytes * size_t(pngChannels(header.colorType));
+  const size_t first = channel == kSingleChannel ? 0 : size_t(channel) * sampleBytes;
 
   // Chunk walk: the image data is the concatenation of the IDAT chunks (CRCs are not checked).
   std::vector<std::pair<size_t, size_t>> idat;  // offset, length
@@ -217,12 +227,15 @@ Image loadPng(const std::string& path, std::vector<uint8_t>&& fileBytes) {
     uint8_t* rows = raw.data() + offset;
     unfilter(path, rows, rowBytes, p.height, bpp);
     for (int64_t j = 0; j < p.height; ++j) {
-      const uint8_t* s = rows + size_t(j) * (rowBytes + 1) + 1;
+      const uint8_t* s = rows + size_t(j) * (rowBytes + 1) + 1 + first;
       float* out = &image.pixels.values[size_t(p.y0 + j * p.dy) * size_t(header.width) + size_t(p.x0)];
-      if (bpp == 2) {
-        for (int64_t i = 0; i < p.width; ++i) out[i * p.dx] = float(uint16_t(s[2 * i] << 8 | s[2 * i + 1])) / 65535.f;
+      if (sampleBytes == 2) {
+        for (int64_t i = 0; i < p.width; ++i) {
+          const uint8_t* v = s + size_t(i) * bpp;
+          out[i * p.dx] = float(uint16_t(v[0] << 8 | v[1])) / 65535.f;
+        }
       } else {
-        for (int64_t i = 0; i < p.width; ++i) out[i * p.dx] = float(s[i]) / 255.f;
+        for (int64_t i = 0; i < p.width; ++i) out[i * p.dx] = float(s[size_t(i) * bpp]) / 255.f;
       }
     }
     offset += size_t(p.height) * (rowBytes + 1);
