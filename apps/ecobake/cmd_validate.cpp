@@ -77,11 +77,13 @@ void addValidate(CLI::App& app) {
     BiomeInputs inputs;  // decoded once: the world below is made from them
     if (problems.empty()) inputs = loadBiomeInputs(parsed, problems);
     std::optional<BakeEstimate> estimate;
+    std::string crs;
     if (problems.empty()) {
       // Everything bake does before sampling: decode the images, the checks on the loaded
       // world, then the estimate against the limits.
       try {
         World world = makeWorld(parsed, std::move(inputs));
+        crs = world.crs;
         checkWorld(world, problems);
         if (problems.empty()) {
           estimate = estimateBake(world, threads);
@@ -97,8 +99,8 @@ void addValidate(CLI::App& app) {
       setExitCode(2);
       return;
     }
-    std::printf("%s: ok (%zu species); %s with %d threads\n", config.c_str(), parsed.species.size(),
-                describeEstimate(*estimate).c_str(), threads);
+    std::printf("%s: ok (%zu species%s); %s with %d threads\n", config.c_str(), parsed.species.size(),
+                crs.empty() ? "" : ("; heightmap CRS " + crs).c_str(), describeEstimate(*estimate).c_str(), threads);
   });
 }
 

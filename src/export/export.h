@@ -52,10 +52,11 @@ std::string plyHeaderName(const std::string& name);  // percent-encoded as above
 // is drawn at a coarser scale (a 4096 x 4096 RGB image is 48 MiB).
 constexpr int kMaxPreviewSide = 4096;
 
-// Writes elevation, slope, aspect, sun, moisture and suitability_<species>.png into the
-// existing folder dir at the heightmap's resolution, or every n-th cell when that would be
-// more than kMaxPreviewSide pixels a side. Returns the files written. InputError naming the
-// file when one cannot be written.
+// Writes elevation, slope, aspect, sun, moisture and suitability_<species>.png (plus
+// nodata.png for a heightmap with nodata and inputs_<species>.png for a species with painted
+// maps or vector exclusions) into the existing folder dir at the heightmap's resolution, or
+// every n-th cell when that would be more than kMaxPreviewSide pixels a side. Returns the
+// files written. InputError naming the file when one cannot be written.
 std::vector<std::string> writeMaskPreviews(const World& world, const SuitabilityRasters& rasters, const std::string& dir);
 
 // Top-down picture of instances over a hillshade, each species in its base colour, drawn in

@@ -70,6 +70,21 @@ std::vector<std::string> writeMaskPreviews(const World& world, const Suitability
   add("moisture.png", [&](int x, int y) { return moistureAt(world, float(x) * t.cellSize, float(y) * t.cellSize); });
   for (size_t s = 0; s < world.config.species.size(); ++s)
     add("suitability_" + world.config.species[s].name + ".png", [&](int x, int y) { return rasters.species[s].at(x, y); });
+  // The inputs from terrain tools, only where a config uses them: the heightmap's nodata
+  // pixels, and per species the factor of its painted maps and vector exclusions (white:
+  // untouched, black: nothing grows).
+  if (!t.noData.empty())
+    add("nodata.png", [&](int x, int y) { return float(t.noData[size_t(y) * size_t(w) + size_t(x)]); });
+  for (size_t s = 0; s < world.config.species.size(); ++s) {
+    bool shaped = false;
+    for (const std::vector<uint8_t>& g : world.shapes.groupSpecies) shaped |= s < g.size() && g[s];
+    if (!shaped && !world.hasPaintedMaps(s)) continue;
+    add("inputs_" + world.config.species[s].name + ".png", [&](int x, int y) {
+      const float wx = float(x) * t.cellSize, wz = float(y) * t.cellSize;
+      if (world.shapes.excludes(s, double(wx), double(wz))) return 0.f;
+      return world.paintedFactor(s, wx, wz);
+    });
+  }
   return files;
 }
 

@@ -120,9 +120,11 @@ bool Heightmap::noDataAt(float x, float z) const {
   if (noData.empty()) return false;
   const Footprint f = footprint(metres, cellSize, x, z);
   const size_t w = size_t(metres.width);
+  // Corners of zero weight (a position on a pixel row or column) do not count.
   const size_t r0 = size_t(f.v.i0) * w, r1 = size_t(f.v.i1) * w;
-  return noData[r0 + size_t(f.u.i0)] || noData[r0 + size_t(f.u.i1)] || noData[r1 + size_t(f.u.i0)] ||
-         noData[r1 + size_t(f.u.i1)];
+  const bool right = f.u.t > 0.f, below = f.v.t > 0.f;
+  return noData[r0 + size_t(f.u.i0)] || (right && noData[r0 + size_t(f.u.i1)]) ||
+         (below && noData[r1 + size_t(f.u.i0)]) || (right && below && noData[r1 + size_t(f.u.i1)]);
 }
 
 float pixelSlopeTangent(const Grid& g, int i, int j, float cellSize, const uint8_t* noData) {

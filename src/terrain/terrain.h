@@ -133,7 +133,8 @@ struct Heightmap {
   // The ecological slope's tangent (see pixelSlopeTangent), bilinearly interpolated between
   // pixels like gradientAt. slopeDegrees of it is the slope of the masks and of the bake.
   float slopeTangentAt(float x, float z) const;
-  // True when any pixel of the bilinear support of (x, z) is nodata: no vegetation there.
+  // True when a pixel of non-zero weight in the bilinear interpolation at (x, z) is nodata:
+  // no vegetation there.
   bool noDataAt(float x, float z) const;
 };
 

@@ -117,8 +117,8 @@ TiffPtr open(const std::string& path, Source& source) {
   TIFFOpenOptionsSetMaxSingleMemAlloc(options, tmsize_t(kMaxChunkBytes) + (tmsize_t(1) << 20));
   TIFFOpenOptionsSetErrorHandlerExtR(options, errorHandler, &source);
   TIFFOpenOptionsSetWarningHandlerExtR(options, warningHandler, &source);
-  // "m": no memory mapping (the procs serve the bytes); "h": read only the first directory.
-  TIFF* tif = TIFFClientOpenExt(path.c_str(), "rmh", &source, readProc, writeProc, seekProc, closeProc, sizeProc,
+  // "m": no memory mapping (the procs serve the bytes).
+  TIFF* tif = TIFFClientOpenExt(path.c_str(), "rm", &source, readProc, writeProc, seekProc, closeProc, sizeProc,
                                 mapProc, unmapProc, options);
   TIFFOpenOptionsFree(options);
   if (!tif) fail(path, source, "corrupt or truncated TIFF");
