@@ -56,8 +56,8 @@ void readMapInput(ObjectReader& r, const Json& parent, const char* key, const fs
     std::string file;
     if (readPath(mr, "file", kMapFormats, folder, file)) out.file = file;
     int channel = 0;
-    if (mr.choice("channel", kChannelNames, channel, true)) out.channel = channel;
-    else out.file.clear();
+    if (mr.choice("channel", kChannelNames, channel)) out.channel = channel;
+    else if (mr.has("channel")) out.file.clear();
     mr.rejectUnknownKeys();
     return;
   }
