@@ -19,6 +19,7 @@
 #include "config/config.h"
 #include "terrain/png16.h"
 #include "test_support.h"
+#include "tiff_fixture.h"
 
 namespace fs = std::filesystem;
 using eco::test::TempDir;
@@ -52,6 +53,18 @@ fs::path makeCorpus(const TempDir& dir) {
   writeRgb((images / "rgb_9x9.png").string(), 9, 9);
   eco::test::writeBytes((images / "height_9x9.r16").string(), std::string(9 * 9 * 2, '\x10'));
   eco::test::writeBytes((images / "text.png").string(), "this is not an image\n");
+  // A float GeoTIFF with a 2 m pixel scale, and GeoJSON roads inside its 16 m world and out.
+  std::vector<float> heights(81);
+  for (size_t i = 0; i < heights.size(); ++i) heights[i] = float(i);
+  eco::test::TiffSpec spec;
+  spec.width = spec.height = 9;
+  spec.bits = 32;
+  spec.sampleFormat = SAMPLEFORMAT_IEEEFP;
+  spec.pixelScale = {2, 2, 0};
+  eco::test::writeTiff((images / "height_9x9.tif").string(), spec, heights.data());
+  const std::string road = R"({"type": "Feature", "properties": {"width": 1}, "geometry": {"type": "LineString", "coordinates": )";
+  eco::test::writeBytes((images / "roads.geojson").string(), road + "[[1, 1], [15, 3]]}}");
+  eco::test::writeBytes((images / "far_road.geojson").string(), road + "[[1, 1], [40, 3]]}}");
   return root;
 }
 
