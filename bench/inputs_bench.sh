@@ -60,23 +60,33 @@ json.dump(config, open(os.path.join(work, "inputs.json"), "w"), indent=1)
 EOF
 
 "$ecobake" validate "$work/inputs.json" >/dev/null
-declare -A secs counts
+declare -A secs counts inputs masks scatter
 run=0
 for ((i = 0; i < repeats; i++)); do
   for kind in plain inputs; do
     dir=$(run_output "$work" "$run")
     run=$((run + 1))
-    line=$("$ecobake" bake "$work/$kind.json" -o "$dir" -j "$threads" | grep -E "^[0-9]+ instances in")
+    report=$("$ecobake" bake "$work/$kind.json" -o "$dir" -j "$threads")
+    line=$(grep -E "^[0-9]+ instances in" <<<"$report")
+    phases=$(grep -E "^time: inputs" <<<"$report")
     s=$(sed -E 's/.*, ([0-9.]+) s, .*/\1/' <<<"$line")
     n=$(sed -E 's/^([0-9]+) instances.*/\1/' <<<"$line")
-    echo "$kind: $s s, $n instances"
+    in=$(sed -E 's/^time: inputs ([0-9.]+) s.*/\1/' <<<"$phases")
+    ma=$(sed -E 's/.*masks ([0-9.]+) s.*/\1/' <<<"$phases")
+    sc=$(sed -E 's/.*scatter and write ([0-9.]+) s.*/\1/' <<<"$phases")
+    echo "$kind: $s s (inputs $in s, masks $ma s, scatter and write $sc s), $n instances"
     secs[$kind]+="$s "
+    inputs[$kind]+="$in "
+    masks[$kind]+="$ma "
+    scatter[$kind]+="$sc "
     counts[$kind]=$n
   done
 done
 declare -A med
+m() { tr ' ' '\n' <<<"$1" | grep . | median; }
 for kind in plain inputs; do
-  med[$kind]=$(tr ' ' '\n' <<<"${secs[$kind]}" | grep . | median)
-  echo "MEDIAN $kind: ${med[$kind]} s, ${counts[$kind]} instances"
+  med[$kind]=$(m "${secs[$kind]}")
+  echo "MEDIAN $kind: ${med[$kind]} s (inputs $(m "${inputs[$kind]}") s, masks $(m "${masks[$kind]}") s," \
+       "scatter and write $(m "${scatter[$kind]}") s), ${counts[$kind]} instances"
 done
 echo "RATIO seconds inputs / plain: $(awk -v a="${med[plain]}" -v b="${med[inputs]}" 'BEGIN {printf "%.3f", b / a}')"

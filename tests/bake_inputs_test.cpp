@@ -156,7 +156,7 @@ TEST(BakeInputs, GeoTiffBakesTheSameBytesAsTheEquivalentRawAndPng) {
   mb["terrain"].erase("crs");
   for (auto* m : {&ma, &mb}) (*m)["hashes"].erase("heightmap"), (*m)["hashes"].erase("config");
   EXPECT_EQ(ma, mb);
-  EXPECT_EQ(eco::readManifest(dir.file("out-tiff")).terrain.crs, "EPSG:32633");
+  EXPECT_EQ(eco::readManifest(dir.file("out-tiff")).crs, "EPSG:32633");
   auto v = eco::test::runTool("ecobake", "validate " + tiff);
   EXPECT_EQ(v.code, 0) << v.output;
   EXPECT_NE(v.output.find("heightmap CRS EPSG:32633"), std::string::npos) << v.output;
@@ -323,12 +323,12 @@ TEST(BakeInputs, ExclusionMapsAndSplatChannels) {
   auto r = eco::test::runTool("ecobake", "bake " + config + " -o " + dir.file("out") + " -q");
   ASSERT_EQ(r.code, 0) << r.output;
   const eco::Manifest m = eco::readManifest(dir.file("out"));
-  ASSERT_EQ(m.hashes.inputs.size(), 3u);
-  EXPECT_EQ(m.hashes.inputs[0].first, "/exclusion_map");
-  EXPECT_EQ(m.hashes.inputs[1].first, "/species/0/density_map");
-  EXPECT_EQ(m.hashes.inputs[2].first, "/species/1/exclude_map");
-  EXPECT_EQ(m.hashes.inputs[1].second, m.hashes.inputs[2].second);  // one file
-  EXPECT_NE(m.hashes.inputs[0].second, m.hashes.inputs[1].second);
+  ASSERT_EQ(m.inputHashes.size(), 3u);
+  EXPECT_EQ(m.inputHashes[0].first, "/exclusion_map");
+  EXPECT_EQ(m.inputHashes[1].first, "/species/0/density_map");
+  EXPECT_EQ(m.inputHashes[2].first, "/species/1/exclude_map");
+  EXPECT_EQ(m.inputHashes[1].second, m.inputHashes[2].second);  // one file
+  EXPECT_NE(m.inputHashes[0].second, m.inputHashes[1].second);
   // `masks` shows them.
   auto masks = eco::test::runTool("ecobake", "masks " + config + " -o " + dir.file("masks"));
   ASSERT_EQ(masks.code, 0) << masks.output;

@@ -195,8 +195,8 @@ TEST(BakeVector, NoInstanceInsideAnAreaOrCloserToARoadThanAllowed) {
   auto r = eco::test::runTool("ecobake", "bake " + config + " -q -o " + dir.file("out"));
   ASSERT_EQ(r.code, 0) << r.output;
   const eco::Manifest m = eco::readManifest(dir.file("out"));
-  ASSERT_EQ(m.hashes.inputs.size(), 3u);
-  EXPECT_EQ(m.hashes.inputs[2].first, "/vector_exclusions/2/file");
+  ASSERT_EQ(m.inputHashes.size(), 3u);
+  EXPECT_EQ(m.inputHashes[2].first, "/vector_exclusions/2/file");
 }
 
 // A road network of 10,000 segments: the bucket index keeps the bake's cost near a plain bake's.

@@ -56,11 +56,11 @@ Manifest baseManifest(const World& world, const SamplerParams& params, std::vect
   m.terrain.cellSize = world.terrain.cellSize;
   m.tiling = {params.tileSize, tilesX(params), tilesZ(params)};
   m.species = std::move(species);
-  m.terrain.crs = world.crs;
+  m.crs = world.crs;
   m.hashes.config = hashOf(world.config.configPath);
   m.hashes.heightmap = hashOf(world.config.terrain.heightmap);
   m.hashes.river = hashOf(world.config.river.file);
-  for (const auto& [pointer, file] : world.extraInputs) m.hashes.inputs.emplace_back(pointer, hashOf(file));
+  for (const auto& [pointer, file] : world.extraInputs) m.inputHashes.emplace_back(pointer, hashOf(file));
   return m;
 }
 

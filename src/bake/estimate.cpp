@@ -102,11 +102,15 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
         const float x = float(i) * t.cellSize, z = float(j) * t.cellSize;
         if (double(x) < x0 || double(x) > x1 || double(z) < z0 || double(z) > z1) continue;
         ++counts[size_t(first)];
+        if (t.noDataAt(x, z)) continue;  // nothing grows at a nodata hole
         const Environment env = environmentAt(world, x, z);
         double n0 = 0, n1 = 0, n2 = 0;  // sum over placed classes of n_t, n_t f_t, n_t f_t^2
         for (uint16_t s : order.speciesOfClass) {
           const SpeciesConfig& sp = c.species[s];
-          const double suitability = double(speciesWeights(sp, env).suitability);
+          double suitability = double(speciesWeights(sp, env).suitability);
+          // Painted maps and vector exclusions, as the bake applies them (only when given).
+          if (suitability > 0 && world.hasPaintedMaps(s)) suitability *= double(world.paintedFactor(s, x, z));
+          if (suitability > 0 && world.shapes.excludes(s, double(x), double(z))) suitability = 0;
           if (!(suitability > 0)) continue;
           const double f = double(sp.footprint);
           const double free = std::exp(-3.14159265358979 * (n2 + 2.0 * f * n1 + f * f * n0));
@@ -146,6 +150,16 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
   const double riverPixels = double(world.river.metres.values.size());
   double memory = kBaseBytes + pixels * (kLoadBytesPerPixel + 2.0 * sizeof(float) + sizeof(Vec2)) + riverPixels * 2.0 * sizeof(float) +
                   double(nSpecies) * pixels * sizeof(float) * 4.0 / 3.0;
+  // The inputs from terrain tools: painted maps, the nodata mask, the vector exclusions.
+  for (const PaintedMap& m : world.maps) memory += double(m.values.values.size()) * sizeof(float);
+  memory += double(t.noData.size());
+  const ExclusionShapes& shapes = world.shapes;
+  memory += double(shapes.segments.size()) * sizeof(ExclusionShapes::Segment) +
+            double(shapes.segmentIds.size() + shapes.segmentStart.size() + shapes.polygonIds.size() +
+                   shapes.polygonStart.size()) * sizeof(uint32_t);
+  for (const ExclusionShapes::Polygon& poly : shapes.polygons)
+    memory += double(poly.edges.size()) * sizeof(ExclusionShapes::Edge) +
+              double(poly.bandEdges.size() + poly.bandStart.size()) * sizeof(uint32_t);
   const double poolBytes = double(sampling::basePool().size()) * sizeof(sampling::PoolPoint) +
                            double(sampling::kPoolBuckets * sampling::kPoolBuckets + 1) * sizeof(uint32_t);
   // A class's margin: its largest radius and pair distance (makeSetup's margin).

@@ -87,7 +87,7 @@ void writeManifest(const std::string& dir, const Manifest& m) {
                   {"width", m.terrain.width},
                   {"height", m.terrain.height},
                   {"cell_size", m.terrain.cellSize}};
-  if (!m.terrain.crs.empty()) j["terrain"]["crs"] = m.terrain.crs;
+  if (!m.crs.empty()) j["terrain"]["crs"] = m.crs;
   j["tiling"] = {{"tile_size", m.tiling.tileSize}, {"tiles_x", m.tiling.tilesX}, {"tiles_z", m.tiling.tilesZ}};
   j["species"] = Json::array();
   for (const SpeciesRecord& s : m.species) j["species"].push_back(speciesJson(s));
@@ -101,9 +101,9 @@ void writeManifest(const std::string& dir, const Manifest& m) {
                           {"xxh3_64", hex64(t.checksum)},
                           {"species_counts", t.speciesCounts}});
   j["hashes"] = {{"config", m.hashes.config}, {"heightmap", m.hashes.heightmap}, {"river", m.hashes.river}};
-  if (!m.hashes.inputs.empty()) {
+  if (!m.inputHashes.empty()) {
     Json inputs = Json::object();
-    for (const auto& [pointer, hash] : m.hashes.inputs) inputs[pointer] = hash;
+    for (const auto& [pointer, hash] : m.inputHashes) inputs[pointer] = hash;
     j["hashes"]["inputs"] = inputs;
   }
   j["totals"] = {{"instances", m.totals.instances},
@@ -289,7 +289,7 @@ Manifest readManifest(const std::string& dir) {
     boundedInteger(*terrain, "width", m.terrain.width, 1, 1 << 20);
     boundedInteger(*terrain, "height", m.terrain.height, 1, 1 << 20);
     terrain->number("cell_size", m.terrain.cellSize, Limits::any(), true);
-    terrain->string("crs", m.terrain.crs);
+    terrain->string("crs", m.crs);
   }
   if (auto tiling = mr.object(root, "tiling")) {
     tiling->number("tile_size", m.tiling.tileSize, Limits::any(), true);
@@ -315,7 +315,7 @@ Manifest readManifest(const std::string& dir) {
     if (const Json* inputs = hashes->object("inputs")) {
       for (const auto& [pointer, hash] : inputs->items()) {
         if (!hash.is_string()) mr.fail(jsonPointer("/hashes/inputs", pointer), "expected a string");
-        m.hashes.inputs.emplace_back(pointer, hash.get<std::string>());
+        m.inputHashes.emplace_back(pointer, hash.get<std::string>());
       }
     }
   }

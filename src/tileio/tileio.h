@@ -95,8 +95,9 @@ struct Manifest {
     std::string file = "terrain.r32f";  // little-endian float32 metres, row-major width x height
     int width = 0, height = 0;
     float cellSize = 1;
-    std::string crs;  // "EPSG:32610" from a GeoTIFF heightmap; "" (and no JSON key) when none
   } terrain;
+  // terrain.crs in JSON: "EPSG:32610" from a GeoTIFF heightmap; "" (and no JSON key) when none.
+  std::string crs;
   struct {
     float tileSize = 0;
     int tilesX = 0, tilesZ = 0;
@@ -105,10 +106,10 @@ struct Manifest {
   std::vector<TileEntry> tiles;        // sorted by (z, x); non-empty tiles only
   struct {
     std::string config, heightmap, river;  // hex64 of the inputs; river empty without one
-    // Painted maps and vector exclusion files: (JSON pointer of the config field, hex64), in
-    // config order; the "inputs" object of "hashes", written only when there are any.
-    std::vector<std::pair<std::string, std::string>> inputs;
   } hashes;
+  // hashes.inputs in JSON: painted maps and vector exclusion files as (JSON pointer of the
+  // config field, hex64), in config order; written only when there are any.
+  std::vector<std::pair<std::string, std::string>> inputHashes;
   struct {
     uint64_t instances = 0, bytes = 0;
     std::vector<uint64_t> speciesCounts;
