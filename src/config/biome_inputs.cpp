@@ -75,8 +75,11 @@ float resolveCellSize(const TerrainConfig& terrain, const Image& heightmap, Prob
 
 // One painted map, decoded and checked (values in [0, 1], no nodata, pixels near square
 // over the world), placed over the world; the index of the map in inputs.maps or -1.
+// The painted maps' pixels together: four of the largest images (4 GiB of floats).
+constexpr int64_t kMaxMapPixels = 4 * kMaxImagePixels;
+
 int loadMap(const MapInput& map, const std::string& jsonPath, double extentX, double extentZ, BiomeInputs& inputs,
-            std::vector<std::pair<std::string, int>>& seen, Problems& problems) {
+            std::vector<std::pair<std::string, int>>& seen, int64_t& pixelBudget, Problems& problems) {
   if (!map.given()) return -1;
   inputs.extraInputs.emplace_back(jsonPath, map.file);
   const std::string key = map.file + '\n' + std::to_string(map.channel);
@@ -84,6 +87,15 @@ int loadMap(const MapInput& map, const std::string& jsonPath, double extentX, do
     if (k == key) return index;
   std::optional<Image> image;
   try {
+    // Every map is held for the whole bake: their pixels together are bounded (from the
+    // headers, before decoding) like one image's.
+    const ImageInfo info = probeInput(map.file, 0, 0, map.channel);
+    pixelBudget -= int64_t(info.width) * int64_t(info.height);
+    if (pixelBudget < 0) {
+      problems.push_back({jsonPath, map.file + ": the painted maps hold more than " +
+                                        std::to_string(kMaxMapPixels) + " pixels together; paint them coarser"});
+      return -1;
+    }
     image = loadInput(map.file, 0, 0, map.channel);
   } catch (const InputError& e) {
     problems.push_back({jsonPath, e.what()});
@@ -160,13 +172,14 @@ BiomeInputs loadBiomeInputs(const BiomeConfig& config, std::vector<ConfigProblem
   const double extentX = double(inputs.heightmap->pixels.width - 1) * double(inputs.cellSize);
   const double extentZ = double(inputs.heightmap->pixels.height - 1) * double(inputs.cellSize);
   std::vector<std::pair<std::string, int>> seen;
-  inputs.exclusionMap = loadMap(config.exclusionMap, "/exclusion_map", extentX, extentZ, inputs, seen, problems);
+  int64_t budget = kMaxMapPixels;
+  inputs.exclusionMap = loadMap(config.exclusionMap, "/exclusion_map", extentX, extentZ, inputs, seen, budget, problems);
   for (size_t s = 0; s < config.species.size(); ++s) {
     const std::string base = "/species/" + std::to_string(s);
     inputs.densityMap.push_back(
-        loadMap(config.species[s].densityMap, base + "/density_map", extentX, extentZ, inputs, seen, problems));
+        loadMap(config.species[s].densityMap, base + "/density_map", extentX, extentZ, inputs, seen, budget, problems));
     inputs.excludeMap.push_back(
-        loadMap(config.species[s].excludeMap, base + "/exclude_map", extentX, extentZ, inputs, seen, problems));
+        loadMap(config.species[s].excludeMap, base + "/exclude_map", extentX, extentZ, inputs, seen, budget, problems));
   }
   for (size_t g = 0; g < config.vectorExclusions.size(); ++g)
     inputs.extraInputs.emplace_back("/vector_exclusions/" + std::to_string(g) + "/file", config.vectorExclusions[g].file);

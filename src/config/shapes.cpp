@@ -16,13 +16,17 @@ namespace eco {
 namespace {
 
 using Problems = std::vector<ConfigProblem>;
-constexpr uint64_t kMaxGeoJsonBytes = uint64_t(256) << 20;
+// A JSON document takes about ten times its text in memory.
+constexpr uint64_t kMaxGeoJsonBytes = uint64_t(64) << 20;
 constexpr size_t kMaxProblemsPerFile = 20;
 constexpr int kMaxCellsPerSide = 1024;
 constexpr int kMaxBands = 4096;
-// Pairs of edges compared for self-intersection, per polygon: far beyond any real outline
-// (a 100,000-vertex lake needs a few million), and a bound on the time of a hostile one.
-constexpr double kMaxEdgePairs = 4e8;
+// Pairs of edges compared for self-intersection, per file: far beyond any real outlines
+// (a 100,000-vertex lake needs a few million), and a bound on the time of a hostile file.
+constexpr double kMaxEdgePairs = 1e9;
+// Entries of the bucket grid and of an area's bands: the grid (or the bands) get coarser
+// until the geometry fits, so huge or many overlapping shapes cannot blow memory up.
+constexpr double kMaxGridEntries = 64e6;
 
 struct P2 {
   double x = 0, z = 0;
@@ -189,7 +193,7 @@ class GeoJsonReader {
     }
     ringStart.push_back(poly.edges.size());
     buildBands(poly);
-    if (std::string why = selfIntersection(poly, ringStart); !why.empty()) return report(path, why);
+    if (std::string why = selfIntersection(poly, ringStart, pairBudget_); !why.empty()) return report(path, why);
     shapes_.polygons.push_back(std::move(poly));
   }
 
@@ -202,11 +206,19 @@ class GeoJsonReader {
       p.minZ = std::min({p.minZ, e.az, e.bz});
       p.maxZ = std::max({p.maxZ, e.az, e.bz});
     }
-    const int bands = std::clamp(int(p.edges.size() / 2), 1, kMaxBands);
+    int bands = std::clamp(int(p.edges.size() / 2), 1, kMaxBands);
     const double height = p.maxZ - p.minZ;
     p.bandZ0 = p.minZ;
-    p.invBandHeight = height > 0 ? double(bands) / height : 0.0;
     auto bandOf = [&](double z) { return std::clamp(int((z - p.bandZ0) * p.invBandHeight), 0, bands - 1); };
+    // Fewer bands while edges spanning many of them would list too many entries.
+    for (;;) {
+      p.invBandHeight = height > 0 ? double(bands) / height : 0.0;
+      double entries = 0;
+      for (const ExclusionShapes::Edge& e : p.edges)
+        entries += double(bandOf(std::max(e.az, e.bz)) - bandOf(std::min(e.az, e.bz)) + 1);
+      if (bands == 1 || entries <= 16.0 * double(p.edges.size()) + 1e6) break;
+      bands = std::max(1, bands / 2);
+    }
     std::vector<uint32_t> count(size_t(bands) + 1, 0);
     for (const ExclusionShapes::Edge& e : p.edges)
       for (int b = bandOf(std::min(e.az, e.bz)); b <= bandOf(std::max(e.az, e.bz)); ++b) ++count[size_t(b) + 1];
@@ -222,14 +234,17 @@ class GeoJsonReader {
 
   // "" when no two edges of the polygon meet except neighbours of one ring at their shared
   // vertex; else which edges cross where. Edges that meet share a band.
-  static std::string selfIntersection(const ExclusionShapes::Polygon& p, const std::vector<size_t>& ringStart) {
+  static std::string selfIntersection(const ExclusionShapes::Polygon& p, const std::vector<size_t>& ringStart,
+                                      double& budget) {
     double pairs = 0;
     for (size_t b = 0; b + 1 < p.bandStart.size(); ++b) {
       const double n = double(p.bandStart[b + 1] - p.bandStart[b]);
       pairs += n * n / 2;
     }
-    if (pairs > kMaxEdgePairs)
-      return "polygon of " + std::to_string(p.edges.size()) + " edges is too complex to check for self-intersection";
+    budget -= pairs;
+    if (budget < 0)
+      return "polygon of " + std::to_string(p.edges.size()) + " edges is too complex to check for self-intersection " +
+             "(with the file's other areas, more than " + describeNumber(kMaxEdgePairs) + " pairs of edges to compare)";
     auto ringOf = [&](size_t e) { return size_t(std::upper_bound(ringStart.begin(), ringStart.end(), e) - ringStart.begin()) - 1; };
     auto adjacent = [&](size_t i, size_t j) {
       const size_t r = ringOf(i);
@@ -266,6 +281,7 @@ class GeoJsonReader {
   }
 
   const std::string& file_;
+  double pairBudget_ = kMaxEdgePairs;
   double extentX_, extentZ_;
   uint32_t group_;
   ExclusionShapes& shapes_;
@@ -291,16 +307,32 @@ void cellsNear(const ExclusionShapes& s, double ax, double az, double bx, double
 void buildIndex(ExclusionShapes& s, double extentX, double extentZ) {
   const double side = std::max({extentX, extentZ, 1e-3});
   const size_t items = s.segments.size() + s.polygons.size();
-  const int n = std::clamp(int(std::ceil(std::sqrt(double(items)) * 2)), 1, kMaxCellsPerSide);
-  s.cellSize = side / n;
-  s.cellsX = std::clamp(int(std::floor(extentX / s.cellSize)) + 1, 1, kMaxCellsPerSide + 1);
-  s.cellsZ = std::clamp(int(std::floor(extentZ / s.cellSize)) + 1, 1, kMaxCellsPerSide + 1);
-  const size_t cells = size_t(s.cellsX) * size_t(s.cellsZ);
   // The largest footprint among the species each group applies to.
   std::vector<double> groupReach(s.groupSpecies.size(), 0.0);
   for (size_t g = 0; g < s.groupSpecies.size(); ++g)
     for (size_t sp = 0; sp < s.groupSpecies[g].size(); ++sp)
       if (s.groupSpecies[g][sp]) groupReach[g] = std::max(groupReach[g], double(s.footprint[sp]));
+  // About 4 items per cell; coarser while the shapes' boxes would cover too many cells.
+  int n = std::clamp(int(std::ceil(std::sqrt(double(items)) * 2)), 1, kMaxCellsPerSide);
+  for (;;) {
+    s.cellSize = side / n;
+    s.cellsX = std::clamp(int(std::floor(extentX / s.cellSize)) + 1, 1, kMaxCellsPerSide + 1);
+    s.cellsZ = std::clamp(int(std::floor(extentZ / s.cellSize)) + 1, 1, kMaxCellsPerSide + 1);
+    auto span = [&](double lo, double hi, int count) {
+      return double(std::clamp(int(std::floor(hi / s.cellSize)), 0, count - 1) -
+                    std::clamp(int(std::floor(lo / s.cellSize)), 0, count - 1) + 1);
+    };
+    double boxes = 0;
+    for (const ExclusionShapes::Segment& g : s.segments) {
+      const double reach = g.halfWidth + groupReach[g.group];
+      boxes += span(std::min(g.ax, g.bx) - reach, std::max(g.ax, g.bx) + reach, s.cellsX) *
+               span(std::min(g.az, g.bz) - reach, std::max(g.az, g.bz) + reach, s.cellsZ);
+    }
+    for (const ExclusionShapes::Polygon& p : s.polygons) boxes += span(p.minX, p.maxX, s.cellsX) * span(p.minZ, p.maxZ, s.cellsZ);
+    if (n == 1 || boxes <= kMaxGridEntries) break;
+    n = std::max(1, n / 2);
+  }
+  const size_t cells = size_t(s.cellsX) * size_t(s.cellsZ);
 
   // Two passes (count, fill) into compressed rows, in input order: deterministic.
   for (int pass = 0; pass < 2; ++pass) {
