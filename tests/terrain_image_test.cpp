@@ -181,7 +181,7 @@ TEST(TerrainImage, RejectsMissingAndUnknownFiles) {
   EXPECT_INPUT_ERROR(probeImage(dir.file("nope.exr")), "nope.exr", "not found");
   EXPECT_INPUT_ERROR(loadImage(dir.path.string()), dir.path.string(), "is a folder");
   test::writeBytes(dir.file("text.png"), "hello, this is not an image at all");
-  EXPECT_INPUT_ERROR(loadImage(dir.file("text.png")), "text.png", "not a PNG or EXR");
+  EXPECT_INPUT_ERROR(loadImage(dir.file("text.png")), "text.png", "not a PNG, EXR or TIFF image");
   test::writeBytes(dir.file("empty.png"), "");
   EXPECT_INPUT_ERROR(loadImage(dir.file("empty.png")), "empty.png", "too short");
 }
