@@ -4,6 +4,10 @@
 
 namespace eco {
 
+// Output folders that a tool owns: staged, swapped in whole, locked, and never replacing
+// what the tool did not write. Used by bake, masks, export and ecosample, each with its own
+// OutputKind (bake's is bakeOutput() in bake/bake.h).
+
 // Which folders a tool may replace: its own previous output, recognised by a marker it
 // writes into every output (a bake's manifest.json, masks.json, ecosample.json).
 struct OutputKind {
@@ -16,8 +20,6 @@ struct OutputKind {
   std::function<bool(const std::string& dir, std::string* why)> owns;
 };
 
-// A bake: manifest.json with the ecobake format marker (any format_version).
-OutputKind bakeOutput();
 // Owned when dir/markerFile is a JSON object whose "format" is `format`.
 OutputKind markedOutput(std::string previous, std::string writer, std::string verb, std::string markerFile,
                         std::string format);
@@ -45,7 +47,7 @@ OutputKind markedOutput(std::string previous, std::string writer, std::string ve
 // The checks StagedDir makes before it creates anything, without creating or locking
 // anything: a bake calls this before loading its inputs, so an unusable -o fails at once
 // rather than after the bake. InputError naming the folder.
-void checkOutputFolder(const std::string& destination, const OutputKind& kind = bakeOutput());
+void checkOutputFolder(const std::string& destination, const OutputKind& kind);
 
 struct StagedDir {
   std::string destination;  // absolute, symbolic links resolved
@@ -54,7 +56,7 @@ struct StagedDir {
 
   // Throws InputError when the destination may not be replaced (see above), when another bake
   // holds it, or when the staging folder cannot be created.
-  explicit StagedDir(const std::string& destination, OutputKind kind = bakeOutput());
+  StagedDir(const std::string& destination, OutputKind kind);
   ~StagedDir();  // removes the staging folder unless committed, releases the locks
   StagedDir(const StagedDir&) = delete;
   StagedDir& operator=(const StagedDir&) = delete;

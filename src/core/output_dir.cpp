@@ -1,4 +1,4 @@
-#include "bake/output_dir.h"
+#include "core/output_dir.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,7 +17,6 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
-#include "tileio/tileio.h"
 
 namespace fs = std::filesystem;
 
@@ -220,11 +219,6 @@ void removeStaleStaging(const fs::path& dest) {
 }
 
 }  // namespace
-
-OutputKind bakeOutput() {
-  return {"ecobake bake", "ecobake bake", "bake", "tiles",
-          [](const std::string& dir, std::string* why) { return hasEcobakeManifest(dir, why); }};
-}
 
 OutputKind markedOutput(std::string previous, std::string writer, std::string verb, std::string markerFile,
                         std::string format) {
