@@ -192,3 +192,37 @@ TEST(ExportScene, OutputFolderReplacesOnlyAPreviousExport) {
   for (const auto& e : fs::directory_iterator(dir.path)) entries += has(e.path().filename().string(), "scene");
   EXPECT_EQ(entries, 1u);
 }
+
+// A species' own mesh (config mesh.asset) reaches the exports: USD's prototype references it
+// instead of a proxy, glTF names it in the node's extras (the proxy stays: glTF cannot
+// reference another file's mesh), and the manifest carries it; species without one keep
+// their proxies.
+TEST(ExportScene, MeshAssetIsReferencedByUsdAndNamedByGltf) {
+  TempDir dir;
+  const std::string config = eco::test::writeRidgeWorld(dir);
+  nlohmann::json doc = readJson(config);
+  doc["species"][0]["mesh"]["asset"] = "assets/pine tree.usd";
+  eco::test::writeBytes(config, doc.dump(2));
+  const std::string bake = dir.file("bake");
+  ASSERT_EQ(ecobake("bake " + config + " -o " + bake + " -q").code, 0);
+  const eco::Manifest m = eco::readManifest(bake);
+  EXPECT_EQ(m.species[0].meshAsset, "assets/pine tree.usd");
+  EXPECT_EQ(m.species[1].meshAsset, "");
+
+  ASSERT_EQ(ecobake("export " + bake + " --format usd -o " + dir.file("usd") + " -q").code, 0);
+  const std::string protos = eco::test::readBytes(dir.file("usd/prototypes.usda"));
+  const size_t pine = protos.find("def Xform \"sp0_pine\""), next = protos.find("def Xform \"sp1_");
+  ASSERT_NE(pine, std::string::npos);
+  ASSERT_NE(next, std::string::npos);
+  const std::string pineBlock = protos.substr(pine, next - pine);
+  EXPECT_TRUE(has(pineBlock, "prepend references = @assets/pine tree.usd@")) << pineBlock;
+  EXPECT_FALSE(has(pineBlock, "def Mesh")) << pineBlock;
+  EXPECT_TRUE(has(protos.substr(next), "def Mesh \"foliage\""));
+
+  ASSERT_EQ(ecobake("export " + bake + " --format gltf -o " + dir.file("gltf") + " -q --species pine").code, 0);
+  const nlohmann::json index = readJson(dir.file("gltf/export.json"));
+  ASSERT_FALSE(index["tiles"].empty());
+  const nlohmann::json gltf = glbJson(dir.file("gltf/" + index["tiles"][0]["file"].get<std::string>()));
+  EXPECT_EQ(gltf["nodes"][1]["extras"]["ecobake_mesh_asset"], "assets/pine tree.usd");
+  EXPECT_TRUE(gltf["nodes"][1].contains("mesh"));
+}

@@ -135,6 +135,9 @@ std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>&
                      {"mesh", int(meshes.size()) - 1},
                      {"extensions", {{"EXT_mesh_gpu_instancing", {{"attributes", std::move(attributes)}}}}},
                      {"extras", {{"ecobake_species_id", s.id}, {"ecobake_tile", {tile.x, tile.z}}}}});
+    // glTF cannot reference another file's mesh: the proxy stays, and the species' own mesh
+    // is named for the importer to swap in.
+    if (!s.meshAsset.empty()) nodes.back()["extras"]["ecobake_mesh_asset"] = s.meshAsset;
     first = end;
   }
   if (!children.empty()) nodes[0]["children"] = std::move(children);

@@ -107,7 +107,15 @@ std::string usdPrototypesLayer(const Manifest& manifest, const std::vector<bool>
   for (const SpeciesRecord& s : manifest.species) {
     if (!keep[s.id]) continue;
     out += "    def Xform \"" + usdPrimName(s) + "\" (\n        customData = {\n            string ecobake_species = " +
-           quoted(s.name) + "\n            int ecobake_species_id = " + std::to_string(s.id) + "\n        }\n    )\n    {\n";
+           quoted(s.name) + "\n            int ecobake_species_id = " + std::to_string(s.id) + "\n        }\n";
+    if (!s.meshAsset.empty()) {
+      // The species' own mesh, at its size at scale 1 (the instancer scales it uniformly). The
+      // path is written as the config gives it (checked free of '@'): USD resolves it against
+      // this layer or through the studio's asset resolver.
+      out += "        prepend references = @" + s.meshAsset + "@\n    )\n    {\n    }\n";
+      continue;
+    }
+    out += "    )\n    {\n";
     for (const ProxyPart& part : proxyMesh(s)) {
       out += part.bark ? "        def Mesh \"bark\"\n        {\n" : "        def Mesh \"foliage\"\n        {\n";
       // Foliage includes single-sided grass blades; a proxy should not vanish from behind.
