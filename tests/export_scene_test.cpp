@@ -187,6 +187,15 @@ TEST(ExportScene, OutputFolderReplacesOnlyAPreviousExport) {
   ASSERT_EQ(ecobake("export " + bake + " --format gltf -o " + out + " -q").code, 0);
   EXPECT_FALSE(fs::exists(out + "/world.usda")) << "a stale file of the previous export survived";
   EXPECT_EQ(readJson(out + "/export.json")["type"], "gltf");
+  // A big world's index is large (the sample's 2,304 tiles: 230 KB); it still marks the
+  // folder as a previous export.
+  nlohmann::json big = readJson(out + "/export.json");
+  big["tiles"] = nlohmann::json::array();
+  for (int i = 0; i < 5000; ++i) big["tiles"].push_back({{"x", i}, {"z", i}, {"file", "tiles/padding.glb"}, {"instances", 1}});
+  eco::test::writeBytes(out + "/export.json", big.dump(2));
+  ASSERT_GT(fs::file_size(out + "/export.json"), 300000u);
+  const auto again = ecobake("export " + bake + " --format usd -o " + out + " -q");
+  EXPECT_EQ(again.code, 0) << again.output;
   // Nothing left beside it: no staging folder, no lock.
   size_t entries = 0;
   for (const auto& e : fs::directory_iterator(dir.path)) entries += has(e.path().filename().string(), "scene");

@@ -221,8 +221,8 @@ void removeStaleStaging(const fs::path& dest) {
 }  // namespace
 
 OutputKind markedOutput(std::string previous, std::string writer, std::string verb, std::string markerFile,
-                        std::string format) {
-  auto owns = [markerFile, format](const std::string& dir, std::string* why) {
+                        std::string format, uint64_t markerLimit) {
+  auto owns = [markerFile, format, markerLimit](const std::string& dir, std::string* why) {
     const std::string path = (fs::path(dir) / markerFile).string();
     auto no = [why](std::string reason) {
       if (why) *why = std::move(reason);
@@ -230,7 +230,7 @@ OutputKind markedOutput(std::string previous, std::string writer, std::string ve
     };
     std::vector<uint8_t> bytes;
     try {
-      bytes = readFileBytes(path, 1 << 16, "marker");
+      bytes = readFileBytes(path, markerLimit, "marker");
     } catch (const InputError& e) {
       return no(e.what());
     }

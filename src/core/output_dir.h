@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -20,9 +21,10 @@ struct OutputKind {
   std::function<bool(const std::string& dir, std::string* why)> owns;
 };
 
-// Owned when dir/markerFile is a JSON object whose "format" is `format`.
+// Owned when dir/markerFile is a JSON object whose "format" is `format`, read only when at
+// most markerLimit bytes (an export's index lists every tile, so it sets a larger one).
 OutputKind markedOutput(std::string previous, std::string writer, std::string verb, std::string markerFile,
-                        std::string format);
+                        std::string format, uint64_t markerLimit = uint64_t(1) << 16);
 
 // The output folder of a bake, and the rules for touching it:
 // - A destination may be replaced only when it does not exist, is an empty folder, or holds a

@@ -157,7 +157,9 @@ uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, Ex
   if (uint64_t(manifest.tiling.tilesX) * uint64_t(manifest.tiling.tilesZ) > kMaxIdTiles)
     throw InputError(bakeDir + ": a grid of " + std::to_string(manifest.tiling.tilesX) + " x " +
                      std::to_string(manifest.tiling.tilesZ) + " tiles is more than instance ids can number (2^37)");
-  const OutputKind kind = markedOutput("ecobake export", "ecobake export", "export", kExportMarker, kExportFormat);
+  // The index lists every exported tile, about 100 bytes each: 64 MiB is 600,000 tiles.
+  const OutputKind kind =
+      markedOutput("ecobake export", "ecobake export", "export", kExportMarker, kExportFormat, uint64_t(64) << 20);
   checkOutputFolder(outDir, kind);
   StagedDir staged(outDir, kind);
   const fs::path root(staged.staging);

@@ -19,6 +19,12 @@ void appendFloat(std::string& out, float v) {
   out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
 }
 
+template <typename Int>
+void appendInt(std::string& out, Int v) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
 void appendTuple(std::string& out, const float* v, int n) {
   out += '(';
   for (int i = 0; i < n; ++i) {
@@ -127,7 +133,7 @@ std::string usdPrototypesLayer(const Manifest& manifest, const std::vector<bool>
       out += "]\n            int[] faceVertexCounts = [";
       for (size_t i = 0; i < part.indices.size() / 3; ++i) out += i ? ", 3" : "3";
       out += "]\n            int[] faceVertexIndices = ";
-      appendArray(out, part.indices, [&](uint32_t i) { out += std::to_string(i); });
+      appendArray(out, part.indices, [&](uint32_t i) { appendInt(out, i); });
       out += "\n            normal3f[] normals = ";
       appendArray(out, part.normals, [&](const std::array<float, 3>& n) { appendTuple(out, n.data(), 3); });
       out += " (\n                interpolation = \"vertex\"\n            )\n            point3f[] points = ";
@@ -183,12 +189,13 @@ std::string usdTileLayer(const Manifest& manifest, const std::vector<bool>& keep
   }
 
   out += "    int64[] ids = ";
-  appendArray(out, tile.ids, [&](uint64_t id) { out += std::to_string(id); });
+  appendArray(out, tile.ids, [&](uint64_t id) { appendInt(out, id); });
   // quath, real part first: the instance transform's rotation (shaders/transform.h).
   out += "\n    quath[] orientations = ";
   appendArray(out, tile.instances, [&](const Instance& in) {
     const gpu::quat q = gpu::instanceOrientation({in.up.x, in.up.y, in.up.z}, in.yaw);
-    out += '(' + halfText(q.w) + ", " + halfText(q.x) + ", " + halfText(q.y) + ", " + halfText(q.z) + ')';
+    const float halves[4] = {roundToHalf(q.w), roundToHalf(q.x), roundToHalf(q.y), roundToHalf(q.z)};
+    appendTuple(out, halves, 4);
   });
   out += "\n    point3f[] positions = ";
   appendArray(out, tile.instances, [&](const Instance& in) {
@@ -198,7 +205,7 @@ std::string usdTileLayer(const Manifest& manifest, const std::vector<bool>& keep
   out += "\n    color3f[] primvars:displayColor = ";
   appendArray(out, tile.instances, [&](const Instance& in) { appendTuple(out, linearRgb(in.color).data(), 3); });
   out += " (\n        interpolation = \"vertex\"\n    )\n    int[] protoIndices = ";
-  appendArray(out, tile.instances, [&](const Instance& in) { out += std::to_string(protoIndex[in.species]); });
+  appendArray(out, tile.instances, [&](const Instance& in) { appendInt(out, protoIndex[in.species]); });
   out += "\n    rel prototypes = [";
   for (size_t i = 0; i < protos.size(); ++i)
     out += std::string(i ? ", " : "") + "</tile/Prototypes/" + usdPrimName(*protos[i]) + ">";
