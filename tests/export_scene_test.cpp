@@ -169,6 +169,11 @@ TEST(ExportScene, OutputFolderReplacesOnlyAPreviousExport) {
   fs::create_directories(dir.file("precious"));
   eco::test::writeBytes(dir.file("precious/thesis.txt"), "years of work");
   eco::test::writeBytes(dir.file("plain.txt"), "a file");
+  for (const char* format : {"csv", "usd", "gltf"}) {
+    const auto r = ecobake("export " + bake + " --format " + format + " -o '' -q");
+    EXPECT_EQ(r.code, 2) << format << ": " << r.output;
+    EXPECT_TRUE(has(r.output, "output name is empty")) << r.output;
+  }
   for (const std::string& target : {dir.file("precious"), dir.file("plain.txt"), bake + "/scene"}) {
     for (const char* format : {"usd", "gltf"}) {
       const auto r = ecobake("export " + bake + " --format " + format + " -o " + target + " -q");

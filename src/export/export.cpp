@@ -196,7 +196,7 @@ uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, Ex
         const std::vector<uint8_t> glb = gltfTile(manifest, sel.keep, tile);
         writeFilePlain((root / file).string(), glb.data(), glb.size());
       }
-      refs.push_back({entry.x, entry.z, file});
+      refs.push_back({entry.x, entry.z, file, usdExtent(manifest, tile)});
       tiles.push_back({{"x", entry.x}, {"z", entry.z}, {"file", file}, {"instances", tile.instances.size()}});
       count += tile.instances.size();
     }
@@ -223,6 +223,7 @@ uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, Ex
 }  // namespace
 
 uint64_t exportInstances(const std::string& bakeDir, const ExportOptions& options, const std::string& outPath) {
+  if (outPath.empty()) throw InputError("output name is empty (-o \"\")");
   if (isInsideFolder(outPath, bakeDir))
     throw InputError(outPath + ": is inside the bake being exported (" + bakeDir + "); write the export elsewhere");
   const ExportSelection selection = selectForExport(bakeDir, options);

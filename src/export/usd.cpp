@@ -154,6 +154,22 @@ std::string usdPrototypesLayer(const Manifest& manifest, const std::vector<bool>
   return out;
 }
 
+Box usdExtent(const Manifest& manifest, const SelectedTile& tile) {
+  Box box;
+  box.lo = {INFINITY, INFINITY, INFINITY};
+  box.hi = {-INFINITY, -INFINITY, -INFINITY};
+  for (const Instance& in : tile.instances) {
+    const SpeciesRecord& s = manifest.species[in.species];
+    const float r = (s.boundingRadius + std::fabs(s.boundingCenterY)) * in.scale;
+    const float p[3] = {in.position.x, in.position.y, in.position.z};
+    for (size_t c = 0; c < 3; ++c) {
+      box.lo[c] = std::fmin(box.lo[c], p[c] - r);
+      box.hi[c] = std::fmax(box.hi[c], p[c] + r);
+    }
+  }
+  return box;
+}
+
 std::string usdTileLayer(const Manifest& manifest, const std::vector<bool>& keep, const SelectedTile& tile) {
   std::vector<int> protoIndex(manifest.species.size(), -1);
   std::vector<const SpeciesRecord*> protos;
@@ -168,23 +184,12 @@ std::string usdTileLayer(const Manifest& manifest, const std::vector<bool>& keep
   out.reserve(out.size() + tile.instances.size() * 160);
   out += "def PointInstancer \"tile\"\n{\n";
 
-  // extent: the instances' bounding spheres (species bounds at their scale) around their
-  // positions, a conservative box of everything the instancer draws.
-  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (const Instance& in : tile.instances) {
-    const SpeciesRecord& s = manifest.species[in.species];
-    const float r = (s.boundingRadius + std::fabs(s.boundingCenterY)) * in.scale;
-    const float p[3] = {in.position.x, in.position.y, in.position.z};
-    for (int c = 0; c < 3; ++c) {
-      lo[c] = std::fmin(lo[c], p[c] - r);
-      hi[c] = std::fmax(hi[c], p[c] + r);
-    }
-  }
   if (!tile.instances.empty()) {
+    const Box box = usdExtent(manifest, tile);
     out += "    float3[] extent = [";
-    appendTuple(out, lo, 3);
+    appendTuple(out, box.lo.data(), 3);
     out += ", ";
-    appendTuple(out, hi, 3);
+    appendTuple(out, box.hi.data(), 3);
     out += "]\n";
   }
 
@@ -229,9 +234,16 @@ std::string usdRootLayer(const Manifest& manifest, const std::vector<UsdTileRef>
                                              std::to_string(manifest.seed) + ", ecobake " + manifest.toolVersion + ")");
   out += "def Xform \"World\" (\n    kind = \"assembly\"\n)\n{\n";
   // Typeless: the payload's PointInstancer gives the prim its type (a type here would be the
-  // stronger opinion and win).
-  for (const UsdTileRef& t : tiles)
-    out += "    def \"" + tileName(t.x, t.z) + "\" (\n        payload = @" + t.file + "@\n    )\n    {\n    }\n";
+  // stronger opinion and win). Components under the assembly keep the model hierarchy whole;
+  // extentsHint gives an unloaded tile its bounds.
+  for (const UsdTileRef& t : tiles) {
+    out += "    def \"" + tileName(t.x, t.z) + "\" (\n        kind = \"component\"\n        payload = @" + t.file +
+           "@\n    )\n    {\n        uniform float3[] extentsHint = [";
+    appendTuple(out, t.extent.lo.data(), 3);
+    out += ", ";
+    appendTuple(out, t.extent.hi.data(), 3);
+    out += "]\n    }\n";
+  }
   out += "}\n";
   return out;
 }

@@ -60,10 +60,18 @@ std::string usdPrimName(const SpeciesRecord& species);
 std::string usdPrototypesLayer(const Manifest& manifest, const std::vector<bool>& keep);
 // tiles/X_Z.usda: a PointInstancer /tile over the kept species.
 std::string usdTileLayer(const Manifest& manifest, const std::vector<bool>& keep, const SelectedTile& tile);
-// world.usda: /World with one Xform per tile loading its layer as a payload.
+// A conservative box of everything a tile's instancer draws: each instance's bounding sphere
+// (its species' sphere at its scale) around its position. The tile layer's `extent`, and
+// the root layer's `extentsHint`, which gives an unloaded payload its bounds.
+struct Box {
+  std::array<float, 3> lo{}, hi{};
+};
+Box usdExtent(const Manifest& manifest, const SelectedTile& tile);
+// world.usda: /World with one component prim per tile loading its layer as a payload.
 struct UsdTileRef {
   int x = 0, z = 0;
   std::string file;  // relative to world.usda
+  Box extent;
 };
 std::string usdRootLayer(const Manifest& manifest, const std::vector<UsdTileRef>& tiles);
 // The shortest decimal that reads back as the same half-precision value as `value` (rounded

@@ -219,6 +219,14 @@ for (const entry of usdIndex.tiles) {
   const t = refTile.get(`${entry.x}_${entry.z}`);
   if (!check(t, `${entry.file}: tile not in the bake`)) continue;
   check(/def PointInstancer "tile"/.test(text), `${entry.file}: no PointInstancer`);
+  // The root's tile prim: a component whose extentsHint holds every instance of the tile.
+  const prim = worldText.indexOf(`def "tile_${entry.x}_${entry.z}"`);
+  const hint = prim < 0 ? null : usdArray(worldText.slice(prim), 'uniform float3[] extentsHint');
+  if (check(hint && hint.length === 2, `world.usda: tile_${entry.x}_${entry.z} has no extentsHint`)) {
+    check(/kind = "component"/.test(worldText.slice(prim, prim + 200)), `world.usda: tile_${entry.x}_${entry.z} is not a component`);
+    const outside = t.position.filter((p) => p.some((v, c) => v < hint[0][c] || v > hint[1][c]));
+    check(outside.length === 0, `world.usda: ${outside.length} instances outside tile_${entry.x}_${entry.z}'s extentsHint`);
+  }
   const positions = usdArray(text, 'point3f[] positions');
   const orientations = usdArray(text, 'quath[] orientations');
   const scales = usdArray(text, 'float3[] scales');
