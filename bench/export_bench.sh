@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Export throughput and size per format on a bake: `ecobake export` to CSV and PLY and the
-# Python reader (python/ecobake, reading and verifying every tile), each REPEATS times,
+# Export throughput and size per format on a bake: `ecobake export` to CSV, PLY, USD and glTF
+# (the last two a folder: bytes are the whole folder's) and the Python reader (python/ecobake, reading and verifying every tile), each REPEATS times,
 # medians of wall seconds, instances per second, bytes per instance and peak memory.
 # Usage: bench/export_bench.sh BUILD BAKE_DIR [REPEATS]   (output goes to $TMPDIR, then is deleted)
 set -euo pipefail
@@ -16,11 +16,11 @@ row() {  # name, then the command; prints the median row
   local name=$1; shift
   local secs=() mems=() bytes=0
   for ((i = 0; i < repeats; i++)); do
-    rm -f "$out/file"
+    rm -rf "$out/file"
     /usr/bin/time -f "%e %M" -o "$out/time" "$@" >/dev/null 2>&1
     read -r s m < "$out/time"
     secs+=("$s") mems+=("$m")
-    [[ -f $out/file ]] && bytes=$(stat -c %s "$out/file")
+    [[ -e $out/file ]] && bytes=$(du -sb "$out/file" | cut -f1)
   done
   local s m
   s=$(printf '%s\n' "${secs[@]}" | median)
@@ -34,6 +34,8 @@ echo "| format | seconds | instances/s | bytes per instance | peak memory |"
 echo "|---|---|---|---|---|"
 row "CSV (ecobake export)" "$build/apps/ecobake/ecobake" export "$bake" -o "$out/file" -q
 row "PLY (ecobake export --format ply)" "$build/apps/ecobake/ecobake" export "$bake" --format ply -o "$out/file" -q
+row "USD (--format usd: USDA layers)" "$build/apps/ecobake/ecobake" export "$bake" --format usd -o "$out/file" -q
+row "glTF (--format gltf: GLB per tile)" "$build/apps/ecobake/ecobake" export "$bake" --format gltf -o "$out/file" -q
 row "Python reader (every tile read, verified, positions dequantised)" "$python" -c "
 import sys; sys.path.insert(0, '$root/python')
 import ecobake

@@ -15,6 +15,12 @@ if [[ "${1:-}" == "--tests" ]]; then
   packages+=(vulkan-validationlayers python3 python3-jsonschema)
   # python/ecobake (the Python reader) and its test
   packages+=(python3-numpy python3-flatbuffers python3-xxhash)
+  # tests/interop (USD and glTF exports read by npm's glTF validator, glTF-Transform and
+  # TinyUSDZ): Node.js and npm, unless a Node.js with npm is already there (NodeSource's
+  # nodejs ships npm and conflicts with Debian's npm package).
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    packages+=(nodejs npm)
+  fi
   # render_frames_test resizes the viewer's window under Xvfb
   packages+=(xdotool)
   # scripts/fuzz.sh: clang with libFuzzer and the sanitizer runtimes (a Recommends of clang,

@@ -26,6 +26,9 @@ ECO_CONST MAX_PAGES = 1u << (32 - PAGE_SHIFT);
 ECO_CONST KIND_COUNT = 4;  // tree, shrub, grass, ground cover (tile.fbs SpeciesKind)
 ECO_CONST LOD_COUNT = 2;
 ECO_CONST DRAW_COUNT = KIND_COUNT * LOD_COUNT;  // draw command index = kind * LOD_COUNT + lod
+// Linear RGB of the untinted (bark) vertices of the proxy meshes (meshes/meshes.h); the USD
+// and glTF exporters give their bark the same colour. Use as vec3(BARK_COLOR) / {BARK_COLOR}.
+#define BARK_COLOR 0.30f, 0.22f, 0.15f
 
 // FrameData.cull.y flags
 ECO_CONST CULL_FRUSTUM = 1;

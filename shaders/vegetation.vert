@@ -26,6 +26,6 @@ void main() {
   Instance inst = decodeWith(packed, page.box, species[packed.w >> 24]);
   outWorld = instancePoint(inst, inPos.xyz);
   outNormal = instanceNormal(inst, inNormal.xyz);
-  outColor = inPos.w > 0.5 ? inst.color : vec3(0.30, 0.22, 0.15);
+  outColor = inPos.w > 0.5 ? inst.color : vec3(BARK_COLOR);
   gl_Position = toClip(frame, outWorld);
 }

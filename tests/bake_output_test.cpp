@@ -15,7 +15,8 @@
 #include <sstream>
 #include <regex>
 
-#include "bake/output_dir.h"
+#include "bake/bake.h"
+#include "core/output_dir.h"
 #include "bake_world.h"
 #include "core/error.h"
 #include "tileio/tileio.h"
@@ -103,8 +104,8 @@ TEST(BakeOutput, DotInAProjectFolderDeletesNothing) {
 TEST(BakeOutput, ReplacesOnlyEmptyFoldersAndEcobakeBakes) {
   TempDir dir;
   fs::create_directories(dir.file("empty"));
-  { eco::StagedDir out(dir.file("empty")); out.commit(); }
-  { eco::StagedDir out(dir.file("new/deeper/out")); out.commit(); }
+  { eco::StagedDir out(dir.file("empty"), eco::bakeOutput()); out.commit(); }
+  { eco::StagedDir out(dir.file("new/deeper/out"), eco::bakeOutput()); out.commit(); }
   EXPECT_TRUE(fs::is_directory(dir.file("new/deeper/out/tiles")));
 
   // An older bake (another format_version, fields this build would not read) is still a bake.
@@ -112,7 +113,7 @@ TEST(BakeOutput, ReplacesOnlyEmptyFoldersAndEcobakeBakes) {
   eco::test::writeBytes(dir.file("old/manifest.json"), R"({"format": "ecobake-manifest", "format_version": 1})");
   eco::test::writeBytes(dir.file("old/tiles/0_0.ecot"), "old tile");
   {
-    eco::StagedDir out(dir.file("old"));
+    eco::StagedDir out(dir.file("old"), eco::bakeOutput());
     eco::test::writeBytes(out.staging + "/manifest.json", R"({"format": "ecobake-manifest", "format_version": 2})");
     out.commit();
   }
@@ -135,7 +136,7 @@ TEST(BakeOutput, ReplacesOnlyEmptyFoldersAndEcobakeBakes) {
     eco::test::writeBytes(d + "/manifest.json", notBakes[i]);
     eco::test::writeBytes(d + "/data.txt", "keep");
     const auto before = snapshot(d);
-    EXPECT_THROW(eco::StagedDir out(d), eco::InputError) << notBakes[i];
+    EXPECT_THROW(eco::StagedDir out(d, eco::bakeOutput()), eco::InputError) << notBakes[i];
     EXPECT_EQ(snapshot(d), before) << notBakes[i];
   }
   // manifest.json that is a FIFO (must not hang), a folder, or beyond the manifest size limit.
@@ -146,12 +147,12 @@ TEST(BakeOutput, ReplacesOnlyEmptyFoldersAndEcobakeBakes) {
   eco::test::writeBytes(dir.file("huge/manifest.json"), "{\"format\": \"ecobake-manifest\"}");
   fs::resize_file(dir.file("huge/manifest.json"), uint64_t(300) << 20);  // sparse
   for (const char* name : {"fifo", "folder", "huge"}) {
-    EXPECT_THROW(eco::StagedDir out(dir.file(name)), eco::InputError) << name;
+    EXPECT_THROW(eco::StagedDir out(dir.file(name), eco::bakeOutput()), eco::InputError) << name;
     EXPECT_TRUE(fs::exists(dir.file(std::string(name) + "/manifest.json"))) << name;
   }
   // A file, not a folder.
   eco::test::writeBytes(dir.file("file"), "data");
-  EXPECT_THROW(eco::StagedDir out(dir.file("file")), eco::InputError);
+  EXPECT_THROW(eco::StagedDir out(dir.file("file"), eco::bakeOutput()), eco::InputError);
   EXPECT_EQ(eco::test::readBytes(dir.file("file")), "data");
   for (const auto& e : fs::directory_iterator(dir.path)) EXPECT_FALSE(has(e.path().filename().string(), ".ecobake-"));
 }
@@ -160,7 +161,7 @@ TEST(BakeOutput, ReplacesOnlyEmptyFoldersAndEcobakeBakes) {
 TEST(BakeOutput, CommitChecksTheDestinationAgain) {
   TempDir dir;
   fs::create_directories(dir.file("out"));
-  eco::StagedDir out(dir.file("out"));
+  eco::StagedDir out(dir.file("out"), eco::bakeOutput());
   eco::test::writeBytes(dir.file("out/notes.txt"), "written during the bake");
   EXPECT_THROW(out.commit(), eco::InputError);
   EXPECT_EQ(eco::test::readBytes(dir.file("out/notes.txt")), "written during the bake");
@@ -174,11 +175,11 @@ TEST(BakeOutput, SecondBakeOfOneFolderFailsAtOnce) {
   ASSERT_EQ(run("bake " + config + " -o " + dir.file("out") + " -q").code, 0);
   const auto before = snapshot(dir.file("out"));
 
-  eco::StagedDir first(dir.file("out"));
+  eco::StagedDir first(dir.file("out"), eco::bakeOutput());
   fs::create_symlink(dir.path, dir.file("alias"));
   for (std::string spelling : {dir.file("out"), dir.file("alias/out"), dir.file("out/"), dir.file("out/../out")}) {
     try {
-      eco::StagedDir second(spelling);
+      eco::StagedDir second(spelling, eco::bakeOutput());
       ADD_FAILURE() << "second StagedDir admitted for " << spelling;
     } catch (const eco::InputError& e) {
       EXPECT_TRUE(has(e.what(), "another ecobake bake is writing this folder")) << e.what();
@@ -201,7 +202,7 @@ TEST(BakeOutput, StagingNamesAreRandomAndNothingIsLeftBehind) {
   const std::regex name(R"(out\.ecobake-staging-[a-z0-9]{10})");
   std::string firstStaging;
   {
-    eco::StagedDir out(dir.file("out"));
+    eco::StagedDir out(dir.file("out"), eco::bakeOutput());
     firstStaging = fs::path(out.staging).filename().string();
     EXPECT_TRUE(std::regex_match(firstStaging, name)) << firstStaging;
     EXPECT_FALSE(has(firstStaging, std::to_string(getpid())));
@@ -214,7 +215,7 @@ TEST(BakeOutput, StagingNamesAreRandomAndNothingIsLeftBehind) {
   EXPECT_EQ(snapshot(dir.file("out")),
             (std::map<std::string, std::string>{{"manifest.json", "{\"format\": \"ecobake-manifest\"}"}, {"tiles/", ""}}));
   {
-    eco::StagedDir out(dir.file("out"));
+    eco::StagedDir out(dir.file("out"), eco::bakeOutput());
     EXPECT_NE(fs::path(out.staging).filename().string(), firstStaging);
   }  // dropped: as when a bake throws
   std::vector<std::string> left;
@@ -247,7 +248,7 @@ TEST(BakeOutput, StaleStagingOfDeadBakesIsRemovedAndNothingElse) {
   eco::test::writeBytes(dir.file("out.ecobake-staging-file000001"), "a file");
   eco::test::writeBytes(dir.file("out.ecobake-lock"), "");  // left by a killed bake
 
-  { eco::StagedDir out(dir.file("out")); out.commit(); }
+  { eco::StagedDir out(dir.file("out"), eco::bakeOutput()); out.commit(); }
 
   EXPECT_FALSE(fs::exists(dir.file("out.ecobake-staging-dead000001")));
   EXPECT_EQ(eco::test::readBytes(dir.file("out.ecobake-staging-dead000002/tiles/0_0.ecot")), "partial");

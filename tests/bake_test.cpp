@@ -10,7 +10,7 @@
 
 #include "bake/bake.h"
 #include "export/export.h"
-#include "bake/output_dir.h"
+#include "core/output_dir.h"
 #include "bake_world.h"
 #include "core/error.h"
 #include "slope_reference.h"
@@ -350,7 +350,7 @@ TEST(Bake, FailedBakeLeavesPreviousOutputAndNoStaging) {
   bakeTo(world, dir.file("out"), 2);
   std::string before = eco::test::readBytes(dir.file("out/manifest.json"));
   {
-    eco::StagedDir staged(dir.file("out"));
+    eco::StagedDir staged(dir.file("out"), eco::bakeOutput());
     eco::test::writeBytes(staged.staging + "/manifest.json", "half");
   }  // dropped without commit, as when a bake throws
   EXPECT_EQ(eco::test::readBytes(dir.file("out/manifest.json")), before);
@@ -361,7 +361,7 @@ TEST(Bake, RefusesToReplaceAFolderThatIsNotABake) {
   TempDir dir;
   fs::create_directories(dir.file("precious"));
   eco::test::writeBytes(dir.file("precious/thesis.txt"), "do not delete");
-  EXPECT_THROW(eco::StagedDir staged(dir.file("precious")), eco::InputError);
+  EXPECT_THROW(eco::StagedDir staged(dir.file("precious"), eco::bakeOutput()), eco::InputError);
   EXPECT_EQ(eco::test::readBytes(dir.file("precious/thesis.txt")), "do not delete");
 }
 

@@ -1,5 +1,5 @@
 // The output folders of `ecobake masks -o` and `ecosample -o` follow the bake's rules
-// (bake/output_dir.h): replaced only when missing, empty or the tool's own previous output
+// (core/output_dir.h): replaced only when missing, empty or the tool's own previous output
 // (masks.json / ecosample.json), written in a staging folder and swapped in, every write
 // checked. Reproduces the hostile tester's cases: masks into the inputs' folder, into a file,
 // onto a full disk; ecosample over a user's README.md, into a file or "", --preview to a FIFO

@@ -11,7 +11,7 @@
 
 #include "cull_reference.h"
 #include "render/headless.h"
-#include "render/meshes.h"
+#include "meshes/meshes.h"
 #include "render/renderer.h"
 #include "render_support.h"
 

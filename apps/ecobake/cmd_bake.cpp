@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "bake/bake.h"
-#include "bake/output_dir.h"
+#include "core/output_dir.h"
 #include "commands.h"
 #include "core/error.h"
 #include "core/parse_number.h"
@@ -127,7 +127,7 @@ void runBake(const BakeArgs& a) {
   // Options and the output folder first: a typo fails at once, not after loading or baking.
   const ParsedOptions o = parseOptions(a);
   const BakeLimits limits = parseLimits(a.limits);
-  checkOutputFolder(a.outDir);
+  checkOutputFolder(a.outDir, bakeOutput());
   const auto loadStart = std::chrono::steady_clock::now();
   World world = loadWorld(a.config);
   const double loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - loadStart).count();

@@ -105,10 +105,14 @@ void addExport(CLI::App& app) {
     bool quiet = false;
   };
   auto a = std::make_shared<Args>();
-  CLI::App* cmd = app.add_subcommand("export", "Write the instances of a bake as CSV or PLY");
+  CLI::App* cmd = app.add_subcommand("export", "Write the instances of a bake as CSV, PLY, USD or glTF");
   cmd->add_option("OUTDIR", a->dir, "Bake folder")->required();
-  cmd->add_option("--format", a->format, "csv or ply")->check(CLI::IsMember({"csv", "ply"}));
-  cmd->add_option("-o,--output", a->out, "Output file")->required();
+  cmd->add_option("--format", a->format,
+                  "csv or ply (one file); usd or gltf (a folder: a layer or GLB per tile, and export.json)")
+      ->check(CLI::IsMember({"csv", "ply", "usd", "gltf"}));
+  cmd->add_option("-o,--output", a->out,
+                  "Output file (csv, ply) or folder (usd, gltf: created, or replaced when empty or a previous export)")
+      ->required();
   auto* tiles = cmd->add_option("--tiles", a->tiles, "Only tiles X0 Z0 X1 Z1 (inclusive)")->expected(4)->delimiter(',');
   cmd->add_option("--region", a->region, "Only instances inside MINX MINZ MAXX MAXZ (metres)")
       ->expected(4)->delimiter(',')->excludes(tiles);
@@ -119,7 +123,8 @@ void addExport(CLI::App& app) {
     std::vector<double> r;
     parseArea(a->tiles, a->region, t, r);
     ExportOptions options;
-    options.format = a->format == "ply" ? ExportFormat::Ply : ExportFormat::Csv;
+    for (ExportFormat f : {ExportFormat::Csv, ExportFormat::Ply, ExportFormat::Usd, ExportFormat::Gltf})
+      if (a->format == exportFormatName(f)) options.format = f;
     // Inclusive tile indices; anything past the grid just selects nothing there.
     auto clampTile = [](int64_t v) { return int(std::min<int64_t>(v, int64_t(1) << 30)); };
     if (!t.empty()) options.tiles = TileRange{clampTile(t[0]), clampTile(t[1]), clampTile(t[2]) + 1, clampTile(t[3]) + 1};

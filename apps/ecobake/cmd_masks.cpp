@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "bake/bake.h"
-#include "bake/output_dir.h"
+#include "core/output_dir.h"
 #include "commands.h"
 #include "core/error.h"
 #include "core/file_io.h"

@@ -8,7 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "bake/output_dir.h"
+#include "core/output_dir.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/rounding.h"
@@ -87,7 +87,7 @@ void run(const std::string& outDir, int size, uint64_t seed, const std::string& 
   Grid distance = riverDistance(riverSize, extent, river);
   std::vector<uint16_t> distanceQ = toUnorm16(distance, 0, kRiverScale);
 
-  // Written into a staging folder swapped in whole (see bake/output_dir.h): a failed write
+  // Written into a staging folder swapped in whole (see core/output_dir.h): a failed write
   // leaves the previous world as it was.
   StagedDir out(outDir, sampleOutput());
   std::filesystem::path dir(out.staging);

@@ -59,6 +59,7 @@ class Species:
     bounding_center_y: float
     bounding_radius: float
     base_color: tuple  # (r, g, b, a), 0..255
+    mesh_asset: str = ""  # the config's mesh.asset; empty: exports use a proxy mesh
 
 
 @dataclass(frozen=True)
@@ -188,6 +189,8 @@ class Bake:
             _require(kind in SPECIES_KINDS, where + "/kind", f"unknown kind \"{kind}\"")
             _require(_field(s, "id", "int", where) == i, where + "/id", "species must be listed by id from 0")
             color = _field(s, "base_color", "list", where)
+            mesh_asset = s.get("mesh_asset", "")
+            _require(isinstance(mesh_asset, str), where + "/mesh_asset", "expected a string")
             _require(len(color) == 4 and all(isinstance(c, int) and 0 <= c <= 255 for c in color),
                      where + "/base_color", "expected [r, g, b, a]")
             self.species.append(Species(
@@ -195,7 +198,7 @@ class Bake:
                 *(float(_field(s, k, "num", where)) for k in (
                     "mesh_height", "crown_radius", "scale_min", "scale_max", "bounding_center_y",
                     "bounding_radius")),
-                tuple(color)))
+                tuple(color), mesh_asset))
         self.tiles = []
         for i, t in enumerate(_field(doc, "tiles", "list", path)):
             where = f"{path}: /tiles/{i}"

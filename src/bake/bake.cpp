@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <mutex>
 
-#include "bake/output_dir.h"
+#include "core/output_dir.h"
 #include "core/file_io.h"
 #include "core/hash.h"
 #include "tileio/tileio.h"
@@ -92,7 +92,7 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
   auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
-  StagedDir out(options.outDir);
+  StagedDir out(options.outDir, bakeOutput());
 
   SpeciesOrder order = speciesOrder(world.config);
   SamplerParams params = samplerParams(world, order);
@@ -149,6 +149,11 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
   s.speciesCounts = manifest.totals.speciesCounts;
   s.seconds = since(start);
   return s;
+}
+
+OutputKind bakeOutput() {
+  return {"ecobake bake", "ecobake bake", "bake", "tiles",
+          [](const std::string& dir, std::string* why) { return hasEcobakeManifest(dir, why); }};
 }
 
 }  // namespace eco

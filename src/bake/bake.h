@@ -1,13 +1,14 @@
 #pragma once
 // The bake stage: eco-masks -> multi-species Poisson sampling -> instances -> tiles on disk,
 // and the up-front checks and estimate every bake (and `validate`) runs first. The output
-// folder's ownership and lock are in bake/output_dir.h.
+// folder's ownership and lock are in core/output_dir.h.
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/output_dir.h"
 #include "masks/masks.h"
 #include "sampling/sampling.h"
 #include "tileio/tileio.h"
@@ -91,5 +92,9 @@ std::string describeEstimate(const BakeEstimate& estimate);
 // "" within the limits; otherwise why the bake is refused, with the estimate, the limit and
 // the flags that raise it.
 std::string limitProblem(const BakeEstimate& estimate, const BakeLimits& limits);
+
+// The output folder kind of a bake (core/output_dir.h): owned when it holds manifest.json with
+// the ecobake format marker (any format_version).
+OutputKind bakeOutput();
 
 }  // namespace eco

@@ -30,6 +30,7 @@ std::vector<SpeciesRecord> speciesRecords(const BiomeConfig& config) {
     r.boundingCenterY = 0.5f * sp.meshHeight;
     r.boundingRadius = std::sqrt(0.25f * sp.meshHeight * sp.meshHeight + sp.crownRadius * sp.crownRadius);
     r.baseColor = packColor(sp.color);
+    r.meshAsset = sp.meshAsset;
     out.push_back(r);
   }
   return out;

@@ -261,6 +261,8 @@ bool readSpecies(const Json& json, const std::string& path, const fs::path& fold
     const Limits size{0, limits::kMaxMeshSize, true, false};
     mr.number("height", s.meshHeight, size);
     mr.number("crown_radius", s.crownRadius, size);
+    if (mr.string("asset", s.meshAsset, false, true))
+      if (std::string why = meshAssetProblem(s.meshAsset); !why.empty()) mr.report(mr.pathOf("asset"), why);
     mr.rejectUnknownKeys();
   }
   r.number("max_tilt_deg", s.maxTiltDeg, Limits::between(0, 90));

@@ -107,6 +107,7 @@ struct SpeciesConfig {
   float colorVariation = 0.1f;    // per-instance tint jitter in [0, 1]
   float meshHeight = 1.f;         // metres at scale 1
   float crownRadius = 0.5f;       // metres at scale 1
+  std::string meshAsset;          // mesh.asset: the species' own mesh for exports; empty: a proxy
   float maxTiltDeg = 0.f;         // > 0: tilt toward the terrain normal, at most this much
   MapInput densityMap;            // multiplied into the suitability
   MapInput excludeMap;            // suitability * (1 - value): painted where it must not grow

@@ -49,6 +49,16 @@ std::string suggestion(std::string_view word, std::span<const std::string> candi
   return best ? " (did you mean '" + *best + "'?)" : std::string();
 }
 
+std::string meshAssetProblem(std::string_view path) {
+  if (path.empty()) return "must not be empty";
+  if (path.size() > 1024) return "is " + std::to_string(path.size()) + " bytes long; at most 1024";
+  for (char c : path) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "must not contain control characters";
+    if (c == '@') return "must not contain '@' (it delimits asset paths in USD)";
+  }
+  return "";
+}
+
 std::string describeNumber(double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof(buffer), "%g", value);

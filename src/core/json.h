@@ -23,6 +23,10 @@ size_t editDistance(std::string_view a, std::string_view b);
 // " (did you mean 'x'?)" for the closest candidate within edit distance 2, else "".
 std::string suggestion(std::string_view word, std::span<const std::string> candidates);
 std::string describeNumber(double value);  // shortest readable form: 2, 0.5, 1e+20
+// Why `path` cannot be a species' mesh asset path ("" when it can): at most 1024 bytes, no
+// control characters and no '@' (the asset-path delimiter of USD layers). Config and manifest
+// readers share it; ecobake never opens the path, exporters write it as given.
+std::string meshAssetProblem(std::string_view path);
 
 // Allowed interval for a number; open ends are exclusive.
 struct Limits {

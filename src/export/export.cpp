@@ -1,6 +1,8 @@
 #include "export/export.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <charconv>
 #include <cstdarg>
 #include <cstdio>
@@ -11,8 +13,12 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json.h"
+#include "core/output_dir.h"
+#include "export/writers.h"
 
 namespace eco {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -68,72 +74,35 @@ std::string plyHeaderName(const std::string& name) {
   return out;
 }
 
+const char* exportFormatName(ExportFormat format) {
+  switch (format) {
+    case ExportFormat::Csv: return "csv";
+    case ExportFormat::Ply: return "ply";
+    case ExportFormat::Usd: return "usd";
+    case ExportFormat::Gltf: return "gltf";
+  }
+  return "?";
+}
+
 namespace {
 
-// The species ids an export keeps (all when `names` is empty).
-std::vector<bool> selectSpecies(const Manifest& manifest, const std::vector<std::string>& names,
-                                const std::string& bakeDir) {
-  std::vector<bool> keep(manifest.species.size(), names.empty());
-  std::vector<std::string> known;
-  for (const SpeciesRecord& s : manifest.species) known.push_back(s.name);
-  for (const std::string& name : names) {
-    auto it = std::find(known.begin(), known.end(), name);
-    if (it == known.end()) {
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw InputError("--species: \"" + name + "\" is not a species of " + bakeDir + suggestion(name, known) +
-                       " (species: " + list + ")");
-    }
-    keep[size_t(it - known.begin())] = true;
-  }
-  return keep;
-}
-
-bool inRegion(const std::array<double, 4>& r, const Vec3& p) {
-  return double(p.x) >= r[0] && double(p.x) <= r[2] && double(p.z) >= r[1] && double(p.z) <= r[3];
-}
-
-}  // namespace
-
-uint64_t exportInstances(const std::string& bakeDir, const ExportOptions& options, const std::string& outPath) {
-  if (isInsideFolder(outPath, bakeDir))
-    throw InputError(outPath + ": is inside the bake being exported (" + bakeDir + "); write the export elsewhere");
-  const Manifest manifest = readManifest(bakeDir);
-  const std::vector<bool> keep = selectSpecies(manifest, options.species, bakeDir);
-
-  // The tiles to read: in the range, and able to hold an instance of the region.
-  std::vector<const TileEntry*> entries;
-  for (const TileEntry& e : manifest.tiles) {
-    if (options.tiles && (e.x < options.tiles->x0 || e.x >= options.tiles->x1 || e.z < options.tiles->z0 ||
-                          e.z >= options.tiles->z1))
-      continue;
-    if (options.region) {
-      // Positions are clamped into the tile's rectangle when quantised.
-      const double size = double(manifest.tiling.tileSize), x0 = e.x * size, z0 = e.z * size;
-      const std::array<double, 4>& r = *options.region;
-      if (x0 > r[2] || x0 + size < r[0] || z0 > r[3] || z0 + size < r[1]) continue;
-    }
-    entries.push_back(&e);
-  }
-  auto selected = [&](const Instance& in) { return keep[in.species] && (!options.region || inRegion(*options.region, in.position)); };
-
+// CSV or PLY into one file.
+uint64_t exportList(const std::string& bakeDir, const ExportSelection& sel, ExportFormat format,
+                    const ExportOptions& options, const std::string& outPath) {
+  const Manifest& manifest = sel.manifest;
   // Without a region the count is known up front, from the manifest's per-tile species counts
   // (exact once each tile is verified against its entry), and checked at the end. PLY's header
   // needs it, so with a region PLY takes a first pass over the tiles.
-  std::optional<uint64_t> expected;
-  if (!options.region) {
+  std::optional<uint64_t> expected = sel.countFromManifest();
+  if (!expected && format == ExportFormat::Ply) {
     expected = 0;
-    for (const TileEntry* e : entries)
-      for (size_t s = 0; s < keep.size(); ++s) *expected += keep[s] ? e->speciesCounts[s] : 0;
-  } else if (options.format == ExportFormat::Ply) {
-    expected = 0;
-    for (const TileEntry* e : entries)
-      for (const Instance& in : readTileVerified(bakeDir, manifest, *e).instances) *expected += selected(in);
+    for (size_t t : sel.tiles)
+      for (const Instance& in : readTileVerified(bakeDir, manifest, manifest.tiles[t]).instances) *expected += sel.selected(in);
   }
 
   OutputFile file(outPath);
   std::string out;
-  if (options.format == ExportFormat::Csv) {
+  if (format == ExportFormat::Csv) {
     out = "x,y,z,yaw,scale,species,species_id\n";
   } else {
     out = "ply\nformat ascii 1.0\ncomment ecobake export; species ids:";
@@ -144,14 +113,14 @@ uint64_t exportInstances(const std::string& bakeDir, const ExportOptions& option
   }
   std::vector<std::string> csvNames;
   for (const SpeciesRecord& s : manifest.species) csvNames.push_back(csvField(s.name));
-  const char sep = options.format == ExportFormat::Csv ? ',' : ' ';
+  const char sep = format == ExportFormat::Csv ? ',' : ' ';
   uint64_t count = 0;
   int done = 0;
-  for (const TileEntry* e : entries) {
+  for (size_t t : sel.tiles) {
     // Verified against the manifest, so every instance's species is in manifest.species.
-    const TileData tile = readTileVerified(bakeDir, manifest, *e);
+    const TileData tile = readTileVerified(bakeDir, manifest, manifest.tiles[t]);
     for (const Instance& in : tile.instances) {
-      if (!selected(in)) continue;
+      if (!sel.selected(in)) continue;
       // The fields of printf's "%.3f,%.3f,%.3f,%.5f,%.4f,<name>,%u", by std::to_chars (the
       // same correctly rounded digits, without a format string parsed per line).
       appendFixed(out, in.position.x, 3, sep);
@@ -159,7 +128,7 @@ uint64_t exportInstances(const std::string& bakeDir, const ExportOptions& option
       appendFixed(out, in.position.z, 3, sep);
       appendFixed(out, in.yaw, 5, sep);
       appendFixed(out, in.scale, 4, sep);
-      if (options.format == ExportFormat::Csv) (out += csvNames[in.species]) += ',';
+      if (format == ExportFormat::Csv) (out += csvNames[in.species]) += ',';
       char id[8];
       out.append(id, std::to_chars(id, id + sizeof id, unsigned(in.species)).ptr);
       out += '\n';
@@ -167,7 +136,7 @@ uint64_t exportInstances(const std::string& bakeDir, const ExportOptions& option
     }
     file.write(out);
     out.clear();
-    if (options.progress) options.progress(++done, int(entries.size()));
+    if (options.progress) options.progress(++done, int(sel.tiles.size()));
   }
   if (expected && count != *expected)  // the manifest's counts are checked against every tile read
     throw std::logic_error("export: " + std::to_string(count) + " instances written, " + std::to_string(*expected) +
@@ -175,6 +144,91 @@ uint64_t exportInstances(const std::string& bakeDir, const ExportOptions& option
   file.write(out);
   file.commit();
   return count;
+}
+
+// The marker of an export folder, also its index: export.json.
+constexpr const char* kExportMarker = "export.json";
+constexpr const char* kExportFormat = "ecobake-export";
+
+// USD or glTF into a staged folder.
+uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, ExportFormat format,
+                      const ExportOptions& options, const std::string& outDir) {
+  const Manifest& manifest = sel.manifest;
+  if (uint64_t(manifest.tiling.tilesX) * uint64_t(manifest.tiling.tilesZ) > kMaxIdTiles)
+    throw InputError(bakeDir + ": a grid of " + std::to_string(manifest.tiling.tilesX) + " x " +
+                     std::to_string(manifest.tiling.tilesZ) + " tiles is more than instance ids can number (2^37)");
+  // The index lists every exported tile, about 100 bytes each: 64 MiB is 600,000 tiles.
+  const OutputKind kind =
+      markedOutput("ecobake export", "ecobake export", "export", kExportMarker, kExportFormat, uint64_t(64) << 20);
+  checkOutputFolder(outDir, kind);
+  StagedDir staged(outDir, kind);
+  const fs::path root(staged.staging);
+  const bool usd = format == ExportFormat::Usd;
+  const char* extension = usd ? ".usda" : ".glb";
+  fs::create_directory(root / "tiles");
+
+  nlohmann::ordered_json index = {{"format", kExportFormat},
+                                  {"format_version", 1},
+                                  {"type", exportFormatName(format)},
+                                  {"tool_version", ECO_VERSION},
+                                  {"bake", {{"name", manifest.name}, {"seed", manifest.seed}, {"tool_version", manifest.toolVersion}}},
+                                  {"tiling", {{"tile_size", manifest.tiling.tileSize}, {"tiles_x", manifest.tiling.tilesX}, {"tiles_z", manifest.tiling.tilesZ}}},
+                                  {"id_index_bits", kInstanceIndexBits}};
+  nlohmann::ordered_json species = nlohmann::ordered_json::array();
+  for (const SpeciesRecord& s : manifest.species)
+    if (sel.keep[s.id]) species.push_back({{"id", s.id}, {"name", s.name}, {"prim", usdPrimName(s)}});
+  index["species"] = std::move(species);
+  if (usd) index["root"] = "world.usda";
+
+  std::vector<UsdTileRef> refs;
+  nlohmann::ordered_json tiles = nlohmann::ordered_json::array();
+  uint64_t count = 0;
+  int done = 0;
+  for (size_t t : sel.tiles) {
+    const TileEntry& entry = manifest.tiles[t];
+    const SelectedTile tile = selectFromTile(sel, readTileVerified(bakeDir, manifest, entry));
+    if (!tile.instances.empty()) {
+      const std::string file = "tiles/" + std::to_string(entry.x) + "_" + std::to_string(entry.z) + extension;
+      if (usd) {
+        const std::string text = usdTileLayer(manifest, sel.keep, tile);
+        writeFilePlain((root / file).string(), text.data(), text.size());
+      } else {
+        const std::vector<uint8_t> glb = gltfTile(manifest, sel.keep, tile);
+        writeFilePlain((root / file).string(), glb.data(), glb.size());
+      }
+      refs.push_back({entry.x, entry.z, file, usdExtent(manifest, tile)});
+      tiles.push_back({{"x", entry.x}, {"z", entry.z}, {"file", file}, {"instances", tile.instances.size()}});
+      count += tile.instances.size();
+    }
+    if (options.progress) options.progress(++done, int(sel.tiles.size()));
+  }
+  if (const std::optional<uint64_t> expected = sel.countFromManifest(); expected && count != *expected)
+    throw std::logic_error("export: " + std::to_string(count) + " instances written, " + std::to_string(*expected) +
+                           " expected");
+  if (usd) {
+    const std::string prototypes = usdPrototypesLayer(manifest, sel.keep);
+    writeFilePlain((root / "prototypes.usda").string(), prototypes.data(), prototypes.size());
+    const std::string world = usdRootLayer(manifest, refs);
+    writeFilePlain((root / "world.usda").string(), world.data(), world.size());
+  }
+  index["instances"] = count;
+  index["tiles"] = std::move(tiles);
+  const std::string text = index.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  writeFilePlain((root / kExportMarker).string(), text.data(), text.size());  // last: it marks a whole export
+  syncFileSystemOf(staged.staging);
+  staged.commit();
+  return count;
+}
+
+}  // namespace
+
+uint64_t exportInstances(const std::string& bakeDir, const ExportOptions& options, const std::string& outPath) {
+  if (outPath.empty()) throw InputError("output name is empty (-o \"\")");
+  if (isInsideFolder(outPath, bakeDir))
+    throw InputError(outPath + ": is inside the bake being exported (" + bakeDir + "); write the export elsewhere");
+  const ExportSelection selection = selectForExport(bakeDir, options);
+  if (writesFolder(options.format)) return exportFolder(bakeDir, selection, options.format, options, outPath);
+  return exportList(bakeDir, selection, options.format, options, outPath);
 }
 
 }  // namespace eco

@@ -1,7 +1,8 @@
 #pragma once
-// The export stage: views of a bake for people and other tools (CSV and PLY instance lists)
-// and PNG previews of the eco-masks and of baked instances. Reads finished bakes and the
-// masks; writes nothing a bake reads back.
+// The export stage: views of a bake for people and other tools (CSV and PLY instance lists,
+// USD and glTF scenes of instanced proxy meshes) and PNG previews of the eco-masks and of
+// baked instances. Reads finished bakes and the masks; writes nothing a bake reads back.
+// Formats and their layout: docs/export.md.
 #include <array>
 #include <functional>
 #include <optional>
@@ -14,7 +15,11 @@
 
 namespace eco {
 
-enum class ExportFormat { Csv, Ply };
+enum class ExportFormat { Csv, Ply, Usd, Gltf };
+// "csv", "ply", "usd", "gltf".
+const char* exportFormatName(ExportFormat format);
+// USD and glTF write a folder (one file per tile and an index), CSV and PLY one file.
+inline bool writesFolder(ExportFormat format) { return format == ExportFormat::Usd || format == ExportFormat::Gltf; }
 
 // Which instances an export writes; every filter narrows the one before.
 struct ExportOptions {
@@ -30,8 +35,11 @@ struct ExportOptions {
   std::function<void(int done, int total)> progress;  // per tile read
 };
 
-// Every selected instance (manifest order, then tile order) with x, y, z, yaw, scale, species
-// name and id. PLY is ASCII with one vertex per instance. Tiles are read one at a time, each
+// Writes the selected instances to outPath: a file for CSV and PLY, a folder for USD and glTF.
+// Returns the number of instances written.
+//
+// CSV and PLY: every selected instance (manifest order, then tile order) with x, y, z, yaw,
+// scale, species name and id. PLY is ASCII with one vertex per instance. Tiles are read one at a time, each
 // verified against the manifest (readTileVerified), and streamed into the output through
 // OutputFile: memory stays at one tile, and a bad bake or a failed write leaves no output (a
 // previous file stays). Returns the number of instances written.
@@ -43,10 +51,30 @@ struct ExportOptions {
 //   are percent-encoded: bytes outside A-Z a-z 0-9 - . _ ~ become %XX (RFC 3986).
 //   Vertices carry only the species id. The header's vertex count comes from the manifest's
 //   per-tile species counts, or, with a region, from a first pass over the region's tiles.
+//
+// USD and glTF: a folder with one file per tile that holds a selected instance, the species'
+// prototype meshes and export.json, the index (and ownership marker) that lists them. USD:
+// world.usda loads each tiles/X_Z.usda as a payload, a UsdGeomPointInstancer whose prototypes
+// reference prototypes.usda. glTF: tiles/X_Z.glb, one node per species instanced with
+// EXT_mesh_gpu_instancing. The folder is staged and swapped in whole (core/output_dir.h):
+// it replaces only a previous export (export.json), and a failed export leaves no trace.
 uint64_t exportInstances(const std::string& bakeDir, const ExportOptions& options, const std::string& outPath);
 
 std::string csvField(const std::string& value);      // RFC 4180 field
 std::string plyHeaderName(const std::string& name);  // percent-encoded as above
+
+// The stable id of the instance at `index` in the tile at (tileX, tileZ) of a grid tilesX
+// wide: tile number (z * tilesX + x) times 2^26 plus the index (a verified tile holds fewer
+// than kMaxTileBytes / 16 = 2^26 instances). Unique and positive as int64 for grids of up to
+// 2^37 tiles (exports of larger grids are refused), and unchanged by export filters or by
+// baking only part of the world. USD writes them as `ids`, glTF as each node's first id.
+constexpr int kInstanceIndexBits = 26;
+constexpr uint64_t kMaxIdTiles = uint64_t(1) << 37;
+static_assert(kMaxTileBytes / sizeof(PackedRecord) <= (uint64_t(1) << kInstanceIndexBits));
+inline uint64_t instanceId(int tilesX, int tileX, int tileZ, uint32_t index) {
+  return ((uint64_t(uint32_t(tileZ)) * uint64_t(uint32_t(tilesX)) + uint64_t(uint32_t(tileX))) << kInstanceIndexBits) |
+         index;
+}
 
 // No preview is wider or taller than this: a heightmap or extent that would make one larger
 // is drawn at a coarser scale (a 4096 x 4096 RGB image is 48 MiB).

@@ -26,7 +26,7 @@
 
 #include "render/camera.h"
 #include "render/far_field.h"
-#include "render/meshes.h"
+#include "meshes/meshes.h"
 #include "render/streamer.h"
 #include "render/terrain_draw.h"
 #include "render/vk_context.h"

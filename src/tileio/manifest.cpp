@@ -49,7 +49,7 @@ void computeTotals(Manifest& m) {
 static bool tileOrder(const TileEntry& a, const TileEntry& b) { return a.z != b.z ? a.z < b.z : a.x < b.x; }
 
 static Json speciesJson(const SpeciesRecord& s) {
-  return {{"id", s.id},
+  Json j = {{"id", s.id},
           {"name", s.name},
           {"kind", speciesKindName(s.kind)},
           {"mesh_height", s.meshHeight},
@@ -60,6 +60,8 @@ static Json speciesJson(const SpeciesRecord& s) {
           {"bounding_radius", s.boundingRadius},
           {"base_color",
            {s.baseColor & 0xff, (s.baseColor >> 8) & 0xff, (s.baseColor >> 16) & 0xff, s.baseColor >> 24}}};
+  if (!s.meshAsset.empty()) j["mesh_asset"] = s.meshAsset;  // only when used: other manifests keep their bytes
+  return j;
 }
 
 // nlohmann writes NaN and infinities as `null`, which readManifest (rightly) refuses.
@@ -182,6 +184,8 @@ SpeciesRecord readSpecies(ObjectReader& r) {
     else
       s.baseColor = uint32_t(color[0] | color[1] << 8 | color[2] << 16 | color[3] << 24);
   }
+  if (r.string("mesh_asset", s.meshAsset, false, true))
+    if (std::string why = meshAssetProblem(s.meshAsset); !why.empty()) r.report(r.pathOf("mesh_asset"), why);
   return s;
 }
 

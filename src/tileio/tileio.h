@@ -24,6 +24,8 @@ struct SpeciesRecord {
   float scaleMin = 1, scaleMax = 1;
   float boundingCenterY = 0.5f, boundingRadius = 1;  // at scale 1
   uint32_t baseColor = 0xffffffff;                   // RGBA8, R low byte
+  // The config's mesh.asset (manifest "mesh_asset", absent when empty); not in tile files.
+  std::string meshAsset;
 };
 
 // Decoded instance, as the bake produces it and as readers get it back.

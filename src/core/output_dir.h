@@ -1,8 +1,13 @@
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <string>
 
 namespace eco {
+
+// Output folders that a tool owns: staged, swapped in whole, locked, and never replacing
+// what the tool did not write. Used by bake, masks, export and ecosample, each with its own
+// OutputKind (bake's is bakeOutput() in bake/bake.h).
 
 // Which folders a tool may replace: its own previous output, recognised by a marker it
 // writes into every output (a bake's manifest.json, masks.json, ecosample.json).
@@ -16,11 +21,10 @@ struct OutputKind {
   std::function<bool(const std::string& dir, std::string* why)> owns;
 };
 
-// A bake: manifest.json with the ecobake format marker (any format_version).
-OutputKind bakeOutput();
-// Owned when dir/markerFile is a JSON object whose "format" is `format`.
+// Owned when dir/markerFile is a JSON object whose "format" is `format`, read only when at
+// most markerLimit bytes (an export's index lists every tile, so it sets a larger one).
 OutputKind markedOutput(std::string previous, std::string writer, std::string verb, std::string markerFile,
-                        std::string format);
+                        std::string format, uint64_t markerLimit = uint64_t(1) << 16);
 
 // The output folder of a bake, and the rules for touching it:
 // - A destination may be replaced only when it does not exist, is an empty folder, or holds a
@@ -45,7 +49,7 @@ OutputKind markedOutput(std::string previous, std::string writer, std::string ve
 // The checks StagedDir makes before it creates anything, without creating or locking
 // anything: a bake calls this before loading its inputs, so an unusable -o fails at once
 // rather than after the bake. InputError naming the folder.
-void checkOutputFolder(const std::string& destination, const OutputKind& kind = bakeOutput());
+void checkOutputFolder(const std::string& destination, const OutputKind& kind);
 
 struct StagedDir {
   std::string destination;  // absolute, symbolic links resolved
@@ -54,7 +58,7 @@ struct StagedDir {
 
   // Throws InputError when the destination may not be replaced (see above), when another bake
   // holds it, or when the staging folder cannot be created.
-  explicit StagedDir(const std::string& destination, OutputKind kind = bakeOutput());
+  StagedDir(const std::string& destination, OutputKind kind);
   ~StagedDir();  // removes the staging folder unless committed, releases the locks
   StagedDir(const StagedDir&) = delete;
   StagedDir& operator=(const StagedDir&) = delete;

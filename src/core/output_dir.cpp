@@ -1,4 +1,4 @@
-#include "bake/output_dir.h"
+#include "core/output_dir.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,7 +17,6 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
-#include "tileio/tileio.h"
 
 namespace fs = std::filesystem;
 
@@ -221,14 +220,9 @@ void removeStaleStaging(const fs::path& dest) {
 
 }  // namespace
 
-OutputKind bakeOutput() {
-  return {"ecobake bake", "ecobake bake", "bake", "tiles",
-          [](const std::string& dir, std::string* why) { return hasEcobakeManifest(dir, why); }};
-}
-
 OutputKind markedOutput(std::string previous, std::string writer, std::string verb, std::string markerFile,
-                        std::string format) {
-  auto owns = [markerFile, format](const std::string& dir, std::string* why) {
+                        std::string format, uint64_t markerLimit) {
+  auto owns = [markerFile, format, markerLimit](const std::string& dir, std::string* why) {
     const std::string path = (fs::path(dir) / markerFile).string();
     auto no = [why](std::string reason) {
       if (why) *why = std::move(reason);
@@ -236,7 +230,7 @@ OutputKind markedOutput(std::string previous, std::string writer, std::string ve
     };
     std::vector<uint8_t> bytes;
     try {
-      bytes = readFileBytes(path, 1 << 16, "marker");
+      bytes = readFileBytes(path, markerLimit, "marker");
     } catch (const InputError& e) {
       return no(e.what());
     }

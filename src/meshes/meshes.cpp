@@ -1,8 +1,8 @@
-#include "render/meshes.h"
+#include "meshes/meshes.h"
 
 #include <cmath>
 
-namespace eco::render {
+namespace eco {
 
 namespace {
 
@@ -104,4 +104,4 @@ MeshSet buildMeshes() {
   return set;
 }
 
-}  // namespace eco::render
+}  // namespace eco

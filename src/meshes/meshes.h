@@ -7,7 +7,7 @@
 
 #include "shaders/shared.h"
 
-namespace eco::render {
+namespace eco {
 
 struct MeshVertex {
   float position[4];  // xyz, w = 1 tinted by the instance colour, 0 bark
@@ -26,4 +26,4 @@ struct MeshSet {
 
 MeshSet buildMeshes();
 
-}  // namespace eco::render
+}  // namespace eco

@@ -1,0 +1,180 @@
+// glTF export: one binary glTF 2.0 file (GLB) per tile, instancing each species' proxy mesh
+// with EXT_mesh_gpu_instancing. Layout and the choices behind it: docs/export.md.
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "export/writers.h"
+#include "shaders/shared.h"
+#include "shaders/transform.h"
+
+namespace eco {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// glTF enums (glTF 2.0 specification, 5.1 accessor.componentType, 5.11 bufferView.target).
+constexpr int kUnsignedByte = 5121, kUnsignedShort = 5123, kUnsignedInt = 5125, kFloat = 5126;
+constexpr int kArrayBuffer = 34962, kElementArrayBuffer = 34963;
+
+// The binary chunk and the accessors and buffer views into it, one view per accessor.
+struct Builder {
+  std::vector<uint8_t> bin;
+  Json accessors = Json::array(), views = Json::array();
+
+  int add(const void* data, size_t bytes, int target) {
+    while (bin.size() % 4) bin.push_back(0);  // every accessor's offset is 4-byte aligned
+    Json view = {{"buffer", 0}, {"byteOffset", bin.size()}, {"byteLength", bytes}};
+    if (target) view["target"] = target;
+    const uint8_t* p = static_cast<const uint8_t*>(data);
+    bin.insert(bin.end(), p, p + bytes);
+    views.push_back(std::move(view));
+    return int(views.size()) - 1;
+  }
+  int accessor(const void* data, size_t count, size_t elementBytes, int componentType, const char* type, int target,
+               bool normalized = false) {
+    Json a = {{"bufferView", add(data, count * elementBytes, target)}, {"componentType", componentType},
+              {"count", count}, {"type", type}};
+    if (normalized) a["normalized"] = true;
+    accessors.push_back(std::move(a));
+    return int(accessors.size()) - 1;
+  }
+};
+
+Json floats(const float* v, int n) {
+  Json a = Json::array();
+  for (int i = 0; i < n; ++i) a.push_back(double(v[i]));  // exact: the validator compares min/max with the data
+  return a;
+}
+
+void put32(std::vector<uint8_t>& out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
+}
+
+}  // namespace
+
+std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>& keep, const SelectedTile& tile) {
+  Builder b;
+  const std::string name = "tile_" + std::to_string(tile.x) + "_" + std::to_string(tile.z);
+  Json nodes = Json::array(), meshes = Json::array(), children = Json::array();
+  Json materials = Json::array();
+  int barkMaterial = -1;  // added with the first mesh that has bark
+  nodes.push_back({{"name", name}});
+
+  // Instances are sorted by species in a tile, so each species is one run.
+  for (size_t first = 0; first < tile.instances.size();) {
+    const uint16_t species = tile.instances[first].species;
+    size_t end = first;
+    while (end < tile.instances.size() && tile.instances[end].species == species) ++end;
+    const SpeciesRecord& s = manifest.species[species];
+    const size_t count = end - first;
+    if (!keep[species]) {  // selectFromTile keeps only these; a caller's own tile may not
+      first = end;
+      continue;
+    }
+
+    // The species' foliage material: its base colour (instances add their own tint in _COLOR_0).
+    const std::array<float, 3> base = linearRgb(s.baseColor);
+    const int foliage = int(materials.size());
+    materials.push_back({{"name", s.name},
+                         {"doubleSided", true},  // grass blades are single triangles
+                         {"pbrMetallicRoughness",
+                          {{"baseColorFactor", {double(base[0]), double(base[1]), double(base[2]), 1.0}},
+                           {"metallicFactor", 0.0},
+                           {"roughnessFactor", 1.0}}}});
+    Json primitives = Json::array();
+    for (const ProxyPart& part : proxyMesh(s)) {
+      if (part.bark && barkMaterial < 0) {
+        const float bark[3] = {BARK_COLOR};
+        barkMaterial = int(materials.size());
+        materials.push_back({{"name", "bark"},
+                             {"pbrMetallicRoughness",
+                              {{"baseColorFactor", {double(bark[0]), double(bark[1]), double(bark[2]), 1.0}},
+                               {"metallicFactor", 0.0},
+                               {"roughnessFactor", 1.0}}}});
+      }
+      const int pos = b.accessor(part.points.data(), part.points.size(), 12, kFloat, "VEC3", kArrayBuffer);
+      b.accessors[size_t(pos)]["min"] = floats(part.min.data(), 3);
+      b.accessors[size_t(pos)]["max"] = floats(part.max.data(), 3);
+      const int nrm = b.accessor(part.normals.data(), part.normals.size(), 12, kFloat, "VEC3", kArrayBuffer);
+      std::vector<uint16_t> idx16(part.indices.begin(), part.indices.end());  // proxies have < 65536 vertices
+      const int idx = b.accessor(idx16.data(), idx16.size(), 2, kUnsignedShort, "SCALAR", kElementArrayBuffer);
+      primitives.push_back({{"attributes", {{"POSITION", pos}, {"NORMAL", nrm}}},
+                            {"indices", idx},
+                            {"material", part.bark ? barkMaterial : foliage},
+                            {"mode", 4}});
+    }
+    meshes.push_back({{"name", s.name}, {"primitives", std::move(primitives)}});
+
+    // Per instance: world position, the instance transform's rotation (shaders/transform.h),
+    // uniform scale (the mesh is already at the species' size), linear RGBA8 tint and the
+    // index in the tile, from which the instance id follows (docs/export.md).
+    std::vector<float> translation, rotation, scale;
+    std::vector<uint8_t> color;
+    std::vector<uint32_t> index;
+    for (size_t i = first; i < end; ++i) {
+      const Instance& in = tile.instances[i];
+      translation.insert(translation.end(), {in.position.x, in.position.y, in.position.z});
+      const gpu::quat q = gpu::instanceOrientation({in.up.x, in.up.y, in.up.z}, in.yaw);
+      rotation.insert(rotation.end(), {q.x, q.y, q.z, q.w});
+      scale.insert(scale.end(), {in.scale, in.scale, in.scale});
+      for (int c = 0; c < 3; ++c) color.push_back(uint8_t(in.color >> (8 * c)));
+      color.push_back(255);
+      index.push_back(uint32_t(tile.ids[i] & ((uint64_t(1) << kInstanceIndexBits) - 1)));
+    }
+    Json attributes = {
+        {"TRANSLATION", b.accessor(translation.data(), count, 12, kFloat, "VEC3", 0)},
+        {"ROTATION", b.accessor(rotation.data(), count, 16, kFloat, "VEC4", 0)},
+        {"SCALE", b.accessor(scale.data(), count, 12, kFloat, "VEC3", 0)},
+        {"_COLOR_0", b.accessor(color.data(), count, 4, kUnsignedByte, "VEC4", 0, true)},
+        {"_TILE_INDEX", b.accessor(index.data(), count, 4, kUnsignedInt, "SCALAR", 0)},
+    };
+    children.push_back(int(nodes.size()));
+    nodes.push_back({{"name", s.name},
+                     {"mesh", int(meshes.size()) - 1},
+                     {"extensions", {{"EXT_mesh_gpu_instancing", {{"attributes", std::move(attributes)}}}}},
+                     {"extras", {{"ecobake_species_id", s.id}, {"ecobake_tile", {tile.x, tile.z}}}}});
+    // glTF cannot reference another file's mesh: the proxy stays, and the species' own mesh
+    // is named for the importer to swap in.
+    if (!s.meshAsset.empty()) nodes.back()["extras"]["ecobake_mesh_asset"] = s.meshAsset;
+    first = end;
+  }
+  if (!children.empty()) nodes[0]["children"] = std::move(children);
+
+  while (b.bin.size() % 4) b.bin.push_back(0);
+  Json gltf = {{"asset", {{"version", "2.0"}, {"generator", std::string("ecobake ") + ECO_VERSION}}},
+               {"extensionsUsed", {"EXT_mesh_gpu_instancing"}},
+               {"extensionsRequired", {"EXT_mesh_gpu_instancing"}},
+               {"scene", 0},
+               {"scenes", {{{"name", name}, {"nodes", {0}}}}},
+               {"nodes", std::move(nodes)}};
+  if (!meshes.empty()) {
+    gltf["meshes"] = std::move(meshes);
+    gltf["materials"] = std::move(materials);
+    gltf["accessors"] = std::move(b.accessors);
+    gltf["bufferViews"] = std::move(b.views);
+    gltf["buffers"] = {{{"byteLength", b.bin.size()}}};
+  }
+  std::string json = gltf.dump(-1, ' ', false, Json::error_handler_t::replace);
+  while (json.size() % 4) json += ' ';  // GLB pads the JSON chunk with spaces
+
+  // GLB: 12-byte header, then the JSON and BIN chunks (glTF 2.0 specification, 4.4).
+  std::vector<uint8_t> out;
+  const size_t total = 12 + 8 + json.size() + (b.bin.empty() ? 0 : 8 + b.bin.size());
+  out.reserve(total);
+  put32(out, 0x46546C67);  // "glTF"
+  put32(out, 2);
+  put32(out, uint32_t(total));
+  put32(out, uint32_t(json.size()));
+  put32(out, 0x4E4F534A);  // "JSON"
+  out.insert(out.end(), json.begin(), json.end());
+  if (!b.bin.empty()) {
+    put32(out, uint32_t(b.bin.size()));
+    put32(out, 0x004E4942);  // "BIN\0"
+    out.insert(out.end(), b.bin.begin(), b.bin.end());
+  }
+  return out;
+}
+
+}  // namespace eco

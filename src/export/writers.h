@@ -1,0 +1,88 @@
+#pragma once
+// Inside the export stage: what the formats share (the selection of tiles, species and
+// instances; the species' proxy meshes) and the per-tile writers of the folder formats, each
+// a pure function of decoded data so tests can call it on hand-made tiles.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "export/export.h"
+#include "tileio/tileio.h"
+
+namespace eco {
+
+// What an export reads: the tiles that can hold a selected instance (indices into
+// manifest.tiles, manifest order) and the species kept. InputError for an unknown species.
+struct ExportSelection {
+  Manifest manifest;
+  std::vector<size_t> tiles;
+  std::vector<bool> keep;  // by species id
+  std::optional<std::array<double, 4>> region;
+
+  bool selected(const Instance& in) const;
+  // The selected instances of every listed tile, from the manifest's per-tile species counts;
+  // empty with a region (only reading the tiles tells).
+  std::optional<uint64_t> countFromManifest() const;
+};
+ExportSelection selectForExport(const std::string& bakeDir, const ExportOptions& options);
+
+// One tile's selected instances in tile order, with their ids (instanceId).
+struct SelectedTile {
+  int x = 0, z = 0;
+  std::vector<Instance> instances;
+  std::vector<uint64_t> ids;
+};
+SelectedTile selectFromTile(const ExportSelection& selection, const TileData& tile);
+
+// A species' proxy mesh (meshes/meshes.h, LOD 0 of its kind) at its size at scale 1: unit
+// points times (crown radius, mesh height, crown radius), normals by the inverse scale and
+// renormalised. Split into the bark (drawn in BARK_COLOR) and the foliage (the instance's
+// colour); a part without triangles is absent.
+struct ProxyPart {
+  bool bark = false;
+  std::vector<std::array<float, 3>> points, normals;
+  std::vector<uint32_t> indices;  // triangles
+  std::array<float, 3> min{}, max{};
+};
+std::vector<ProxyPart> proxyMesh(const SpeciesRecord& species);
+
+// Linear RGB in [0, 1] of an RGBA8 colour (R low byte), as the viewer reads instance tints.
+std::array<float, 3> linearRgb(uint32_t rgba);
+
+// ---- USD (usd.cpp) ----
+
+// A valid USD prim name for a species: "sp<id>_" and the name's ASCII letters, digits and
+// underscores (others become '_'), so distinct ids give distinct names.
+std::string usdPrimName(const SpeciesRecord& species);
+// prototypes.usda: /Prototypes/<prim> per kept species, its proxy mesh as Mesh prims.
+std::string usdPrototypesLayer(const Manifest& manifest, const std::vector<bool>& keep);
+// tiles/X_Z.usda: a PointInstancer /tile over the kept species.
+std::string usdTileLayer(const Manifest& manifest, const std::vector<bool>& keep, const SelectedTile& tile);
+// A conservative box of everything a tile's instancer draws: each instance's bounding sphere
+// (its species' sphere at its scale) around its position. The tile layer's `extent`, and
+// the root layer's `extentsHint`, which gives an unloaded payload its bounds.
+struct Box {
+  std::array<float, 3> lo{}, hi{};
+};
+Box usdExtent(const Manifest& manifest, const SelectedTile& tile);
+// world.usda: /World with one component prim per tile loading its layer as a payload.
+struct UsdTileRef {
+  int x = 0, z = 0;
+  std::string file;  // relative to world.usda
+  Box extent;
+};
+std::string usdRootLayer(const Manifest& manifest, const std::vector<UsdTileRef>& tiles);
+// The shortest decimal that reads back as the same half-precision value as `value` (rounded
+// to nearest, ties to even): how quath components are written.
+std::string halfText(float value);
+float roundToHalf(float value);
+
+// ---- glTF (gltf.cpp) ----
+
+// tiles/X_Z.glb: binary glTF 2.0 with a root node for the tile and one child node per kept
+// species that has instances in it, instanced with EXT_mesh_gpu_instancing.
+std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>& keep, const SelectedTile& tile);
+
+}  // namespace eco
