@@ -88,7 +88,9 @@ toff_t sizeProc(thandle_t h) { return static_cast<Source*>(h)->bytes.size; }
 int mapProc(thandle_t, void**, toff_t*) { return 0; }
 void unmapProc(thandle_t, void*, toff_t) {}
 
-int errorHandler(TIFF*, void* user, const char* module, const char* fmt, va_list ap) {
+// libtiff's message is a printf format and its arguments.
+__attribute__((format(printf, 4, 0))) int errorHandler(TIFF*, void* user, const char* module, const char* fmt,
+                                                       va_list ap) {
   Source& s = *static_cast<Source*>(user);
   if (s.error.empty()) {
     char text[512];
