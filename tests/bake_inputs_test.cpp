@@ -105,7 +105,7 @@ TEST(BakeInputs, GeoTiffBakesTheSameBytesAsTheEquivalentRawAndPng) {
   spec.tileSize = 64;
   spec.compression = COMPRESSION_ADOBE_DEFLATE;
   spec.predictor = 3;
-  spec.pixelScale = {kCell, kCell, 0};
+  spec.pixelScale = {double(kCell), double(kCell), 0};
   spec.geoKeys = eco::test::geoKeysFor(32633);
   eco::test::writeTiff(dir.file("h.tif"), spec, metres.data());
   const std::string raw = writeConfig(dir, "raw.json", R"("heightmap": "h.r32f", "raw_width": 257, "raw_height": 257,
@@ -178,7 +178,7 @@ TEST(BakeInputs, GeoTiffNoDataHolesStayEmpty) {
   spec.bits = 16;
   spec.sampleFormat = SAMPLEFORMAT_INT;
   spec.compression = COMPRESSION_LZW;
-  spec.pixelScale = {kCell, kCell, 1};
+  spec.pixelScale = {double(kCell), double(kCell), 1};
   spec.noData = "-32768";
   eco::test::writeTiff(dir.file("dem.tif"), spec, dem.data());
   const std::string config = writeConfig(dir, "w.json", R"("heightmap": "dem.tif", "height_scale": 1, "height_offset": 0)");
@@ -398,7 +398,7 @@ TEST(BakeInputs, PartialBakesEqualFullBakesWithMapsAndNoData) {
   spec.bits = 16;
   spec.sampleFormat = SAMPLEFORMAT_INT;
   spec.tiled = true;
-  spec.pixelScale = {kCell, kCell, 0};
+  spec.pixelScale = {double(kCell), double(kCell), 0};
   spec.noData = "-9999";
   eco::test::writeTiff(dir.file("dem.tif"), spec, dem.data());
   writeGrayPng8(dir.file("d.png"), 300, 300, [](int x, int y) { return uint8_t((x * 7 + y * 3) % 256); });

@@ -57,9 +57,8 @@ double segmentDistance2(const ExclusionShapes::Segment& s, double x, double z) {
 // pointers inside the file.
 class GeoJsonReader {
  public:
-  GeoJsonReader(const std::string& file, double extentX, double extentZ, uint32_t group, ExclusionShapes& shapes,
-                std::vector<JsonProblem>& problems)
-      : file_(file), extentX_(extentX), extentZ_(extentZ), group_(group), shapes_(shapes), problems_(problems) {}
+  GeoJsonReader(double extentX, double extentZ, uint32_t group, ExclusionShapes& shapes, std::vector<JsonProblem>& problems)
+      : extentX_(extentX), extentZ_(extentZ), group_(group), shapes_(shapes), problems_(problems) {}
 
   void read(const Json& root) {
     if (!root.is_object()) return report("", "expected a GeoJSON object, got " + jsonTypeName(root));
@@ -280,7 +279,6 @@ class GeoJsonReader {
     return {};
   }
 
-  const std::string& file_;
   double pairBudget_ = kMaxEdgePairs;
   double extentX_, extentZ_;
   uint32_t group_;
@@ -441,7 +439,7 @@ ExclusionShapes loadExclusionShapes(const BiomeConfig& config, double extentX, d
       continue;
     }
     std::vector<JsonProblem> found;
-    GeoJsonReader(v.file, extentX, extentZ, g, shapes, found).read(json);
+    GeoJsonReader(extentX, extentZ, g, shapes, found).read(json);
     for (const JsonProblem& p : found) problems.push_back({path, formatProblem(v.file, p)});
   }
   buildIndex(shapes, extentX, extentZ);
