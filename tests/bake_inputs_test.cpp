@@ -265,7 +265,8 @@ TEST(BakeInputs, DensityMapOfHalfHalvesThatHalfsCount) {
     const double west = double(count(after, s, true)) / double(count(before, s, true));
     const double east = double(count(after, s, false)) / double(count(before, s, false));
     // 128/255 = 0.502; noise: thousands of instances (the oak's ~8000 in the west give a
-    // binomial sigma near 1 %), so 4 % is several sigma.
+    // binomial sigma near 1 %), so 4 % is several sigma. Measured: oak 0.499, fern 0.522 (the
+    // fern, placed after the oak, gains the room of the oaks the map took away).
     SCOPED_TRACE("species " + std::to_string(s) + ": west ratio " + std::to_string(west) + ", east " + std::to_string(east));
     EXPECT_NEAR(west, 128.0 / 255.0, 0.04);
     EXPECT_NEAR(east, 1.0, 0.03);
