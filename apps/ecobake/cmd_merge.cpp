@@ -21,7 +21,6 @@ struct MergeArgs {
 void runMerge(const MergeArgs& a) {
   if (a.quiet) spdlog::set_level(spdlog::level::warn);
   const std::vector<std::string> parts = findPartFolders(a.parts);
-  spdlog::info("merging {} parts into {}", parts.size(), a.outDir);
   MergeOptions options;
   options.outDir = a.outDir;
   options.progress = progressReporter(a.quiet, "merged");

@@ -115,7 +115,10 @@ void requireCover(const std::vector<Part>& parts) {
   const int count = parts.front().part().count;
   const int rows = parts.front().manifest.tiling.tilesZ;
   for (size_t i = 1; i < parts.size(); ++i)
-    if (parts[i].part().index == parts[i - 1].part().index)
+    if (parts[i].part().index == parts[i - 1].part().index && fs::path(parts[i].dir) == fs::path(parts[i - 1].dir))
+      throw InputError(parts[i].dir + ": is given twice (part " + std::to_string(parts[i].part().index) + " of " +
+                       std::to_string(count) + ")");
+    else if (parts[i].part().index == parts[i - 1].part().index)
       throw InputError(parts[i].dir + ": duplicates part " + std::to_string(parts[i].part().index) + " of " +
                        std::to_string(count) + " (so is " + parts[i - 1].dir + "); give each part once");
   std::vector<int> missing;

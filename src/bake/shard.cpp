@@ -23,9 +23,11 @@ ShardSpec parseShardSpec(const std::string& text, const std::string& option) {
     throw InputError(option + ": '" + text + "' is not I/N (shard I of N, 1-based: 1/4 .. 4/4) or auto");
   ShardSpec spec;
   spec.count = int(parseInteger(count, option + " count N", 1, kMaxShards));
-  spec.index = int(parseInteger(index, option + " index I", 1, kMaxShards));
-  if (spec.index > spec.count)
-    throw InputError(option + ": '" + text + "': shard " + index + " of " + count + " does not exist (I runs from 1 to N)");
+  // Digits only, so a huge index is out of range, never a wrap-around.
+  if (index.size() > 9 || std::stoll(index) < 1 || std::stoll(index) > spec.count)
+    throw InputError(option + ": '" + text + "': there is no shard " + index + " of " + count + " (I runs from 1 to " +
+                     std::to_string(spec.count) + ")");
+  spec.index = int(std::stoll(index));
   return spec;
 }
 
