@@ -55,9 +55,9 @@ for ((rep = 0; rep < repeats; rep++)); do
     total=$(awk '{s += $2} END {printf "%.2f", s}' "$out/shards")
     slowest=$(awk '$2 > m {m = $2} END {printf "%.2f", m}' "$out/shards")
     read -r mwall mcpu <"$out/merge"
-    overhead=$(awk -v t="$total" -v o="$cpu" 'BEGIN {printf "%.1f", (t / o - 1) * 100}')
+    overhead=$(awk -v t="$total" -v o="$cpu" 'BEGIN {printf "%+.1f", (t / o - 1) * 100}')
     balance=$(awk -v s="$slowest" -v t="$total" -v n="$n" 'BEGIN {printf "%.2f", s / (t / n)}')
-    echo "run $rep: N=$n: shards $total s CPU (+$overhead %), slowest shard $slowest s (x$balance of the mean), merge $mwall s"
+    echo "run $rep: N=$n: shards $total s CPU ($overhead %), slowest shard $slowest s (x$balance of the mean), merge $mwall s"
     echo "$total $overhead $slowest $balance $mwall" >>"$out/n$n"
   done
 done
@@ -72,5 +72,5 @@ one=$(median <"$out/one-cpu")
 echo "| 1 (plain bake) | $one s | - | $one s | 1.00 | - |"
 for n in "${counts[@]}"; do
   col() { awk -v c="$1" '{print $c}' "$out/n$n" | median; }
-  echo "| $n | $(col 1) s | +$(col 2) % | $(col 3) s | $(col 4) | $(col 5) s |"
+  echo "| $n | $(col 1) s | $(col 2 | awk '{printf "%+.1f", $1}') % | $(col 3) s | $(col 4) | $(col 5) s |"
 done
