@@ -273,9 +273,30 @@ TEST(CliShard, MergeRefusesMissingDuplicatedForeignAndDamagedParts) {
   r = run("merge " + q(parts) + " -o " + q(parts / "1/tiles/x"));
   EXPECT_EQ(r.code, 2) << r.output;
   r = run("merge " + q(parts / "1") + " " + q(parts / "2") + " " + q(parts / "3") + " -o " + q(parts));
+  EXPECT_EQ(r.code, 2) << r.output;  // the folder of parts is no bake
+  // A previous bake that holds the parts: replacing it would delete them.
+  const fs::path owned = tmp.path / "owned";
+  fs::copy(world().full, owned, fs::copy_options::recursive);
+  fs::copy(parts, owned / "parts", fs::copy_options::recursive);
+  r = run("merge " + q(owned / "parts") + " -o " + q(owned));
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_TRUE(has(r.output, "holds part")) << r.output;
+  EXPECT_TRUE(fs::exists(owned / "parts/2/manifest.json"));
   for (int i = 1; i <= 3; ++i) EXPECT_TRUE(fs::exists(parts / std::to_string(i) / "manifest.json"));
+  // An output that is a file, someone else's folder or empty: refused, nothing touched.
+  eco::test::writeBytes((tmp.path / "notes.txt").string(), "mine");
+  r = run("merge " + q(parts) + " -o " + q(tmp.path / "notes.txt"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "is not a folder")) << r.output;
+  EXPECT_EQ(eco::test::readBytes((tmp.path / "notes.txt").string()), "mine");
+  fs::create_directories(tmp.path / "photos");
+  eco::test::writeBytes((tmp.path / "photos/a.jpg").string(), "jpg");
+  r = run("merge " + q(parts) + " -o " + q(tmp.path / "photos"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "is not a previous ecobake bake")) << r.output;
+  EXPECT_EQ(eco::test::readBytes((tmp.path / "photos/a.jpg").string()), "jpg");
+  r = run("merge " + q(parts) + " -o ''");
+  EXPECT_EQ(r.code, 2) << r.output;
 
   // Staging folders of a killed shard beside the parts are not parts.
   fs::copy(parts / "2", parts / "2.ecobake-staging-abcdefghij", fs::copy_options::recursive);

@@ -207,6 +207,7 @@ MergeSummary mergeParts(const std::vector<std::string>& dirs, const MergeOptions
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
   if (dirs.empty()) throw InputError("merge: no parts given");
+  checkOutputFolder(options.outDir);  // an unusable -o fails before the parts are read
   std::vector<Part> parts;
   for (const std::string& dir : dirs) parts.push_back({dir, readPartManifest(dir)});
   std::stable_sort(parts.begin(), parts.end(),
