@@ -207,7 +207,7 @@ MergeSummary mergeParts(const std::vector<std::string>& dirs, const MergeOptions
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
   if (dirs.empty()) throw InputError("merge: no parts given");
-  checkOutputFolder(options.outDir);  // an unusable -o fails before the parts are read
+  checkOutputFolder(options.outDir, bakeOutput());  // an unusable -o fails before the parts are read
   std::vector<Part> parts;
   for (const std::string& dir : dirs) parts.push_back({dir, readPartManifest(dir)});
   std::stable_sort(parts.begin(), parts.end(),
@@ -228,7 +228,7 @@ MergeSummary mergeParts(const std::vector<std::string>& dirs, const MergeOptions
   for (const Part& p : parts) tileCount += p.manifest.tiles.size();
   merged.tiles.reserve(tileCount);
 
-  StagedDir out(options.outDir);
+  StagedDir out(options.outDir, bakeOutput());
   const Part& first = parts.front();  // part 1, the one that carries the terrain
   const uint64_t terrainBytes = uint64_t(first.manifest.terrain.width) * uint64_t(first.manifest.terrain.height) * 4;
   copyVerified((fs::path(first.dir) / first.manifest.terrain.file).string(),
