@@ -3,6 +3,7 @@
 // refusals; readers refusing a lone part; the shards through GNU parallel.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -326,4 +327,45 @@ TEST(CliShard, ShardsThroughGnuParallel) {
   expectSameFiles(world().full, tmp.path / "merged", "GNU parallel");
   r = eco::test::runCommand("diff -r " + q(world().full) + " " + q(tmp.path / "merged"));
   EXPECT_EQ(r.code, 0) << r.output;
+}
+
+// merge --link: the same folder, its files hard links to the parts' (so deleting or re-baking
+// the parts leaves it intact); a tile whose size changed is still refused.
+TEST(CliShard, MergeByHardLinks) {
+  TempDir tmp;
+  const fs::path parts = tmp.path / "parts";
+  for (int i = 1; i <= 3; ++i) ASSERT_EQ(run(shardCommand(parts / std::to_string(i), i, 3)).code, 0);
+  Result r = run("merge --link " + q(parts) + " -o " + q(tmp.path / "merged"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "all files hard-linked")) << r.output;
+  expectSameFiles(world().full, tmp.path / "merged", "merge --link");
+  struct stat part {}, merged {};
+  ASSERT_EQ(::stat((parts / "1/terrain.r32f").c_str(), &part), 0);
+  ASSERT_EQ(::stat((tmp.path / "merged/terrain.r32f").c_str(), &merged), 0);
+  EXPECT_EQ(part.st_ino, merged.st_ino);
+  // Re-baking a shard and deleting the parts leave the merged bake as it was.
+  ASSERT_EQ(run(shardCommand(parts / "2", 2, 3)).code, 0);
+  fs::remove_all(parts / "1");
+  expectSameFiles(world().full, tmp.path / "merged", "merge --link after its parts changed");
+  r = run("inspect " + q(tmp.path / "merged"));
+  EXPECT_EQ(r.code, 0) << r.output;
+
+  ASSERT_EQ(run(shardCommand(parts / "1", 1, 3)).code, 0);
+  // Output on another file system: copied instead, the same bytes.
+  struct stat shm {}, here {};
+  if (::stat("/dev/shm", &shm) == 0 && ::stat(tmp.path.c_str(), &here) == 0 && shm.st_dev != here.st_dev &&
+      ::access("/dev/shm", W_OK) == 0) {
+    const fs::path other = fs::path("/dev/shm") / ("ecobake-link-test-" + std::to_string(::getpid()));
+    r = run("merge --link " + q(parts) + " -o " + q(other));
+    EXPECT_EQ(r.code, 0) << r.output;
+    EXPECT_TRUE(has(r.output, "some files copied")) << r.output;
+    expectSameFiles(world().full, other, "merge --link across file systems");
+    fs::remove_all(other);
+  }
+  const fs::path tile = fs::directory_iterator(parts / "3/tiles")->path();
+  eco::test::writeBytes(tile.string(), eco::test::readBytes(tile.string()) + "x");
+  r = run("merge -q --link " + q(parts) + " -o " + q(tmp.path / "merged2"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, tile.filename().string())) << r.output;
+  EXPECT_FALSE(fs::exists(tmp.path / "merged2"));
 }
