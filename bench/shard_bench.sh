@@ -5,8 +5,9 @@
 # Usage: bench/shard_bench.sh [BUILD_DIR] [REPEATS] [CONFIG] [N...]
 #   default: 3 repeats of the Puget Sound DEM config (bench/configs/puget_forest.json, needs
 #   ../shared/data/dem) with N = 2 4 8. Prints one line per run, then the medians as a
-#   Markdown table (README "Sharded bakes"). Every merge is compared with the one-process bake
-#   (cmp of every file); a difference stops the script.
+#   Markdown table (README "Sharded bakes"; its figures with TMPDIR=/dev/shm). Every merge,
+#   copied and --link, is compared with the one-process bake (diff -r); a difference stops the
+#   script.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -52,13 +53,18 @@ for ((rep = 0; rep < repeats; rep++)); do
     sync
     timed "$out/merge" "$ecobake" merge "$out/parts" -o "$out/merged" -q
     same_files "$out/full" "$out/merged"
+    rm -rf "$out/merged"
+    : >"$out/link"
+    timed "$out/link" "$ecobake" merge --link "$out/parts" -o "$out/merged" -q
+    same_files "$out/full" "$out/merged"
     total=$(awk '{s += $2} END {printf "%.2f", s}' "$out/shards")
     slowest=$(awk '$2 > m {m = $2} END {printf "%.2f", m}' "$out/shards")
     read -r mwall mcpu <"$out/merge"
+    read -r lwall lcpu <"$out/link"
     overhead=$(awk -v t="$total" -v o="$cpu" 'BEGIN {printf "%+.1f", (t / o - 1) * 100}')
     balance=$(awk -v s="$slowest" -v t="$total" -v n="$n" 'BEGIN {printf "%.2f", s / (t / n)}')
-    echo "run $rep: N=$n: shards $total s CPU ($overhead %), slowest shard $slowest s (x$balance of the mean), merge $mwall s"
-    echo "$total $overhead $slowest $balance $mwall" >>"$out/n$n"
+    echo "run $rep: N=$n: shards $total s CPU ($overhead %), slowest shard $slowest s (x$balance of the mean), merge $mwall s, merge --link $lwall s"
+    echo "$total $overhead $slowest $balance $mwall $lwall" >>"$out/n$n"
   done
 done
 
@@ -66,11 +72,11 @@ bytes=$(du -sb "$out/full" | cut -f1)
 echo
 echo "medians of $repeats runs, $(basename "$config"), every process -j 1, $(awk '{printf "%.0f", $1 / 1e6}' <<<"$bytes") MB of output:"
 echo
-echo "| shards N | CPU of all shards | overhead vs one process | slowest shard (CPU) | slowest / mean | merge (wall) |"
-echo "|---|---|---|---|---|---|"
+echo "| shards N | CPU of all shards | overhead vs one process | slowest shard (CPU) | slowest / mean | merge (wall) | merge --link (wall) |"
+echo "|---|---|---|---|---|---|---|"
 one=$(median <"$out/one-cpu")
-echo "| 1 (plain bake) | $one s | - | $one s | 1.00 | - |"
+echo "| 1 (plain bake) | $one s | - | $one s | 1.00 | - | - |"
 for n in "${counts[@]}"; do
   col() { awk -v c="$1" '{print $c}' "$out/n$n" | median; }
-  echo "| $n | $(col 1) s | $(col 2 | awk '{printf "%+.1f", $1}') % | $(col 3) s | $(col 4) | $(col 5) s |"
+  echo "| $n | $(col 1) s | $(col 2 | awk '{printf "%+.1f", $1}') % | $(col 3) s | $(col 4) | $(col 5) s | $(col 6) s |"
 done
