@@ -188,6 +188,11 @@ TEST(CliShard, ALonePartIsNotABake) {
     EXPECT_TRUE(has(r.output, "is part 2 of 3 of a sharded bake")) << args << ": " << r.output;
     EXPECT_TRUE(has(r.output, "ecobake merge")) << r.output;
   }
+  if (fs::exists(eco::test::tool("ecoview"))) {  // built with the viewer
+    r = eco::test::runTool("ecoview", q(part) + " --headless --frames 1 --size 8x8");
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_TRUE(has(r.output, "is part 2 of 3 of a sharded bake")) << r.output;
+  }
   // A part folder is ecobake's own: a whole bake may replace it.
   r = run("bake " + q(world().config) + " -o " + q(part) + " -q --tiles 0,0,0,0");
   EXPECT_EQ(r.code, 0) << r.output;
