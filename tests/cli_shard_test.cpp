@@ -130,30 +130,41 @@ TEST(CliShard, MergedShardsEqualABakeInOneProcess) {
 
 TEST(CliShard, ShardsFromTheBatchSystemsEnvironment) {
   TempDir tmp;
-  const std::string base = "bake " + q(world().config) + " -q -j 1 --shard auto -o ";
+  // The batch systems' variables of the test's own environment (a CI job inside Slurm) cleared,
+  // then the given ones set.
+  auto withEnv = [&](const std::string& vars, const fs::path& out, const std::string& extra = "") {
+    return eco::test::runCommand(
+        "env -u JOB_COMPLETION_INDEX -u SLURM_ARRAY_TASK_ID -u SLURM_ARRAY_TASK_MIN -u SLURM_ARRAY_TASK_STEP "
+        "-u SLURM_ARRAY_TASK_COUNT -u AWS_BATCH_JOB_ARRAY_INDEX -u ECOBAKE_SHARD_COUNT " +
+        vars + " " + eco::test::tool("ecobake") + " bake " + q(world().config) + " -q -j 1 --shard auto -o " + q(out) +
+        extra);
+  };
   // Kubernetes (0-based index, count on the command line), Slurm (ids 5..7), AWS Batch (0-based,
   // count in the environment).
-  Result r = eco::test::runCommand("env JOB_COMPLETION_INDEX=0 " + eco::test::tool("ecobake") + " " + base +
-                                   q(tmp.path / "parts/a") + " --shard-count 3");
+  Result r = withEnv("JOB_COMPLETION_INDEX=0", tmp.path / "parts/a", " --shard-count 3");
   ASSERT_EQ(r.code, 0) << r.output;
-  r = eco::test::runCommand(
-      "env SLURM_ARRAY_TASK_ID=6 SLURM_ARRAY_TASK_MIN=5 SLURM_ARRAY_TASK_COUNT=3 " + eco::test::tool("ecobake") + " " + base +
-      q(tmp.path / "parts/b"));
+  r = withEnv("SLURM_ARRAY_TASK_ID=6 SLURM_ARRAY_TASK_MIN=5 SLURM_ARRAY_TASK_COUNT=3", tmp.path / "parts/b");
   ASSERT_EQ(r.code, 0) << r.output;
-  r = eco::test::runCommand("env AWS_BATCH_JOB_ARRAY_INDEX=2 ECOBAKE_SHARD_COUNT=3 " + eco::test::tool("ecobake") + " " +
-                            base + q(tmp.path / "parts/c"));
+  r = withEnv("AWS_BATCH_JOB_ARRAY_INDEX=2 ECOBAKE_SHARD_COUNT=3", tmp.path / "parts/c");
   ASSERT_EQ(r.code, 0) << r.output;
   r = run("merge " + q(tmp.path / "parts") + " -o " + q(tmp.path / "merged"));
   ASSERT_EQ(r.code, 0) << r.output;
   expectSameFiles(world().full, tmp.path / "merged", "shards from the environment");
 
-  // None set (the test's own environment may hold a batch system's variables: cleared).
-  r = eco::test::runCommand("env -u JOB_COMPLETION_INDEX -u SLURM_ARRAY_TASK_ID -u AWS_BATCH_JOB_ARRAY_INDEX " +
-                            eco::test::tool("ecobake") + " " + base + q(tmp.path / "x"));
-  EXPECT_EQ(r.code, 2) << r.output;
-  EXPECT_TRUE(has(r.output, "no shard index in the environment")) << r.output;
-  EXPECT_EQ(eco::test::lineCount(r.output), 1u) << r.output;
-  EXPECT_FALSE(fs::exists(tmp.path / "x"));
+  for (const auto& [vars, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"", "no shard index in the environment"},
+           {"JOB_COMPLETION_INDEX=1", "ECOBAKE_SHARD_COUNT"},
+           {"JOB_COMPLETION_INDEX=3 ECOBAKE_SHARD_COUNT=3", "JOB_COMPLETION_INDEX=3 is shard 4"},
+           {"JOB_COMPLETION_INDEX=x ECOBAKE_SHARD_COUNT=3", "JOB_COMPLETION_INDEX: 'x'"},
+           {"SLURM_ARRAY_TASK_ID=1 AWS_BATCH_JOB_ARRAY_INDEX=1 ECOBAKE_SHARD_COUNT=3", "ambiguous"},
+           {"SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=2", "SLURM_ARRAY_TASK_ID=0"},
+           {"AWS_BATCH_JOB_ARRAY_INDEX=0 ECOBAKE_SHARD_COUNT=9", "only 8 tile rows"}}) {
+    r = withEnv(vars, tmp.path / "x");
+    EXPECT_EQ(r.code, 2) << vars << ": " << r.output;
+    EXPECT_TRUE(has(r.output, expected)) << vars << ": " << r.output;
+    EXPECT_EQ(eco::test::lineCount(r.output), 1u) << vars << ": " << r.output;
+    EXPECT_FALSE(fs::exists(tmp.path / "x")) << vars;
+  }
 }
 
 TEST(CliShard, MalformedShardOptionsExitTwoBeforeAnythingIsWritten) {

@@ -1,6 +1,11 @@
 // `ecobake merge`: the parts of a sharded bake (bake --shard I/N) back into one bake folder,
 // byte for byte the folder one process would have written.
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <chrono>
@@ -173,6 +178,25 @@ void copyVerified(const std::string& src, const std::string& dst, uint64_t bytes
   writeFilePlain(dst, data.data(), data.size());
 }
 
+// Hard-links src to dst after checking src's size; false (nothing done) where the file
+// system cannot (another device, no hard links), so the caller copies.
+bool linkChecked(const std::string& src, const std::string& dst, uint64_t bytes, const std::string& manifest) {
+  if (const uint64_t size = regularFileSize(src); size != bytes)
+    throw InputError(src + ": " + std::to_string(size) + " bytes, " + manifest + " says " + std::to_string(bytes));
+  if (::linkat(AT_FDCWD, src.c_str(), AT_FDCWD, dst.c_str(), AT_SYMLINK_FOLLOW) == 0) return true;
+  const int err = errno;
+  if (err == EXDEV || err == EPERM || err == EOPNOTSUPP || err == EMLINK) return false;
+  throw InputError(dst + ": cannot hard-link " + src + ": " + std::strerror(err));
+}
+
+// The file placed at dst, linked or copied; true when linked.
+bool place(const MergeOptions& options, const std::string& src, const std::string& dst, uint64_t bytes,
+           uint64_t checksum, const std::string& manifest) {
+  if (options.link && linkChecked(src, dst, bytes, manifest)) return true;
+  copyVerified(src, dst, bytes, checksum, manifest);
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::string> findPartFolders(const std::vector<std::string>& inputs) {
@@ -231,14 +255,14 @@ MergeSummary mergeParts(const std::vector<std::string>& dirs, const MergeOptions
   StagedDir out(options.outDir, bakeOutput());
   const Part& first = parts.front();  // part 1, the one that carries the terrain
   const uint64_t terrainBytes = uint64_t(first.manifest.terrain.width) * uint64_t(first.manifest.terrain.height) * 4;
-  copyVerified((fs::path(first.dir) / first.manifest.terrain.file).string(),
-               (fs::path(out.staging) / "terrain.r32f").string(), terrainBytes, first.part().terrainChecksum,
-               manifestOf(first.dir));
   MergeSummary s;
+  s.linked += place(options, (fs::path(first.dir) / first.manifest.terrain.file).string(),
+                    (fs::path(out.staging) / "terrain.r32f").string(), terrainBytes, first.part().terrainChecksum,
+                    manifestOf(first.dir));
   for (const Part& p : parts) {
     for (const TileEntry& entry : p.manifest.tiles) {
-      copyVerified((fs::path(p.dir) / entry.file).string(), (fs::path(out.staging) / entry.file).string(), entry.bytes,
-                   entry.checksum, manifestOf(p.dir));
+      s.linked += place(options, (fs::path(p.dir) / entry.file).string(), (fs::path(out.staging) / entry.file).string(),
+                        entry.bytes, entry.checksum, manifestOf(p.dir));
       merged.tiles.push_back(entry);
       if (options.progress) options.progress(int(merged.tiles.size()), int(tileCount));
     }
