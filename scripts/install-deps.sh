@@ -23,6 +23,10 @@ if [[ "${1:-}" == "--tests" ]]; then
   fi
   # render_frames_test resizes the viewer's window under Xvfb
   packages+=(xdotool)
+  # cli_shard_test runs the shards of a bake through GNU parallel (skipped without it)
+  packages+=(parallel)
+  # tests/slurm: the same as a Slurm job array on a private single-node cluster
+  packages+=(slurmctld slurmd slurm-client munge)
   # scripts/fuzz.sh: clang with libFuzzer and the sanitizer runtimes (a Recommends of clang,
   # so named here for --no-install-recommends), zlib for the fuzz build's own tinyexr.
   packages+=(clang libclang-rt-14-dev zlib1g-dev)

@@ -192,3 +192,113 @@ TEST(Manifest, GoldenChecksumPinsTheFormat) {
   EXPECT_EQ(text.size(), 1933u);
   EXPECT_EQ(hex64(checksum64(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()))), "761e58bd90d3434c");
 }
+
+// ---- Parts of a sharded bake (issue #19) ----
+
+namespace {
+
+// sampleManifest as part 2 of 3 holding tile rows 0..2 (so no terrain file).
+Manifest samplePart(int index = 2) {
+  Manifest m = sampleManifest();
+  ManifestPart p;
+  p.index = index;
+  p.count = 3;
+  p.firstRow = 0;
+  p.lastRow = 2;
+  p.hasTerrain = index == 1;
+  p.terrainChecksum = 0x00000000000000ccull;
+  m.part = p;
+  return m;
+}
+
+std::string readPartError(const test::TempDir& dir) {
+  try {
+    readPartManifest(dir.path.string());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(ManifestPart, RoundTripAndTheWholeBakesManifestIsUnchanged) {
+  test::TempDir dir;
+  writeManifest(dir.path.string(), samplePart());
+  nlohmann::json j = readJson(dir);
+  EXPECT_EQ(j["format"], "ecobake-part");
+  EXPECT_EQ(j["format_version"], 2);
+  EXPECT_EQ(j["part"], nlohmann::json({{"index", 2}, {"count", 3}, {"first_row", 0}, {"last_row", 2},
+                                        {"terrain_xxh3_64", "00000000000000cc"}}));
+  Manifest r = readPartManifest(dir.path.string());  // part 2: no terrain file needed
+  ASSERT_TRUE(r.part);
+  EXPECT_EQ(r.part->index, 2);
+  EXPECT_EQ(r.part->count, 3);
+  EXPECT_EQ(r.part->firstRow, 0);
+  EXPECT_EQ(r.part->lastRow, 2);
+  EXPECT_FALSE(r.part->hasTerrain);
+  EXPECT_EQ(r.part->terrainChecksum, 0xccu);
+  EXPECT_EQ(r.tiles.size(), 3u);
+  EXPECT_TRUE(hasEcobakeManifest(dir.path.string(), nullptr));  // a part folder is ecobake's to replace
+
+  // Without a part, the bytes of a whole bake's manifest: no "part" key, the old format.
+  test::TempDir whole;
+  writeManifest(whole.path.string(), sampleManifest());
+  nlohmann::json w = readJson(whole);
+  EXPECT_FALSE(w.contains("part"));
+  j.erase("part");
+  j["format"] = "ecobake-manifest";
+  EXPECT_EQ(j, w);
+}
+
+TEST(ManifestPart, ReadersOfWholeBakesRefuseALonePartAndTheOtherWayRound) {
+  test::TempDir dir;
+  writeManifest(dir.path.string(), samplePart());
+  writeSampleTerrain(dir);
+  const std::string error = readError(dir);
+  EXPECT_NE(error.find("manifest.json: is part 2 of 3 of a sharded bake (tile rows 0..2)"), std::string::npos) << error;
+  EXPECT_NE(error.find("ecobake merge"), std::string::npos) << error;
+
+  test::TempDir whole;
+  writeManifest(whole.path.string(), sampleManifest());
+  writeSampleTerrain(whole);
+  EXPECT_NE(readPartError(whole).find("is a whole bake, not a part"), std::string::npos) << readPartError(whole);
+}
+
+TEST(ManifestPart, PartOneCarriesTheTerrain) {
+  test::TempDir dir;
+  writeManifest(dir.path.string(), samplePart(1));
+  EXPECT_NE(readPartError(dir).find("terrain.r32f"), std::string::npos) << readPartError(dir);
+  writeSampleTerrain(dir);
+  Manifest r = readPartManifest(dir.path.string());
+  EXPECT_TRUE(r.part->hasTerrain);
+}
+
+TEST(ManifestPart, RejectsInconsistentParts) {
+  test::TempDir dir;
+  writeManifest(dir.path.string(), samplePart());
+  nlohmann::json good = readJson(dir);
+  auto rejects = [&](auto edit, const std::string& expected) {
+    nlohmann::json j = good;
+    edit(j);
+    writeJson(dir, j);
+    std::string error = readPartError(dir);
+    EXPECT_NE(error.find("manifest.json"), std::string::npos) << error;
+    EXPECT_NE(error.find(expected), std::string::npos) << expected << ": " << error;
+  };
+  rejects([](auto& j) { j.erase("part"); }, "/part: required field is missing");
+  rejects([](auto& j) { j["part"]["index"] = 4; }, "/part/index: 4 is above count 3");
+  rejects([](auto& j) { j["part"]["index"] = 0; }, "/part/index");
+  rejects([](auto& j) { j["part"]["count"] = 0; }, "/part/count");
+  rejects([](auto& j) { j["part"]["count"] = 1e30; }, "/part/count");
+  rejects([](auto& j) { j["part"]["first_row"] = 3; }, "/part: tile rows 3..2");
+  rejects([](auto& j) { j["part"]["last_row"] = 48; }, "/part: tile rows 0..48");
+  rejects([](auto& j) { j["part"]["last_row"] = 1; }, "/tiles/2: tile row 2 is outside the part's rows 0..1");
+  rejects([](auto& j) { j["part"]["first_row"] = "0"; }, "/part/first_row");
+  rejects([](auto& j) { j["part"]["terrain_xxh3_64"] = "CC"; }, "/part/terrain_xxh3_64");
+  rejects([](auto& j) { j["part"] = 7; }, "/part");
+  rejects([](auto& j) { j["tiles"][0]["file"] = "tiles/9_9.ecot"; }, "/tiles/0/file: a part's tile files are named tiles/0_0.ecot");
+  rejects([](auto& j) { j["tiles"][0]["file"] = "manifest.json"; }, "/tiles/0/file");
+  rejects([](auto& j) { j["terrain"]["file"] = "tiles/0_0.ecot"; }, "/terrain/file");
+  rejects([](auto& j) { j["totals"]["instances"] = 1; }, "totals");
+}

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -55,6 +56,8 @@ struct BakeArgs {
   std::optional<std::string> seed;
   std::vector<std::string> tiles;   // x0 z0 x1 z1, inclusive
   std::vector<std::string> region;  // min_x min_z max_x max_z, metres
+  std::optional<std::string> shard;       // I/N or auto
+  std::optional<std::string> shardCount;  // with --shard auto
   bool quiet = false;
   LimitArgs limits;  // the estimate's limits (validate has the same options)
 };
@@ -66,6 +69,8 @@ struct ParsedOptions {
   std::optional<uint64_t> seed;
   std::vector<int64_t> tiles;  // inclusive, >= 0
   std::vector<double> region;  // finite metres
+  std::optional<ShardSpec> shard;
+  std::string shardSource;  // where --shard auto found it
 };
 
 
@@ -74,6 +79,14 @@ ParsedOptions parseOptions(const BakeArgs& a) {
   o.threads = int(parseInteger(a.threads, "-j/--threads", 0, 1024));
   if (a.seed) o.seed = parseUnsigned(*a.seed, "--seed");
   parseArea(a.tiles, a.region, o.tiles, o.region);
+  if (a.shardCount && a.shard != "auto") throw InputError("--shard-count: only with --shard auto");
+  if (a.shard == "auto") {
+    std::optional<int> count;
+    if (a.shardCount) count = int(parseInteger(*a.shardCount, "--shard-count", 1, kMaxShards));
+    o.shard = shardFromEnvironment([](const char* name) { return std::getenv(name); }, count, &o.shardSource);
+  } else if (a.shard) {
+    o.shard = parseShardSpec(*a.shard);
+  }
   return o;
 }
 
@@ -140,6 +153,13 @@ void runBake(const BakeArgs& a) {
   requireValidWorld(world);  // validate's checks of the loaded world: extent, heights, sampler
   SamplerParams params = samplerParams(world, speciesOrder(world.config));
   if (!a.tiles.empty() || !a.region.empty()) options.tiles = tileRangeFor(a, o, params);
+  if (o.shard) {
+    options.shard = planShard(world, *o.shard, threads);
+    options.tiles = options.shard->tiles;  // for the estimate
+    spdlog::info("shard {}/{}{}: tile rows {}..{} of {}", o.shard->index, o.shard->count,
+                 o.shardSource.empty() ? "" : " (" + o.shardSource + ")", options.shard->tiles.z0,
+                 options.shard->tiles.z1 - 1, tilesZ(params));
+  }
   // validate's estimate, before anything is sampled or written.
   const BakeEstimate estimate = estimateBake(world, threads, options.tiles);
   if (std::string why = limitProblem(estimate, limits); !why.empty()) throw InputError(a.config + ": " + why);
@@ -164,7 +184,11 @@ void runBake(const BakeArgs& a) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::printf("peak memory %.1f MB\n", double(usage.ru_maxrss) / 1024.0);
-  std::printf("output: %s\n", a.outDir.c_str());
+  if (options.shard)
+    std::printf("output: %s (part %d of %d, tile rows %d..%d; merge all parts with ecobake merge)\n", a.outDir.c_str(),
+                options.shard->spec.index, options.shard->spec.count, options.shard->tiles.z0, options.shard->tiles.z1 - 1);
+  else
+    std::printf("output: %s\n", a.outDir.c_str());
 }
 
 }  // namespace
@@ -179,6 +203,13 @@ void addBake(CLI::App& app) {
   auto* tiles = cmd->add_option("--tiles", a->tiles, "Bake only tiles X0 Z0 X1 Z1 (inclusive)")->expected(4)->delimiter(',');
   cmd->add_option("--region", a->region, "Bake only tiles touching MINX MINZ MAXX MAXZ (metres)")
       ->expected(4)->delimiter(',')->excludes(tiles);
+  cmd->add_option("--shard", a->shard,
+                  "Bake shard I of N (1-based) into a part folder for ecobake merge; 'auto': from the batch system's "
+                  "environment (Kubernetes Indexed Job, Slurm array, AWS Batch array)")
+      ->excludes(tiles)
+      ->excludes("--region");
+  cmd->add_option("--shard-count", a->shardCount,
+                  "With --shard auto: the number of shards N (else SLURM_ARRAY_TASK_COUNT or ECOBAKE_SHARD_COUNT)");
   cmd->add_flag("-q,--quiet", a->quiet, "Print only warnings and errors");
   addLimitOptions(cmd, a->limits);
   cmd->callback([a] { runBake(*a); });

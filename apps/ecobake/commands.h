@@ -20,6 +20,7 @@ void addBake(CLI::App& app);
 void addInspect(CLI::App& app);
 void addExport(CLI::App& app);
 void addMasks(CLI::App& app);
+void addMerge(CLI::App& app);
 
 // The estimate limits shared by validate and bake (cmd_validate.cpp); numbers stay text until
 // parseLimits checks them strictly.

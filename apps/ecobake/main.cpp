@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   eco::cli::addInspect(app);
   eco::cli::addExport(app);
   eco::cli::addMasks(app);
+  eco::cli::addMerge(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

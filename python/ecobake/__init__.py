@@ -174,6 +174,10 @@ class Bake:
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
             raise BakeError(f"{path}: not valid JSON ({e})") from None
         _require(isinstance(doc, dict), path, "expected a JSON object")
+        if doc.get("format") == "ecobake-part":
+            part = doc.get("part") if isinstance(doc.get("part"), dict) else {}
+            raise BakeError(f"{path}: is part {part.get('index', '?')} of {part.get('count', '?')} of a sharded bake, "
+                            "not a whole bake; merge all the parts first: ecobake merge PART... -o OUTDIR")
         _require(doc.get("format") == MANIFEST_FORMAT, path, "not an ecobake manifest")
         _require(doc.get("format_version") == MANIFEST_VERSION, path,
                  f"unsupported format_version {doc.get('format_version')!r} (this reader reads {MANIFEST_VERSION})")

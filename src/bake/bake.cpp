@@ -100,7 +100,20 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
   SuitabilityDensity density(rasters, order);
   const HeightDerivatives terrain = heightDerivatives(world.terrain);
   Manifest manifest = baseManifest(world, params, speciesRecords(world.config));
-  TileRange range = options.tiles.value_or(TileRange{0, 0, tilesX(params), tilesZ(params)});
+  TileRange range = options.shard ? options.shard->tiles
+                                  : options.tiles.value_or(TileRange{0, 0, tilesX(params), tilesZ(params)});
+  if (options.shard) {
+    const Grid& heights = world.terrain.metres;
+    ManifestPart part;
+    part.index = options.shard->spec.index;
+    part.count = options.shard->spec.count;
+    part.firstRow = range.z0;
+    part.lastRow = range.z1 - 1;
+    part.hasTerrain = part.index == 1;
+    part.terrainChecksum = checksum64({reinterpret_cast<const uint8_t*>(heights.values.data()),
+                                       heights.values.size() * sizeof(float)});
+    manifest.part = part;
+  }
   int total = (range.x1 - range.x0) * (range.z1 - range.z0);
   BakeSummary s;
   s.masksSeconds = since(start);
@@ -117,7 +130,7 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
       std::vector<uint8_t> bytes = encodeTile(tile);
       entry.x = tile.tileX;
       entry.z = tile.tileZ;
-      entry.file = "tiles/" + std::to_string(tile.tileX) + "_" + std::to_string(tile.tileZ) + ".ecot";
+      entry.file = tileFileName(tile.tileX, tile.tileZ);
       entry.instances = tile.instances.size();
       entry.bytes = bytes.size();
       entry.checksum = checksum64(bytes);
@@ -135,7 +148,7 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
   s.scatterSeconds = since(scatterStart);
 
   const Clock::time_point finishStart = Clock::now();
-  writeTerrainRaw(out.staging, world.terrain.metres);
+  if (!manifest.part || manifest.part->hasTerrain) writeTerrainRaw(out.staging, world.terrain.metres);
   computeTotals(manifest);
   writeManifest(out.staging, manifest);
   syncFileSystemOf(out.staging);  // every tile durable before the swap

@@ -27,10 +27,58 @@ uint32_t packColor(const float rgb[3]);
 std::vector<Instance> makeInstances(const World& world, const SpeciesOrder& order, const HeightDerivatives& terrain,
                                     const TileSamples& tile);
 
+// ---- Sharded bakes: one world split across processes or machines, merged to the same bytes ----
+
+// Worker `index` (1-based) of `count`.
+struct ShardSpec {
+  int index = 1, count = 1;
+};
+// The most shards a bake is split into (and the largest index an environment may give).
+constexpr int kMaxShards = 1 << 20;
+// "I/N" with 1 <= I <= N <= kMaxShards, decimal digits only; InputError naming `option` and
+// the text otherwise ("0/3", "4/3", "1/0", "a/b", "1/99999999999").
+ShardSpec parseShardSpec(const std::string& text, const std::string& option = "--shard");
+// The shard a batch system gives this worker, from its environment (env(name): the variable's
+// value or nullptr):
+//   Kubernetes Indexed Job   JOB_COMPLETION_INDEX (0-based); the count from `count`, else
+//                            ECOBAKE_SHARD_COUNT
+//   Slurm job array          SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT; the ids start at
+//                            SLURM_ARRAY_TASK_MIN (1 when unset) and step by
+//                            SLURM_ARRAY_TASK_STEP (1 when unset)
+//   AWS Batch array job      AWS_BATCH_JOB_ARRAY_INDEX (0-based); the count as for Kubernetes
+// `count` (from the command line) overrides any count from the environment. Exactly one of
+// the index variables must be set. InputError naming the variable and its value when it is
+// missing, not a number, out of range or ambiguous. `source` (may be null) receives a short
+// description ("SLURM_ARRAY_TASK_ID=4").
+ShardSpec shardFromEnvironment(const std::function<const char*(const char*)>& env, std::optional<int> count,
+                               std::string* source = nullptr);
+
+// Estimated work of each tile row (z) of the world: the instances the estimate's suitability
+// mass expects in the row, plus a fixed cost per tile. Sampled at points that depend only on
+// the world's extent and tiling, each row summed in a fixed order, so it depends only on the
+// config and inputs (never on threads or the machine's core count).
+std::vector<double> tileRowWork(const World& world, int threads);
+// Splits rows 0..work.size()-1 into `count` contiguous non-empty bands of about equal work:
+// band k ends where the running sum first reaches k/count of the total (or the nearer row
+// before it). Returns count + 1 boundaries, first 0 and last the row count. InputError when
+// there are fewer rows than shards.
+std::vector<int> splitRows(const std::vector<double>& work, int count);
+
+// The tiles one shard bakes: a band of whole tile rows from splitRows(tileRowWork(world)).
+struct ShardRange {
+  ShardSpec spec;
+  TileRange tiles;
+};
+ShardRange planShard(const World& world, ShardSpec spec, int threads);
+
 struct BakeOptions {
   std::string outDir;
   int threads = 1;
   std::optional<TileRange> tiles;  // default: the whole world
+  // Bake one shard: its tiles (shard->tiles; `tiles` is ignored) and a part manifest
+  // (tileio.h ManifestPart) instead of a bake's; only part 1 writes terrain.r32f. The part
+  // folder follows the output folder rules of a bake, so a retried shard replaces its part.
+  std::optional<ShardRange> shard;
   std::function<void(int done, int total)> progress;  // called under a lock, in any order
 };
 
@@ -49,6 +97,42 @@ struct BakeSummary {
 // Bakes into a staging folder beside outDir and swaps it in at the end, so an interrupted
 // bake leaves the previous output untouched. Refuses to replace a folder that is not a bake.
 BakeSummary bake(const World& world, const BakeOptions& options);
+
+// ---- Merging the parts of a sharded bake ----
+
+// The part folders that `inputs` name: each input is a part folder (its manifest.json is a
+// part's) or a folder of part folders (its subfolders holding a manifest.json, one level deep,
+// sorted by name; bake staging folders beside them are skipped). InputError naming the input
+// when it is missing, not a folder, a whole bake, or a folder with no parts in it.
+std::vector<std::string> findPartFolders(const std::vector<std::string>& inputs);
+
+struct MergeOptions {
+  std::string outDir;
+  // Hard-link the terrain and tiles into the output instead of copying them, where the parts
+  // and the output share a file system (else they are copied): no data is read or written,
+  // and only each file's size is checked against its part's manifest (readers check the
+  // checksums). Safe because no ecobake writes into an existing file: a retried shard or a
+  // later merge replaces folders whole, which only unlinks.
+  bool link = false;
+  std::function<void(int done, int total)> progress;  // tiles placed
+};
+struct MergeSummary {
+  int parts = 0;
+  int tiles = 0;
+  int linked = 0;  // files hard-linked (with MergeOptions::link), the rest copied
+  uint64_t instances = 0;
+  uint64_t bytes = 0;  // tile bytes
+  double seconds = 0;
+};
+// Merges the parts of one sharded bake into outDir: the same bytes, file for file, as the
+// bake in one process. Checks, before creating anything, that every part is readable and
+// from the same bake (tool version, name, seed, world, terrain, tiling, species, input hashes
+// and shard count), that no index is given twice, and that the parts' rows are disjoint and
+// cover the world; then copies every tile (size and checksum checked against its part's
+// manifest on the way) and part 1's terrain (checked against the checksum every part records),
+// and writes the manifest. The output folder follows the bake's rules (output_dir.h), and may
+// not be or lie inside a part, nor contain one. InputError naming the offending part folder.
+MergeSummary mergeParts(const std::vector<std::string>& parts, const MergeOptions& options);
 
 // Same as scatter + makeInstances, kept in memory (tests, tools).
 std::vector<TileData> bakeInMemory(const World& world, int threads, std::optional<TileRange> tiles = {});

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -64,6 +65,48 @@ std::string countText(double n) {
   return buf;
 }
 
+// Instances per square metre each species is expected to reach at a point: its
+// suitability (density included) times its packing at its radius, times the ground the
+// classes placed before it leave free. Classes are placed in layer order and each keeps
+// footprint_a + footprint_b away from the instances already placed, so a class sees the ground
+// its predecessors left free: with n_t instances per square metre of class t, a fraction
+// exp(-sum_t n_t pi (f_t + f_s)^2) (a Boolean model of discs), expanded into three running
+// sums so a point costs O(species).
+class PointDensity {
+ public:
+  PointDensity(const World& world, const SpeciesOrder& order) : world_(world), order_(order) {
+    const BiomeConfig& c = world.config;
+    perArea_.resize(c.species.size());  // instances per square metre at suitability 1
+    for (size_t s = 0; s < c.species.size(); ++s)
+      perArea_[s] = kPackingPerRadius2 / (double(c.species[s].radius) * double(c.species[s].radius));
+  }
+  // Adds each species' density at (x, z) to sum[species id]; returns their total.
+  double add(float x, float z, double* sum) const {
+    if (world_.terrain.noDataAt(x, z)) return 0;  // nothing grows at a nodata hole
+    const Environment env = environmentAt(world_, x, z);
+    double n0 = 0, n1 = 0, n2 = 0;  // sum over placed classes of n_t, n_t f_t, n_t f_t^2
+    for (uint16_t s : order_.speciesOfClass) {
+      const SpeciesConfig& sp = world_.config.species[s];
+      double suitability = double(speciesWeights(sp, env).suitability);
+      // Painted maps and vector exclusions, as the bake applies them (only when given).
+      if (suitability > 0 && world_.hasPaintedMaps(s)) suitability *= double(world_.paintedFactor(s, x, z));
+      if (suitability > 0 && world_.shapes.excludes(s, double(x), double(z))) suitability = 0;
+      if (!(suitability > 0)) continue;
+      const double f = double(sp.footprint);
+      const double free = std::exp(-3.14159265358979 * (n2 + 2.0 * f * n1 + f * f * n0));
+      const double n = perArea_[s] * suitability * free;
+      if (sum) sum[s] += n;
+      n0 += n, n1 += n * f, n2 += n * f * f;
+    }
+    return n0;
+  }
+
+ private:
+  const World& world_;
+  const SpeciesOrder& order_;
+  std::vector<double> perArea_;
+};
+
 }  // namespace
 
 BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRange> range) {
@@ -88,13 +131,7 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
   threads = std::clamp(threads, 1, 64);
   std::vector<std::vector<double>> sums(size_t(threads), std::vector<double>(nSpecies, 0.0));
   std::vector<long long> counts(size_t(threads), 0);
-  // Classes are placed in layer order and each keeps footprint_a + footprint_b away from the
-  // instances already placed, so a class sees the ground its predecessors left free: with
-  // n_t instances per square metre of class t, a fraction exp(-sum_t n_t pi (f_t + f_s)^2)
-  // (a Boolean model of discs), expanded into three running sums so a point costs O(species).
-  std::vector<double> perArea(nSpecies);  // instances per square metre at suitability 1
-  for (size_t s = 0; s < nSpecies; ++s)
-    perArea[s] = kPackingPerRadius2 / (double(c.species[s].radius) * double(c.species[s].radius));
+  const PointDensity density(world, order);
   auto rows = [&](int first) {
     std::vector<double>& sum = sums[size_t(first)];
     for (int j = first * stride; j < H; j += threads * stride)
@@ -102,22 +139,7 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
         const float x = float(i) * t.cellSize, z = float(j) * t.cellSize;
         if (double(x) < x0 || double(x) > x1 || double(z) < z0 || double(z) > z1) continue;
         ++counts[size_t(first)];
-        if (t.noDataAt(x, z)) continue;  // nothing grows at a nodata hole
-        const Environment env = environmentAt(world, x, z);
-        double n0 = 0, n1 = 0, n2 = 0;  // sum over placed classes of n_t, n_t f_t, n_t f_t^2
-        for (uint16_t s : order.speciesOfClass) {
-          const SpeciesConfig& sp = c.species[s];
-          double suitability = double(speciesWeights(sp, env).suitability);
-          // Painted maps and vector exclusions, as the bake applies them (only when given).
-          if (suitability > 0 && world.hasPaintedMaps(s)) suitability *= double(world.paintedFactor(s, x, z));
-          if (suitability > 0 && world.shapes.excludes(s, double(x), double(z))) suitability = 0;
-          if (!(suitability > 0)) continue;
-          const double f = double(sp.footprint);
-          const double free = std::exp(-3.14159265358979 * (n2 + 2.0 * f * n1 + f * f * n0));
-          const double n = perArea[s] * suitability * free;
-          sum[s] += n;
-          n0 += n, n1 += n * f, n2 += n * f * f;
-        }
+        density.add(x, z, sum.data());
       }
   };
   {
@@ -189,6 +211,44 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
   memory += tileFiles * (sizeof(TileEntry) + 32.0 + 8.0 * double(nSpecies));
   e.peakMemoryBytes = memory;
   return e;
+}
+
+std::vector<double> tileRowWork(const World& world, int threads) {
+  // Points per row: kRowColumns across the world by kRowLines along the row, at fixed
+  // fractions of the extent, so the sum is the same on every machine.
+  constexpr int kRowColumns = 512, kRowLines = 4;
+  // A tile costs about this many instances' time even when empty (sampler set-up per class,
+  // margins, the schedule): a tile of ocean is not free.
+  constexpr double kTileWork = 1000;
+  const SpeciesOrder order = speciesOrder(world.config);
+  const SamplerParams p = samplerParams(world, order);
+  const PointDensity density(world, order);
+  const int rows = tilesZ(p), columns = tilesX(p);
+  std::vector<double> work(size_t(rows), 0.0);
+  auto rowWork = [&](int r) {
+    const double z0 = double(r) * double(p.tileSize);
+    const double z1 = std::min(double(r + 1) * double(p.tileSize), double(p.worldZ));
+    double sum = 0;
+    for (int k = 0; k < kRowLines; ++k)
+      for (int i = 0; i < kRowColumns; ++i) {
+        const double x = (double(i) + 0.5) * double(p.worldX) / kRowColumns;
+        const double z = z0 + (double(k) + 0.5) * (z1 - z0) / kRowLines;
+        sum += density.add(float(x), float(z), nullptr);
+      }
+    const double area = double(p.worldX) * std::max(0.0, z1 - z0);
+    work[size_t(r)] = sum / (kRowColumns * kRowLines) * area + kTileWork * double(columns);
+  };
+  threads = std::clamp(threads, 1, 64);
+  std::atomic<int> next{0};
+  auto worker = [&] {
+    for (int r = next++; r < rows; r = next++) rowWork(r);
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (int k = 1; k < threads; ++k) pool.emplace_back(worker);
+    worker();
+  }
+  return work;
 }
 
 // The tightest memory limit of this process's control groups (v2 memory.max, v1

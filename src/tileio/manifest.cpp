@@ -26,6 +26,7 @@ static_assert(std::endian::native == std::endian::little, "terrain.r32f is writt
 // A manifest lists about 200 bytes per tile: 256 MiB is over a million tiles.
 constexpr uint64_t kMaxManifestBytes = uint64_t(256) << 20;
 constexpr const char* kManifestFormat = "ecobake-manifest";
+constexpr const char* kPartFormat = "ecobake-part";  // a part of a sharded bake, same format_version
 constexpr int kManifestVersion = 2;  // 2: tile checksums and hashes are XXH3-64 ("xxh3_64")
 // Species ids are 16-bit in tiles and the manifest.
 constexpr size_t kMaxSpecies = 65536;
@@ -45,6 +46,8 @@ void computeTotals(Manifest& m) {
       m.totals.speciesCounts[i] += t.speciesCounts[i];
   }
 }
+
+std::string tileFileName(int x, int z) { return "tiles/" + std::to_string(x) + "_" + std::to_string(z) + ".ecot"; }
 
 static bool tileOrder(const TileEntry& a, const TileEntry& b) { return a.z != b.z ? a.z < b.z : a.x < b.x; }
 
@@ -79,7 +82,13 @@ void writeManifest(const std::string& dir, const Manifest& m) {
   std::sort(tiles.begin(), tiles.end(), tileOrder);
 
   Json j;
-  j["format"] = kManifestFormat;
+  j["format"] = m.part ? kPartFormat : kManifestFormat;
+  if (m.part)  // keys are written sorted, so a whole bake's manifest is unchanged by this one
+    j["part"] = {{"index", m.part->index},
+                 {"count", m.part->count},
+                 {"first_row", m.part->firstRow},
+                 {"last_row", m.part->lastRow},
+                 {"terrain_xxh3_64", hex64(m.part->terrainChecksum)}};
   j["format_version"] = kManifestVersion;
   j["tool_version"] = m.toolVersion;
   j["name"] = m.name;
@@ -189,6 +198,17 @@ SpeciesRecord readSpecies(ObjectReader& r) {
   return s;
 }
 
+// 16 lowercase hex digits, as hex64 writes them.
+void hexChecksum(ObjectReader& r, const char* key, uint64_t& out) {
+  std::string hash;
+  if (r.string(key, hash, true)) {
+    if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos)
+      r.report(r.pathOf(key), "expected 16 lowercase hex digits");
+    else
+      out = std::stoull(hash, nullptr, 16);
+  }
+}
+
 TileEntry readTile(ObjectReader& r) {
   TileEntry t;
   boundedInteger(r, "x", t.x, 0, std::numeric_limits<int>::max());
@@ -196,13 +216,7 @@ TileEntry readTile(ObjectReader& r) {
   relativePath(r, "file", t.file);
   r.unsignedInteger("instances", t.instances, true);
   r.unsignedInteger("bytes", t.bytes, true);
-  std::string hash;
-  if (r.string("xxh3_64", hash, true)) {
-    if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos)
-      r.report(r.pathOf("xxh3_64"), "expected 16 lowercase hex digits");
-    else
-      t.checksum = std::stoull(hash, nullptr, 16);
-  }
+  hexChecksum(r, "xxh3_64", t.checksum);
   r.unsignedArray("species_counts", t.speciesCounts, true);
   return t;
 }
@@ -232,11 +246,39 @@ void validate(const ManifestReader& r, const Manifest& m) {
     }
     if (sum != t.instances) r.fail(where + "/species_counts", "does not add up to instances");
   }
+  if (m.part) {
+    const ManifestPart& p = *m.part;
+    if (p.index > p.count) r.fail("/part/index", std::to_string(p.index) + " is above count " + std::to_string(p.count));
+    if (p.firstRow > p.lastRow || p.lastRow >= m.tiling.tilesZ)
+      r.fail("/part", "tile rows " + std::to_string(p.firstRow) + ".." + std::to_string(p.lastRow) +
+                          " are not a range inside tiling.tiles_z (" + std::to_string(m.tiling.tilesZ) + ")");
+    if (m.terrain.file != "terrain.r32f") r.fail("/terrain/file", "a part's terrain file is terrain.r32f");
+    for (size_t i = 0; i < m.tiles.size(); ++i) {
+      const TileEntry& t = m.tiles[i];
+      if (t.z < p.firstRow || t.z > p.lastRow)
+        r.fail(jsonPointer("/tiles", i), "tile row " + std::to_string(t.z) + " is outside the part's rows " +
+                                             std::to_string(p.firstRow) + ".." + std::to_string(p.lastRow));
+      if (t.file != tileFileName(t.x, t.z))
+        r.fail(jsonPointer("/tiles", i) + "/file", "a part's tile files are named " + tileFileName(t.x, t.z));
+    }
+  }
   Manifest expected = m;
   computeTotals(expected);
   if (expected.totals.instances != m.totals.instances || expected.totals.bytes != m.totals.bytes ||
       expected.totals.speciesCounts != m.totals.speciesCounts)
     r.fail("/totals", "do not match the sum over tiles");
+}
+
+// "part 2 of 7 of a sharded bake (tile rows 3..4)", from whatever of that the JSON holds.
+std::string describePart(const Json& j) {
+  auto number = [&j](const char* key) -> std::string {
+    const auto part = j.find("part");
+    if (part == j.end() || !part->is_object()) return "?";
+    const auto v = part->find(key);
+    return v != part->end() && v->is_number_integer() ? std::to_string(v->get<int64_t>()) : "?";
+  };
+  return "part " + number("index") + " of " + number("count") + " of a sharded bake (tile rows " + number("first_row") +
+         ".." + number("last_row") + ")";
 }
 
 }  // namespace
@@ -257,12 +299,15 @@ bool hasEcobakeManifest(const std::string& dir, std::string* why) {
   Json j = Json::parse(bytes.begin(), bytes.end(), nullptr, false);
   if (j.is_discarded()) return no(manifestPath(dir) + ": is not valid JSON");
   auto format = j.is_object() ? j.find("format") : j.end();
-  if (!j.is_object() || format == j.end() || !format->is_string() || format->get_ref<const std::string&>() != kManifestFormat)
+  if (!j.is_object() || format == j.end() || !format->is_string() ||
+      (format->get_ref<const std::string&>() != kManifestFormat && format->get_ref<const std::string&>() != kPartFormat))
     return no(manifestPath(dir) + ": is not an ecobake manifest (no \"format\": \"" + kManifestFormat + "\")");
   return true;
 }
 
-Manifest readManifest(const std::string& dir) {
+namespace {
+
+Manifest readManifestOf(const std::string& dir, bool wantPart) {
   ManifestReader mr{manifestPath(dir), {}};
   std::vector<uint8_t> bytes = readFileBytes(mr.file, kMaxManifestBytes, "manifest");
   Json j = Json::parse(bytes.begin(), bytes.end(), nullptr, false);
@@ -270,8 +315,15 @@ Manifest readManifest(const std::string& dir) {
   if (!j.is_object()) throw InputError(mr.file + ": expected a JSON object");
   ObjectReader root(j, "", mr.problems);
   std::string format;
-  if (!root.string("format", format, true) || format != kManifestFormat)
-    throw InputError(mr.file + ": not an ecobake manifest (format is not \"" + kManifestFormat + "\")");
+  root.string("format", format, true);
+  if (format == kPartFormat && !wantPart)
+    throw InputError(mr.file + ": is " + describePart(j) +
+                     ", not a whole bake; merge all the parts first: ecobake merge PART... -o OUTDIR");
+  if (format == kManifestFormat && wantPart)
+    throw InputError(mr.file + ": is a whole bake, not a part of a sharded bake (parts are made by ecobake bake --shard I/N)");
+  if (format != (wantPart ? kPartFormat : kManifestFormat))
+    throw InputError(mr.file + ": not an ecobake manifest (format is not \"" + (wantPart ? kPartFormat : kManifestFormat) +
+                     "\")");
   int64_t version = 0;
   if (!root.integer("format_version", version, Limits::atLeast(0), true)) mr.throwFirst();
   if (version != kManifestVersion)
@@ -328,14 +380,27 @@ Manifest readManifest(const std::string& dir) {
     totals->unsignedInteger("bytes", m.totals.bytes, true);
     totals->unsignedArray("species_counts", m.totals.speciesCounts, true);
   }
+  if (wantPart) {
+    if (auto part = mr.object(root, "part")) {
+      ManifestPart p;
+      boundedInteger(*part, "count", p.count, 1, 1 << 20);
+      boundedInteger(*part, "index", p.index, 1, 1 << 20);
+      boundedInteger(*part, "first_row", p.firstRow, 0, 1 << 20);
+      boundedInteger(*part, "last_row", p.lastRow, 0, 1 << 20);
+      hexChecksum(*part, "terrain_xxh3_64", p.terrainChecksum);
+      p.hasTerrain = p.index == 1;
+      m.part = p;
+    }
+  }
   mr.throwFirst();
   validate(mr, m);
 
   // The terrain's claimed size against the file, so that no reader sizes a grid from a
   // claim (2^20 x 2^20 would be 4 TiB) before reading a file of a few KB.
+  // The terrain is in part 1 only.
   const std::string terrainPath = (fs::path(dir) / m.terrain.file).string();
   const uint64_t claimed = uint64_t(m.terrain.width) * uint64_t(m.terrain.height) * sizeof(float);
-  if (const uint64_t actual = regularFileSize(terrainPath); actual != claimed)
+  if (const uint64_t actual = !m.part || m.part->hasTerrain ? regularFileSize(terrainPath) : claimed; actual != claimed)
     throw InputError(terrainPath + ": " + std::to_string(actual) + " bytes, but " + mr.file + " claims a " +
                      std::to_string(m.terrain.width) + " x " + std::to_string(m.terrain.height) +
                      " float32 terrain (" + std::to_string(claimed) + " bytes)");
@@ -349,6 +414,11 @@ Manifest readManifest(const std::string& dir) {
   if (!(m.world.minY <= m.world.maxY)) mr.fail("/world", "min_y is above max_y");
   return m;
 }
+
+}  // namespace
+
+Manifest readManifest(const std::string& dir) { return readManifestOf(dir, false); }
+Manifest readPartManifest(const std::string& dir) { return readManifestOf(dir, true); }
 
 std::vector<float> readTerrainRaw(const std::string& dir, const Manifest& m) {
   std::string path = (fs::path(dir) / m.terrain.file).string();

@@ -5,6 +5,7 @@
 // nothing: decodeTile, readManifest and readTileVerified validate. File access goes through
 // core/file_io.h. Design: docs/tile-format.md.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,6 +87,18 @@ struct TileEntry {
   std::vector<uint64_t> speciesCounts;  // indexed by species id
 };
 
+// A part of a sharded bake (`ecobake bake --shard I/N`): which band of tile rows it baked.
+// Its manifest.json has "format": "ecobake-part" (so no reader takes it for a whole bake) and
+// otherwise the fields of a bake's, its tiles and totals those of its rows only. Only part 1
+// carries terrain.r32f (the same bytes in every part; merge copies it once); every part
+// records the terrain's checksum so that merge can tell parts of different inputs apart.
+struct ManifestPart {
+  int index = 1, count = 1;         // 1-based, index <= count
+  int firstRow = 0, lastRow = 0;    // tile rows (z) firstRow..lastRow inclusive
+  bool hasTerrain = false;          // terrain.r32f is in this part's folder
+  uint64_t terrainChecksum = 0;     // checksum64 of the terrain file's bytes
+};
+
 struct Manifest {
   std::string toolVersion = ECO_VERSION;
   std::string name;
@@ -116,12 +129,17 @@ struct Manifest {
     uint64_t instances = 0, bytes = 0;
     std::vector<uint64_t> speciesCounts;
   } totals;
+  std::optional<ManifestPart> part;  // set only in the manifest of a part of a sharded bake
 };
+
+// "tiles/X_Z.ecot": the one name of a tile's file in a bake folder.
+std::string tileFileName(int x, int z);
 
 // Fills manifest.totals from manifest.tiles.
 void computeTotals(Manifest& manifest);
 
-// Writes dir/manifest.json atomically, tiles sorted by (z, x). A non-finite number anywhere
+// Writes dir/manifest.json atomically, tiles sorted by (z, x); with manifest.part set, the
+// manifest of a part ("format": "ecobake-part" and a "part" object), else a whole bake's. A non-finite number anywhere
 // is a bug upstream (validation should have refused the input): std::logic_error naming the
 // field, and nothing is written, rather than a manifest with `null` that no reader accepts.
 void writeManifest(const std::string& dir, const Manifest& manifest);
@@ -130,12 +148,21 @@ void writeManifest(const std::string& dir, const Manifest& manifest);
 // describe before anything is sized from them: the terrain file's size must equal
 // width * height * 4, each tile's claimed instances must fit in its claimed bytes, and
 // its bytes in kMaxTileBytes; tile files themselves are checked by readTileVerified.
+// The manifest of a part of a sharded bake is refused ("is part 2 of 7 of a sharded bake
+// ...: merge the parts with `ecobake merge`"): a lone part is not a world.
 Manifest readManifest(const std::string& dir);
+// Reads and validates the manifest of a part (dir/manifest.json with "format":
+// "ecobake-part"), with readManifest's checks plus the part's own: index within count, rows
+// within the tiling, every tile inside the rows, each tile's file named tileFileName, and the
+// terrain file's size checked only in the part that carries it. InputError naming the file on
+// anything else, a whole bake included.
+Manifest readPartManifest(const std::string& dir);
 
 // True when dir/manifest.json is a regular file of at most the manifest size limit that
-// parses as JSON and carries the ecobake format marker ("format": "ecobake-manifest"), whatever
-// its format_version: the test for "this folder is a bake that `bake -o` may replace". Never
-// throws for bad content; otherwise `why` (may be null) says what is missing.
+// parses as JSON and carries the ecobake format marker ("format": "ecobake-manifest", or
+// "ecobake-part" for a part of a sharded bake), whatever its format_version: the test for
+// "this folder is a bake that `bake -o` may replace". Never throws for bad content; otherwise
+// `why` (may be null) says what is missing.
 bool hasEcobakeManifest(const std::string& dir, std::string* why);
 
 // dir/<manifest.terrain.file> as width * height floats; InputError if missing or wrong size.

@@ -124,6 +124,14 @@ def main() -> int:
         check(False, "a foreign manifest was opened")
     except eb.BakeError as e:
         check("not an ecobake manifest" in str(e), f"unexpected message: {e}")
+    # A lone part of a sharded bake (ecobake bake --shard) is refused with what to do.
+    part_dir = os.path.join(scratch, "part")
+    subprocess.run([ecobake, "bake", config, "-o", part_dir, "--shard", "2/3", "-q"], check=True)
+    try:
+        eb.open_bake(part_dir)
+        check(False, "a part of a sharded bake was opened as a bake")
+    except eb.BakeError as e:
+        check("is part 2 of 3 of a sharded bake" in str(e) and "ecobake merge" in str(e), f"unexpected message: {e}")
 
     shutil.rmtree(scratch, ignore_errors=True)
     for f in failures[:20]:
