@@ -88,9 +88,6 @@ TEST(ExportScene, HalfRoundingIsNearestOfAllHalvesTiesToEven) {
   for (float v : probes) {
     const float want = nearestHalf(halves, v), got = eco::roundToHalf(v);
     if (got != want && ++wrong <= 5) ADD_FAILURE() << v << ": " << got << ", nearest half " << want;
-    // The text reads back as that half: as a float, and as the half nearest to it.
-    const float back = std::strtof(eco::halfText(v).c_str(), nullptr);
-    if (back != want && ++wrong <= 5) ADD_FAILURE() << v << ": \"" << eco::halfText(v) << "\" reads as " << back;
   }
   EXPECT_EQ(wrong, 0) << probes.size() << " probes";
 }

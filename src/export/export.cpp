@@ -160,8 +160,7 @@ uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, Ex
   // The index lists every exported tile, about 100 bytes each: 64 MiB is 600,000 tiles.
   const OutputKind kind =
       markedOutput("ecobake export", "ecobake export", "export", kExportMarker, kExportFormat, uint64_t(64) << 20);
-  checkOutputFolder(outDir, kind);
-  StagedDir staged(outDir, kind);
+  StagedDir staged(outDir, kind);  // checks the destination before creating anything
   const fs::path root(staged.staging);
   const bool usd = format == ExportFormat::Usd;
   const char* extension = usd ? ".usda" : ".glb";
@@ -189,14 +188,15 @@ uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, Ex
     const SelectedTile tile = selectFromTile(sel, readTileVerified(bakeDir, manifest, entry));
     if (!tile.instances.empty()) {
       const std::string file = "tiles/" + std::to_string(entry.x) + "_" + std::to_string(entry.z) + extension;
+      const Box extent = usd ? usdExtent(manifest, tile) : Box{};
       if (usd) {
-        const std::string text = usdTileLayer(manifest, sel.keep, tile);
+        const std::string text = usdTileLayer(manifest, sel.keep, tile, extent);
         writeFilePlain((root / file).string(), text.data(), text.size());
       } else {
         const std::vector<uint8_t> glb = gltfTile(manifest, sel.keep, tile);
         writeFilePlain((root / file).string(), glb.data(), glb.size());
       }
-      refs.push_back({entry.x, entry.z, file, usdExtent(manifest, tile)});
+      refs.push_back({entry.x, entry.z, file, extent});
       tiles.push_back({{"x", entry.x}, {"z", entry.z}, {"file", file}, {"instances", tile.instances.size()}});
       count += tile.instances.size();
     }

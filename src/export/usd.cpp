@@ -94,12 +94,6 @@ float roundToHalf(float value) {
   return std::copysign(std::nearbyint(a / quantum) * quantum, value);
 }
 
-std::string halfText(float value) {
-  std::string out;
-  appendFloat(out, roundToHalf(value));
-  return out;
-}
-
 std::string usdPrimName(const SpeciesRecord& species) {
   std::string name = "sp" + std::to_string(species.id) + "_";
   for (char c : species.name)
@@ -170,7 +164,8 @@ Box usdExtent(const Manifest& manifest, const SelectedTile& tile) {
   return box;
 }
 
-std::string usdTileLayer(const Manifest& manifest, const std::vector<bool>& keep, const SelectedTile& tile) {
+std::string usdTileLayer(const Manifest& manifest, const std::vector<bool>& keep, const SelectedTile& tile,
+                         const Box& extent) {
   std::vector<int> protoIndex(manifest.species.size(), -1);
   std::vector<const SpeciesRecord*> protos;
   for (const SpeciesRecord& s : manifest.species)
@@ -185,11 +180,10 @@ std::string usdTileLayer(const Manifest& manifest, const std::vector<bool>& keep
   out += "def PointInstancer \"tile\"\n{\n";
 
   if (!tile.instances.empty()) {
-    const Box box = usdExtent(manifest, tile);
     out += "    float3[] extent = [";
-    appendTuple(out, box.lo.data(), 3);
+    appendTuple(out, extent.lo.data(), 3);
     out += ", ";
-    appendTuple(out, box.hi.data(), 3);
+    appendTuple(out, extent.hi.data(), 3);
     out += "]\n";
   }
 

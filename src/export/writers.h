@@ -58,8 +58,6 @@ std::array<float, 3> linearRgb(uint32_t rgba);
 std::string usdPrimName(const SpeciesRecord& species);
 // prototypes.usda: /Prototypes/<prim> per kept species, its proxy mesh as Mesh prims.
 std::string usdPrototypesLayer(const Manifest& manifest, const std::vector<bool>& keep);
-// tiles/X_Z.usda: a PointInstancer /tile over the kept species.
-std::string usdTileLayer(const Manifest& manifest, const std::vector<bool>& keep, const SelectedTile& tile);
 // A conservative box of everything a tile's instancer draws: each instance's bounding sphere
 // (its species' sphere at its scale) around its position. The tile layer's `extent`, and
 // the root layer's `extentsHint`, which gives an unloaded payload its bounds.
@@ -67,6 +65,9 @@ struct Box {
   std::array<float, 3> lo{}, hi{};
 };
 Box usdExtent(const Manifest& manifest, const SelectedTile& tile);
+// tiles/X_Z.usda: a PointInstancer /tile over the kept species; `extent` is usdExtent(tile).
+std::string usdTileLayer(const Manifest& manifest, const std::vector<bool>& keep, const SelectedTile& tile,
+                         const Box& extent);
 // world.usda: /World with one component prim per tile loading its layer as a payload.
 struct UsdTileRef {
   int x = 0, z = 0;
@@ -74,9 +75,8 @@ struct UsdTileRef {
   Box extent;
 };
 std::string usdRootLayer(const Manifest& manifest, const std::vector<UsdTileRef>& tiles);
-// The shortest decimal that reads back as the same half-precision value as `value` (rounded
-// to nearest, ties to even): how quath components are written.
-std::string halfText(float value);
+// `value` rounded to half precision (nearest, ties to even), as a float: quath components
+// are written as the shortest decimal of this float, which reads back as the same half.
 float roundToHalf(float value);
 
 // ---- glTF (gltf.cpp) ----
