@@ -13,6 +13,7 @@ struct Instance {
   vec3 up;         // unit
   float yaw;       // radians
   vec3 size;       // scale * (crownRadius, meshHeight, crownRadius)
+  float scale;
   vec3 color;      // linear 0..1 from the RGB8 tint
   uint kind;
   uint hash;       // a per-instance value independent of where the instance sits in memory
@@ -43,6 +44,7 @@ Instance decodeWith(PackedInstance p, GpuTile tile, GpuSpecies sp) {
   float scale = unorm16(p.z & 0xffffu, sp.shape.z, sp.shape.w);
   o.up = decodeOctahedral(p.z >> 16);
   o.size = scale * vec3(sp.shape.y, sp.shape.x, sp.shape.y);
+  o.scale = scale;
   o.color = unpackUnorm4x8(p.w).rgb;
   o.kind = min(sp.info.x, KIND_COUNT - 1);
   uint h = p.x * 0x9E3779B1u ^ (p.y + 0x7F4A7C15u) * 0x85EBCA77u ^ (p.z + 0x165667B1u) * 0xC2B2AE3Du;
@@ -57,11 +59,12 @@ Instance decodeWith(PackedInstance p, GpuTile tile, GpuSpecies sp) {
 vec3 instancePoint(Instance inst, vec3 p) { return placeInstancePoint(inst.position, inst.up, inst.yaw, inst.size, p); }
 vec3 instanceNormal(Instance inst, vec3 n) { return placeInstanceNormal(inst.up, inst.yaw, inst.size, n); }
 
-// Bounding sphere of the scaled unit mesh: centre half-way up the (tilted) axis.
-vec4 instanceSphere(Instance inst) {
-  float halfHeight = 0.5 * inst.size.y;
-  return vec4(inst.position + inst.up * halfHeight, sqrt(halfHeight * halfHeight + inst.size.x * inst.size.x));
+// Bounding sphere of the instance's mesh: the species' mesh sphere placed like a vertex.
+vec4 instanceSphere(Instance inst, GpuSpecies sp) {
+  return vec4(instancePoint(inst, sp.sphere.xyz), sp.sphere.w * inst.scale);
 }
+
+bool speciesHidden(FrameData f, uint s) { return ((f.hidden[s >> 7u][(s >> 5u) & 3u] >> (s & 31u)) & 1u) != 0u; }
 
 float hash01(uint h) { return float(h >> 8) * (1.0 / 16777216.0); }
 
@@ -70,8 +73,56 @@ vec4 toClip(FrameData f, vec3 p) {
   return vec4(dot(f.clip[0], h), dot(f.clip[1], h), dot(f.clip[2], h), dot(f.clip[3], h));
 }
 
+// Clip position in view `view`: 0 the camera, 1 + c shadow cascade c.
+vec4 viewClip(FrameData f, uint view, vec3 p) {
+  if (view == 0u) return toClip(f, p);
+  vec4 h = vec4(p, 1.0);
+  uint c = (view - 1u) * 4u;
+  return vec4(dot(f.shadowClip[c], h), dot(f.shadowClip[c + 1u], h), dot(f.shadowClip[c + 2u], h),
+              dot(f.shadowClip[c + 3u], h));
+}
+
+// ---- Light (design: docs/viewer-look.md) ----
+
+// Sky radiance along a unit direction: a gradient from the haze colour at the horizon to the
+// zenith colour, a glow around the sun and the sun's disc.
+vec3 skyColor(FrameData f, vec3 dir) {
+  if ((f.look.x & LOOK_FLAT_SKY) != 0u) return f.fog.rgb;
+  float up = clamp(dir.y, 0.0, 1.0);
+  vec3 sky = mix(f.fog.rgb, f.skyZenith.rgb, pow(up, 0.45));
+  float toSun = max(dot(dir, f.sun.xyz), 0.0);
+  sky += vec3(1.0, 0.85, 0.6) * (0.25 * pow(toSun, 8.0) + 0.6 * pow(toSun, 64.0));
+  sky += vec3(1.0, 0.95, 0.85) * 6.0 * smoothstep(0.9995, 0.9998, toSun);
+  return sky;
+}
+
+// Hemisphere ambient: sky light from above, ground bounce from below, by the normal's y.
+vec3 ambientLight(FrameData f, vec3 n) {
+  vec3 skyAmbient = mix(f.fog.rgb, f.skyZenith.rgb, 0.5);
+  return mix(f.ground.rgb, skyAmbient, 0.5 + 0.5 * n.y) * f.ground.w;
+}
+
+// Direct sun light reaching a surface of normal n (before shadowing).
+vec3 sunLight(FrameData f, vec3 n) { return vec3(1.0, 0.96, 0.88) * (f.sun.w * max(dot(n, f.sun.xyz), 0.0)); }
+
+// Distance fog with aerial perspective: light scattered in along the view ray takes the sky's
+// horizon colour, warmer toward the sun; extinction by exp(-density * distance).
 vec3 applyFog(FrameData f, vec3 color, vec3 worldPos) {
-  float d = length(worldPos - f.eye.xyz);
+  if (f.fog.w <= 0.0) return color;
+  vec3 toPoint = worldPos - f.eye.xyz;
+  float d = length(toPoint);
+  vec3 v = toPoint / max(d, 1e-3);
   float k = exp(-d * f.fog.w);
-  return mix(f.fog.rgb, color, k);
+  float toSun = max(dot(v, f.sun.xyz), 0.0);
+  vec3 haze = f.fog.rgb + vec3(0.35, 0.25, 0.1) * pow(toSun, 6.0);
+  return mix(haze, color, k);
+}
+
+// Exposure and a filmic tone curve (Narkowicz's fit of the ACES reference rendering
+// transform, 2015): highlights (sky near the sun, snow in full sun) roll off instead of
+// clipping. The result goes to the UNORM target as is: the bake's tints are display colours
+// (the previous viewer and the exporters show them unconverted), so no sRGB encoding here.
+vec3 toneMap(FrameData f, vec3 c) {
+  c *= f.skyZenith.w;
+  return clamp((c * (2.51 * c + 0.03)) / (c * (2.43 * c + 0.59) + 0.14), 0.0, 1.0);
 }

@@ -1,8 +1,10 @@
 #version 460
-// Per instance: bounding sphere vs the frustum planes of frame.clip, draw distance and LOD choice, then vs the Hi-Z
-// pyramid of this frame's terrain depth (reversed Z, min reduction). Survivors are appended to
-// their (kind, LOD) draw: LOD 0 grows up from the kind's region start, LOD 1 down from its end
-// (cull_finish.comp then fixes LOD 1's firstInstance).
+// Per instance and view: bounding sphere vs the view's planes, draw distance and LOD choice
+// (from the camera, so every view draws the mesh the camera sees), and for the camera vs the
+// Hi-Z pyramid of this frame's terrain depth (reversed Z, min reduction). Survivors are
+// appended to their (view, species, LOD) draw: LOD 0 upward from the region's start, LOD 1
+// downward from its end (cull_finish.comp then fixes LOD 1's firstInstance). Views past the
+// camera are the sun's shadow cascades; only SPECIES_CASTS species are drawn there.
 #include "shared.h"
 #include "common.glsl"
 
@@ -16,7 +18,7 @@ layout(binding = 2) buffer Draws { DrawCommand draws[]; };
 layout(binding = 4) buffer Stats { uint stats[]; };
 layout(binding = 5) uniform sampler2D pyramid;
 layout(binding = 7) readonly buffer Species { GpuSpecies species[]; };
-// the visible list can exceed maxStorageBufferRange (4 bytes per budgeted instance)
+// the visible list can exceed maxStorageBufferRange (4 bytes per budgeted instance and view)
 layout(push_constant) uniform Push { uvec2 visibleAddress; };
 
 shared uint groupFrustum;
@@ -60,6 +62,13 @@ bool occluded(vec3 c, float r) {
   return sphereDepth < d;
 }
 
+void append(uint view, uint speciesId, uint lod, uint ref) {
+  uint cmd = (view * frame.draws.x + speciesId) * LOD_COUNT + lod;
+  uint n = atomicAdd(draws[cmd].instanceCount, 1);
+  uint dst = lod == 0 ? draws[cmd].firstInstance + n : draws[cmd].regionEnd - 1 - n;
+  VisibleList(visibleAddress).items[dst] = ref;
+}
+
 void main() {
   if (gl_LocalInvocationIndex == 0) {
     groupFrustum = 0;
@@ -75,18 +84,17 @@ void main() {
   uint flags = frame.cull.y;
   if (slot < page.header.z) {
     PackedInstance packed = InstancePage(page.header.xy).items[slot];
-    Instance inst = decodeWith(packed, page.box, species[packed.w >> 24]);
-    vec4 sphere = instanceSphere(inst);
+    uint speciesId = packed.w >> 24;
+    GpuSpecies sp = species[speciesId];
+    Instance inst = decodeWith(packed, page.box, sp);
+    vec4 sphere = instanceSphere(inst, sp);
     vec3 rel = sphere.xyz - frame.eye.xyz;
     vec3 c = vec3(dot(rel, frame.right.xyz), dot(rel, frame.up.xyz), dot(rel, frame.forward.xyz));
     float r = sphere.w;
+    uint ref = (pageIndex << PAGE_SHIFT) | slot;
 
-    bool keep = true;
-    if ((flags & CULL_FRUSTUM) != 0) {
-      // planes of the same clip matrix the vertex shaders use (camera.cpp frustumPlanes)
-      for (uint i = 0; i < FRUSTUM_PLANES; ++i)
-        keep = keep && dot(frame.frustum[i].xyz, sphere.xyz) + frame.frustum[i].w >= -r;
-    }
+    // decisions every view shares: hidden, draw distance, LOD
+    bool drawn = !speciesHidden(frame, speciesId);
     uint kind = inst.kind;
     float dist = length(rel);
     uint lod = 0;
@@ -96,17 +104,34 @@ void main() {
       // depend on where the instance sits in GPU memory, so the picture is stable as tiles stream
       float start = frame.fadeStart[kind], end = frame.fadeEnd[kind];
       float t = (dist - start) / max(end - start, 1e-3);
-      keep = keep && dist <= end && (dist <= start || hash01(inst.hash) >= t);
+      drawn = drawn && dist <= end && (dist <= start || hash01(inst.hash) >= t);
+    }
+
+    bool keep = drawn;
+    if ((flags & CULL_FRUSTUM) != 0) {
+      // planes of the same clip matrix the vertex shaders use (camera.cpp frustumPlanes)
+      for (uint i = 0; i < FRUSTUM_PLANES; ++i)
+        keep = keep && dot(frame.frustum[i].xyz, sphere.xyz) + frame.frustum[i].w >= -r;
     }
     if (keep) atomicAdd(groupFrustum, 1);
     if (keep && (flags & CULL_OCCLUSION) != 0) keep = !occluded(c, r);
-
     if (keep) {
       atomicAdd(groupVisible, 1);
-      uint cmd = kind * LOD_COUNT + lod;
-      uint n = atomicAdd(draws[cmd].instanceCount, 1);
-      uint dst = lod == 0 ? frame.regions[kind].x + n : frame.regions[kind].y - 1 - n;
-      VisibleList(visibleAddress).items[dst] = (pageIndex << PAGE_SHIFT) | slot;
+      append(0, speciesId, lod, ref);
+    }
+
+    // shadow casters: every cascade whose box the sphere touches (no occlusion: the sun sees
+    // what the camera does not)
+    if (drawn && (flags & CULL_SHADOWS) != 0 && (sp.info.y & SPECIES_CASTS) != 0) {
+      for (uint v = 1; v < frame.draws.y; ++v) {
+        bool inside = true;
+        for (uint i = 0; i < FRUSTUM_PLANES; ++i) {
+          vec4 plane = frame.shadowPlanes[(v - 1) * FRUSTUM_PLANES + i];
+          inside = inside && dot(plane.xyz, sphere.xyz) + plane.w >= -r;
+        }
+        // past the first cascade a texel spans metres: the coarse mesh casts the same shadow
+        if (inside) append(v, speciesId, v > 1 ? 1 : lod, ref);
+      }
     }
   }
 

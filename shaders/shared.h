@@ -25,7 +25,12 @@ ECO_CONST PAGE_ROWS = 32768;
 ECO_CONST MAX_PAGES = 1u << (32 - PAGE_SHIFT);
 ECO_CONST KIND_COUNT = 4;  // tree, shrub, grass, ground cover (tile.fbs SpeciesKind)
 ECO_CONST LOD_COUNT = 2;
-ECO_CONST DRAW_COUNT = KIND_COUNT * LOD_COUNT;  // draw command index = kind * LOD_COUNT + lod
+// Views the culling shader fills draw commands for: the camera, then the sun's shadow cascades.
+// Draw command index = (view * species count + species) * LOD_COUNT + lod (FrameData.draws.x
+// is the species count).
+ECO_CONST CASCADE_COUNT = 3;
+ECO_CONST VIEW_COUNT = 1 + CASCADE_COUNT;
+ECO_CONST MAX_SPECIES = 256;  // the GPU record keeps the species id in 8 bits
 // Linear RGB of the untinted (bark) vertices of the proxy meshes (meshes/meshes.h); the USD
 // and glTF exporters give their bark the same colour. Use as vec3(BARK_COLOR) / {BARK_COLOR}.
 #define BARK_COLOR 0.30f, 0.22f, 0.15f
@@ -35,6 +40,10 @@ ECO_CONST CULL_FRUSTUM = 1;
 ECO_CONST CULL_OCCLUSION = 2;
 ECO_CONST CULL_DISTANCE = 4;  // LOD selection by distance
 ECO_CONST CULL_FADE = 8;      // per-kind draw distance: fade out between FrameData.fadeStart and fadeEnd
+ECO_CONST CULL_SHADOWS = 16;  // also fill the cascades' draw commands (shadow casters)
+
+// GpuSpecies.info.y flags
+ECO_CONST SPECIES_CASTS = 1;  // drawn into the shadow maps (trees and shrubs)
 
 // FrameData.frustum order. With reversed Z and an infinite far plane, FAR has a zero normal
 // and is stored as (0, 0, 0, 1): it never rejects anything.
@@ -70,11 +79,12 @@ struct GpuTile {
   vec4 boundsMax;
 };
 
-// The unit mesh (radius 1, y in [0, 1]) of the species' kind is scaled by
-// scale * (crownRadius, meshHeight, crownRadius), rotated by tilt(up) * rotY(yaw).
+// The species' unit mesh (meshes/meshes.h) is scaled by scale * (crownRadius, meshHeight,
+// crownRadius), rotated by tilt(up) * rotY(yaw).
 struct GpuSpecies {
   vec4 shape;   // meshHeight, crownRadius, scaleMin, scaleMax
-  uvec4 info;   // x = kind (0 tree, 1 shrub, 2 grass, 3 ground cover)
+  vec4 sphere;  // bounding sphere of its LOD 0 mesh: unit-space centre, radius in metres at scale 1
+  uvec4 info;   // x = kind (0 tree, 1 shrub, 2 grass, 3 ground cover), y = SPECIES_* flags
 };
 
 // Page table entry: header = device address of the page (lo, hi), instance count, tile
@@ -95,32 +105,54 @@ struct FrameData {
   vec4 up;
   vec4 forward;
   vec4 proj;         // fx, fy (ndc = x * fx / depth), viewport width, height
-  vec4 sun;          // xyz direction toward the sun, w ambient
-  vec4 fog;          // rgb sky colour, w = fog density per metre
+  vec4 sun;          // xyz direction toward the sun, w = sun intensity
+  vec4 fog;          // rgb haze colour toward the horizon, w = fog density per metre (0: off)
+  vec4 skyZenith;    // rgb sky colour overhead, w = exposure
+  vec4 ground;       // rgb light bounced from the ground (hemisphere ambient below), w = ambient intensity
+  vec4 elevation;    // terrain min, max height (metres), snow line as a fraction of the range, unused
   vec4 terrain;      // cell size, heightmap width, height (samples), unused
   vec4 lod;          // lod distance factor, unused, pyramid width, height
   uvec4 cull;        // page count, flags, pyramid levels, unused
-  uvec4 regions[KIND_COUNT];  // x = first visible slot of the kind, y = one past its last
+  uvec4 draws;       // x = species count (draw commands per view: x * LOD_COUNT), y = views culled
+  uvec4 hidden[2];   // 256 bits by species id: hidden species are culled in every view
   // Near field / far field hand-over, per kind (x tree, y shrub, z grass, w ground cover), in
   // metres from the eye: instances fade out between fadeStart and fadeEnd and are not drawn
   // beyond; the far-field layer of that kind fades in over the same interval.
   vec4 fadeStart;
   vec4 fadeEnd;
   vec4 farField;     // x, y: world x, z to far-field texture coordinates (1 / extent); z: 1 when on
+  // Shadow cascades (render/shadows.h): rows of each cascade's light view-projection (depth 0
+  // toward the sun, 1 away), its culling planes (FRUSTUM_* order; NEAR, toward the sun, never
+  // rejects: casters there still shade the cascade), the view depth where each cascade ends.
+  vec4 shadowClip[CASCADE_COUNT * 4];
+  vec4 shadowPlanes[CASCADE_COUNT * FRUSTUM_PLANES];
+  vec4 shadowSplits; // xyz: end of cascade 0, 1, 2 (metres along the view direction), w: 1 when on
+  vec4 shadowTexel;  // x: world metres per shadow texel of each cascade (xyz), w: map size in texels
+  // Rivers (render/layers.h): x 1 when drawn, y metres per unit of the river layer's texels,
+  // z water where the distance to the river is below this (metres), w unused
+  vec4 water;
+  vec4 overlay;      // x 1 when a mask layer is shown, y opacity, zw unused
+  uvec4 look;        // x: LOOK_* flags
 };
+
+// FrameData.look.x flags
+ECO_CONST LOOK_FLAT_SKY = 1;  // the sky is the haze colour everywhere (no gradient, no sun): plain backgrounds
 
 // Far-field layers (render/far_field.h): one RGBA8 layer per kind, rgb = mean colour of the
 // kind's instances over the texel, a = fraction of the texel covered by their crowns.
 ECO_CONST FAR_LAYERS = KIND_COUNT;
 
-// VkDrawIndexedIndirectCommand plus padding to 32 bytes.
+// VkDrawIndexedIndirectCommand plus the draw's region of the visible list, padded to 32
+// bytes. LOD 0 of a (view, species) fills its region upward from firstInstance, LOD 1 downward
+// from regionEnd (cull.comp); cull_finish.comp then sets LOD 1's firstInstance.
 struct DrawCommand {
   uint indexCount;
   uint instanceCount;
   uint firstIndex;
   uint vertexOffset;  // int in Vulkan; meshes use offsets >= 0
   uint firstInstance;
-  uint pad0, pad1, pad2;
+  uint regionEnd;     // LOD 1: one past the region's last slot
+  uint pad0, pad1;
 };
 
 // Terrain LOD (render/terrain_draw.h): a quadtree over the heightmap's cells whose level-L
@@ -141,13 +173,14 @@ struct TerrainPush {
   // level L morphs toward level L + 1 from y * its range to z * its range; w: the top level
   // (the root), which never morphs.
   vec4 lod;
-  // capture pipeline only: x = capacity of the capture buffer in vertices
+  // x: capture pipeline only, capacity of the capture buffer in vertices; y: view (0 camera,
+  // 1 + c cascade c)
   uvec4 capture;
 };
 
 #ifdef __cplusplus
 static_assert(sizeof(PackedInstance) == 16);
-static_assert(sizeof(GpuTile) == 32 && sizeof(GpuSpecies) == 32 && sizeof(GpuPage) == 48);
+static_assert(sizeof(GpuTile) == 32 && sizeof(GpuSpecies) == 48 && sizeof(GpuPage) == 48);
 static_assert(sizeof(DrawCommand) == 32);
 static_assert(sizeof(TerrainNode) == 16 && sizeof(TerrainPush) == 32);
 }  // namespace eco::gpu

@@ -4,6 +4,12 @@
 
 layout(binding = 0) uniform Frame { FrameData frame; };
 layout(binding = 2) uniform sampler2DArray farField;  // render/far_field.h: premultiplied rgb, coverage
+layout(binding = 5) uniform sampler2DArrayShadow shadowMap;
+layout(binding = 6) uniform sampler2D river;    // distance to the river, frame.water.y metres per unit
+layout(binding = 7) uniform sampler2D overlay;  // the selected mask layer, 0..1 over its legend
+#include "shadow.glsl"
+#include "ramp.h"
+
 layout(location = 0) in vec3 inWorld;
 layout(location = 1) in vec3 inNormal;
 layout(location = 0) out vec4 outColor;
@@ -33,14 +39,33 @@ float valueNoise(vec2 p, float scale) {
   return mix(mix(hash12(i), hash12(i + vec2(1, 0)), u.x), mix(hash12(i + vec2(0, 1)), hash12(i + vec2(1, 1)), u.x), u.y);
 }
 
+// Ground albedo (linear) by slope and elevation: grass on gentle slopes, drier grass higher
+// up, bare soil on steeper ground, rock on cliffs, snow above the snow line where it can lie.
+vec3 groundAlbedo(vec3 n, float height, float noise) {
+  float slope = 1.0 - n.y;  // 0 flat .. 1 vertical
+  float range = max(frame.elevation.y - frame.elevation.x, 1.0);
+  float h01 = (height - frame.elevation.x) / range;
+  vec3 grass = vec3(0.13, 0.21, 0.06), dry = vec3(0.26, 0.25, 0.12);
+  vec3 soil = vec3(0.25, 0.19, 0.13), rock = vec3(0.30, 0.28, 0.26), snow = vec3(0.80, 0.82, 0.86);
+  float jitter = noise - 0.5;
+  vec3 c = mix(grass, dry, smoothstep(0.35, 0.75, h01 + 0.25 * jitter));
+  c = mix(c, soil, smoothstep(0.10, 0.22, slope + 0.08 * jitter));
+  c = mix(c, rock, smoothstep(0.22, 0.40, slope + 0.10 * jitter));
+  float snowLine = frame.elevation.z;
+  float s = smoothstep(snowLine, snowLine + 0.04 * range, height + 0.05 * range * jitter);
+  c = mix(c, snow, s * (1.0 - smoothstep(0.35, 0.55, slope)));
+  return c * (0.85 + 0.3 * noise);
+}
+
 void main() {
   vec3 n = normalize(inNormal);
-  float slope = 1.0 - n.y;  // 0 flat .. 1 vertical
-  vec3 grass = vec3(0.32, 0.42, 0.20);
-  vec3 rock = vec3(0.45, 0.42, 0.38);
-  vec3 base = mix(grass, rock, smoothstep(0.15, 0.35, slope));
-  float sunDot = max(dot(n, frame.sun.xyz), 0.0);
-  vec3 color = base * (sunDot + frame.sun.w);
+  float noise = 0.6 * valueNoise(inWorld.xz, 23.0) + 0.4 * valueNoise(inWorld.xz, 5.0);
+  vec3 albedo = groundAlbedo(n, inWorld.y, noise);
+  vec2 layerUv = (inWorld.xz / frame.terrain.x + 0.5) / frame.terrain.yz;  // heightmap samples
+  float shadow = sunShadow(inWorld, n);
+  vec3 ambient = ambientLight(frame, n);
+  vec3 color = albedo * (sunLight(frame, n) * shadow + ambient);
+
   // far field: each kind's layer fades in where its instances fade out
   if (frame.farField.z > 0.5) {
     vec3 toEye = frame.eye.xyz - inWorld;
@@ -49,9 +74,14 @@ void main() {
     float cosTheta = clamp(v.y, 0.0, 1.0), sinTheta = sqrt(1.0 - cosTheta * cosTheta);
     float surface = n.y / max(dot(n, v), 0.2);  // capped: grazing slopes are mostly hidden by what is in front
     vec2 uv = inWorld.xz * frame.farField.xy;
-    // Lit like the instances' crowns (vegetation.frag: 0.8 * n.sun + ambient + 0.1) averaged
-    // over a crown seen from above (mean n.sun ~ 0.6), following the slope a little.
-    float crownLight = 0.8 * 0.5 * mix(1.0, sunDot / max(frame.sun.y, 0.1), 0.3) + frame.sun.w + 0.1;
+    // Lit like the instances' crowns (vegetation.frag) averaged over a crown seen from above
+    // (mean n.sun about half the sun's elevation term), following the slope a little.
+    vec3 up = vec3(0.0, 1.0, 0.0);
+    float sunDot = max(dot(n, frame.sun.xyz), 0.0);
+    // 0.8 and the ground's 0.3 below: the far field's region signal matches the near field's
+    // best at these (render_farfield_test, shadows on)
+    vec3 crownLight = sunLight(frame, up) * 0.8 * mix(1.0, sunDot / max(frame.sun.y, 0.1), 0.3) * shadow +
+                      ambientLight(frame, up);
     // light variation at stand scale, so the far field does not read as flat paint
     float vary = 0.9 + 0.2 * (0.65 * valueNoise(inWorld.xz, 60.0) + 0.35 * valueNoise(inWorld.xz, 17.0));
     for (int k = int(FAR_LAYERS) - 1; k >= 0; --k) {
@@ -68,8 +98,35 @@ void main() {
       // render_farfield_test: the plants drawn in the band cover less than their share.)
       float t = clamp((d - frame.fadeStart[k]) / max(frame.fadeEnd[k] - frame.fadeStart[k], 1e-3), 0.0, 1.0);
       float alpha = seen * t;
+      // the ground between the crowns of a stand lies mostly in their shadow: darken the
+      // terrain by the layer's coverage before painting the crowns over it
+      color *= 1.0 - 0.3 * min(layer.a, 1.0) * t;
       color = mix(color, mean * crownLight * vary, alpha);
     }
   }
-  outColor = vec4(applyFog(frame, color, inWorld), 1.0);
+
+  // rivers: still water where the river field says the channel is, reflecting the sky
+  if (frame.water.x > 0.5) {
+    float dist = texture(river, layerUv).r * frame.water.y;
+    float wet = 1.0 - smoothstep(frame.water.z * 0.8, frame.water.z, dist);
+    if (wet > 0.0) {
+      vec3 v = normalize(frame.eye.xyz - inWorld);
+      vec3 wn = normalize(vec3(0.04 * (valueNoise(inWorld.xz + frame.eye.w, 3.0) - 0.5), 1.0,
+                               0.04 * (valueNoise(inWorld.zx, 3.0) - 0.5)));
+      float fresnel = 0.02 + 0.98 * pow(1.0 - max(dot(wn, v), 0.0), 5.0);
+      vec3 reflected = skyColor(frame, reflect(-v, wn));
+      vec3 deep = vec3(0.02, 0.06, 0.07) * (sunLight(frame, wn) * shadow + ambient);
+      vec3 water = mix(deep, reflected, fresnel);
+      color = mix(color, water, wet);
+    }
+  }
+
+  color = applyFog(frame, color, inWorld);
+  vec3 result = toneMap(frame, color);
+  // mask overlay: the layer's value through the legend's ramp, over the lit picture
+  if (frame.overlay.x > 0.5) {
+    float value = texture(overlay, layerUv).r;
+    result = mix(result, overlayRamp(value), frame.overlay.y);
+  }
+  outColor = vec4(result, 1.0);
 }

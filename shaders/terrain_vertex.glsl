@@ -106,7 +106,7 @@ void main() {
   vec2 slope = mix(slopeFine, slopeCoarse, k);
   outNormal = normalize(vec3(-slope.x, cell, -slope.y));
   outWorld = vec3(xz.x, h, xz.y);
-  gl_Position = toClip(frame, outWorld);
+  gl_Position = viewClip(frame, push.capture.y, outWorld);
 #ifdef TERRAIN_CAPTURE
   uint index = uint(gl_InstanceIndex) * TERRAIN_PATCH_VERTICES + uint(gl_VertexIndex);
   if (index < push.capture.x) captured[index] = vec4(outWorld, 1.0);

@@ -1,7 +1,8 @@
 #version 460
 // Vegetation: gl_InstanceIndex (firstInstance + n) indexes the compacted visible list, which
 // holds page/slot references into the resident instance pages; each instance is decoded from
-// its 16-byte record here (common.glsl decodeWith).
+// its 16-byte record here (common.glsl decodeWith). The same shader draws the camera view and,
+// without a fragment shader, the shadow cascades (push constant view).
 #include "shared.h"
 #include "common.glsl"
 
@@ -10,7 +11,7 @@ layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer Vis
 layout(binding = 0) uniform Frame { FrameData frame; };
 layout(binding = 1) readonly buffer Pages { GpuPage pages[]; };
 layout(binding = 7) readonly buffer Species { GpuSpecies species[]; };
-layout(push_constant) uniform Push { uvec2 visibleAddress; };
+layout(push_constant) uniform Push { uvec2 visibleAddress; uint view; };
 
 layout(location = 0) in vec4 inPos;     // unit mesh position, w = 1 tinted by instance colour, 0 bark
 layout(location = 1) in vec4 inNormal;
@@ -18,6 +19,7 @@ layout(location = 1) in vec4 inNormal;
 layout(location = 0) out vec3 outWorld;
 layout(location = 1) out vec3 outNormal;
 layout(location = 2) out vec3 outColor;
+layout(location = 3) out float outFoliage;
 
 void main() {
   uint ref = VisibleList(visibleAddress).items[gl_InstanceIndex];
@@ -27,5 +29,6 @@ void main() {
   outWorld = instancePoint(inst, inPos.xyz);
   outNormal = instanceNormal(inst, inNormal.xyz);
   outColor = inPos.w > 0.5 ? inst.color : vec3(BARK_COLOR);
-  gl_Position = toClip(frame, outWorld);
+  outFoliage = inPos.w;
+  gl_Position = viewClip(frame, view, outWorld);
 }

@@ -77,22 +77,41 @@ inline Frustum frustumFromCorners(const gpu::FrameData& f) {
   return fr;
 }
 
-// Draw index (kind * LOD_COUNT + lod) or -1 when culled, for an instance as tileio decodes it
-// (not as the shader does). The bounding sphere is the one of the viewer's unit meshes
-// (render/meshes.h: radius 1, y in [0, 1]) scaled by scale * (crownRadius, meshHeight,
-// crownRadius) and tilted: centre half-way up the up axis, radius from the half-height and the
-// crown radius. `margin` receives the smallest distance in metres between the sphere and any
-// decision boundary: float rounding on the GPU can flip only decisions with a tiny margin.
-inline int referenceCull(const Instance& inst, const SpeciesRecord& sp, const gpu::FrameData& f, const Frustum& fr,
-                         double* margin = nullptr) {
-  const double halfHeight = 0.5 * double(sp.meshHeight) * double(inst.scale);
-  const double crown = double(sp.crownRadius) * double(inst.scale);
-  const double r = std::sqrt(halfHeight * halfHeight + crown * crown);
+// Draw index (species * LOD_COUNT + lod) or -1 when culled, for an instance as tileio decodes
+// it (not as the shader does). `sphere`: the species mesh's bounding sphere as the renderer
+// lists it (meshes/meshes.h SpeciesMesh::sphere: unit-space centre, radius in metres at scale
+// 1), placed here with its own double-precision rotations: yaw about y (+x toward -z), then
+// the rotation about y x up taking y onto up (Rodrigues). `margin` receives the smallest
+// distance in metres between the sphere and any decision boundary: float rounding on the GPU
+// can flip only decisions with a tiny margin.
+inline int referenceCull(const Instance& inst, const SpeciesRecord& sp, const float sphere[4], const gpu::FrameData& f,
+                         const Frustum& fr, double* margin = nullptr) {
+  const double scale = double(inst.scale);
+  const double r = double(sphere[3]) * scale;
+  double local[3] = {double(sphere[0]) * double(sp.crownRadius) * scale, double(sphere[1]) * double(sp.meshHeight) * scale,
+                 double(sphere[2]) * double(sp.crownRadius) * scale};
+  const double cy = std::cos(double(inst.yaw)), sy = std::sin(double(inst.yaw));
+  double q[3] = {cy * local[0] + sy * local[2], local[1], -sy * local[0] + cy * local[2]};
   const double upLength = std::sqrt(double(inst.up.x) * double(inst.up.x) + double(inst.up.y) * double(inst.up.y) +
                                     double(inst.up.z) * double(inst.up.z));
-  const double c[3] = {double(inst.position.x) + double(inst.up.x) / upLength * halfHeight,
-                       double(inst.position.y) + double(inst.up.y) / upLength * halfHeight,
-                       double(inst.position.z) + double(inst.up.z) / upLength * halfHeight};
+  const double u[3] = {double(inst.up.x) / upLength, double(inst.up.y) / upLength, double(inst.up.z) / upLength};
+  // axis y x u = (u.z, 0, -u.x), angle acos(u.y)
+  double ax = u[2], az = -u[0];
+  const double sinA = std::sqrt(ax * ax + az * az), cosA = u[1];
+  double w[3] = {q[0], q[1], q[2]};
+  if (sinA > 1e-12) {
+    ax /= sinA, az /= sinA;
+    const double kx = ax, ky = 0, kz = az;
+    const double kxq[3] = {ky * q[2] - kz * q[1], kz * q[0] - kx * q[2], kx * q[1] - ky * q[0]};
+    const double kdq = kx * q[0] + ky * q[1] + kz * q[2];
+    for (int i = 0; i < 3; ++i) {
+      const double k = i == 0 ? kx : i == 1 ? ky : kz;
+      w[i] = q[i] * cosA + kxq[i] * sinA + k * kdq * (1 - cosA);
+    }
+  } else if (cosA < 0) {
+    w[1] = -q[1], w[2] = -q[2];  // straight down: a half turn about x
+  }
+  const double c[3] = {double(inst.position.x) + w[0], double(inst.position.y) + w[1], double(inst.position.z) + w[2]};
   double m = 1e300;
   bool keep = true;
   if (f.cull.y & gpu::CULL_FRUSTUM) {
@@ -122,7 +141,7 @@ inline int referenceCull(const Instance& inst, const SpeciesRecord& sp, const gp
   }
   if (margin) *margin = m;
   if (!keep) return -1;
-  return kind * int(gpu::LOD_COUNT) + lod;
+  return int(inst.species) * int(gpu::LOD_COUNT) + lod;
 }
 
 }  // namespace eco::test

@@ -39,19 +39,25 @@ using Key = std::tuple<size_t, uint32_t, uint32_t>;  // tile, instance, draw
 struct Reference {
   std::set<Key> visible;
   std::set<std::pair<size_t, uint32_t>> ambiguous;  // within 2 mm of a decision boundary
-  std::array<uint32_t, gpu::DRAW_COUNT> perDraw{};
+  std::vector<uint32_t> perDraw;  // species * LOD_COUNT + lod
+  std::vector<uint64_t> resident;  // by species
 };
 
 Reference reference(const Scene& world, const Renderer& renderer, const Camera& cam, const CullSettings& cull) {
   gpu::FrameData frame = makeFrameData(cam, renderer.width(), renderer.height(), cull);
   test::Frustum frustum = test::frustumFromCorners(frame);
   Reference ref;
+  ref.perDraw.assign(world.species.size() * gpu::LOD_COUNT, 0);
+  ref.resident.assign(world.species.size(), 0);
   for (size_t t : renderer.residentTiles()) {
     // the tile as a file stores and tileio decodes it: quantized, in the renderer's order
     std::vector<Instance> decoded = fixtures::decodedTile(world, t);
     for (uint32_t i = 0; i < decoded.size(); ++i) {
       double margin = 0;
-      int draw = test::referenceCull(decoded[i], world.species[decoded[i].species], frame, frustum, &margin);
+      const uint16_t sp = decoded[i].species;
+      ++ref.resident[sp];
+      int draw = test::referenceCull(decoded[i], world.species[sp], renderer.speciesMeshes()[sp].sphere, frame, frustum,
+                                     &margin);
       if (draw >= 0) {
         ref.visible.insert({t, i, uint32_t(draw)});
         ++ref.perDraw[size_t(draw)];
@@ -123,7 +129,7 @@ TEST_F(RenderCulling, GpuFrustumCullingMatchesCornerReferenceAtEveryAspectAndFov
                              << ref.visible.size() << ")";
         // per draw, as the GPU wrote the indirect records
         std::vector<gpu::DrawCommand> cmds = renderer.drawCommands();
-        for (uint32_t d = 0; d < gpu::DRAW_COUNT; ++d)
+        for (uint32_t d = 0; d < ref.perDraw.size(); ++d)
           EXPECT_NEAR(double(cmds[d].instanceCount), double(ref.perDraw[d]), double(ref.ambiguous.size()))
               << where << " draw " << d;
       }
@@ -170,12 +176,13 @@ TEST_F(RenderCulling, OcclusionKeepsThePictureAndDropsInstancesBehindTheRidge) {
   }
 }
 
-// The indirect buffer read back after the frame: one record per (kind, LOD) however many
-// instances are resident, each record's instance range inside its kind's region of the
-// visible list, LOD 0 and LOD 1 ranges disjoint, counts equal to the reference's (occlusion
-// off) and never above them (occlusion on).
+// The indirect buffer read back after the frame: one record per (view, species, LOD) however
+// many instances are resident; the camera's species regions of the visible list follow each
+// other in species order, each as large as the species' resident instances (counted here from
+// the decoded tiles); each record's instance range inside its species' region, LOD 0 and
+// LOD 1 ranges disjoint, counts equal to the reference's (occlusion off) and never above them
+// (occlusion on).
 TEST_F(RenderCulling, IndirectBufferAsWrittenByTheGpu) {
-  const MeshSet meshes = buildMeshes();
   for (uint64_t n : {2000ull, 60000ull}) {
     Scene world = makeSyntheticScene(smallWorld(n));
     Renderer renderer(ctx, world, options());
@@ -187,20 +194,31 @@ TEST_F(RenderCulling, IndirectBufferAsWrittenByTheGpu) {
       FrameStats s = renderer.render(cam, cull);
       EXPECT_EQ(s.resident, n);
       std::vector<gpu::DrawCommand> cmds = renderer.drawCommands();
-      auto regions = renderer.kindRegions();
       Reference ref = reference(world, renderer, cam, cull);
-      ASSERT_EQ(cmds.size(), size_t(gpu::DRAW_COUNT));
+      const size_t species = world.species.size();
+      ASSERT_EQ(renderer.speciesCount(), species);
+      ASSERT_EQ(cmds.size(), gpu::VIEW_COUNT * species * gpu::LOD_COUNT);
+      const std::vector<SpeciesMesh>& meshes = renderer.speciesMeshes();
       uint64_t drawn = 0;
       uint32_t nonEmpty = 0, refNonEmpty = 0;
-      for (uint32_t d = 0; d < gpu::DRAW_COUNT; ++d) {
+      uint64_t regionStart = 0;
+      for (uint32_t d = 0; d < species * gpu::LOD_COUNT; ++d) {
         const gpu::DrawCommand& c = cmds[d];
+        const uint32_t sp = d / gpu::LOD_COUNT;
         std::string where = "n " + std::to_string(n) + (occlusion ? " occlusion" : "") + " draw " + std::to_string(d);
-        EXPECT_EQ(c.indexCount, meshes.ranges[d].indexCount) << where;
-        EXPECT_EQ(c.firstIndex, meshes.ranges[d].firstIndex) << where;
-        EXPECT_EQ(c.vertexOffset, meshes.ranges[d].vertexOffset) << where;
-        const gpu::uvec4& region = regions[d / gpu::LOD_COUNT];
-        EXPECT_GE(c.firstInstance, region.x) << where;
-        EXPECT_LE(uint64_t(c.firstInstance) + c.instanceCount, region.y) << where;
+        EXPECT_EQ(c.indexCount, meshes[sp].lods[d % gpu::LOD_COUNT].indexCount) << where;
+        EXPECT_EQ(c.firstIndex, meshes[sp].lods[d % gpu::LOD_COUNT].firstIndex) << where;
+        EXPECT_EQ(c.vertexOffset, meshes[sp].lods[d % gpu::LOD_COUNT].vertexOffset) << where;
+        const uint64_t regionEnd = regionStart + ref.resident[sp];
+        if (d % gpu::LOD_COUNT == 1) {
+          EXPECT_EQ(c.regionEnd, regionEnd) << where;
+        }
+        if (d % gpu::LOD_COUNT == 0 && c.instanceCount > 0) {
+          EXPECT_EQ(c.firstInstance, regionStart) << where;
+        }
+        EXPECT_GE(c.firstInstance, regionStart) << where;
+        EXPECT_LE(uint64_t(c.firstInstance) + c.instanceCount, regionEnd) << where;
+        if (d % gpu::LOD_COUNT == gpu::LOD_COUNT - 1) regionStart = regionEnd;
         if (occlusion)
           EXPECT_LE(c.instanceCount, ref.perDraw[d] + ref.ambiguous.size()) << where;
         else
@@ -209,9 +227,9 @@ TEST_F(RenderCulling, IndirectBufferAsWrittenByTheGpu) {
         nonEmpty += c.instanceCount > 0;
         refNonEmpty += ref.perDraw[d] > 0;
       }
-      for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k) {
+      for (uint32_t k = 0; k < species; ++k) {
         const gpu::DrawCommand &lod0 = cmds[k * gpu::LOD_COUNT], &lod1 = cmds[k * gpu::LOD_COUNT + 1];
-        EXPECT_LE(uint64_t(lod0.firstInstance) + lod0.instanceCount, lod1.firstInstance) << "kind " << k;
+        EXPECT_LE(uint64_t(lod0.firstInstance) + lod0.instanceCount, lod1.firstInstance) << "species " << k;
       }
       EXPECT_EQ(drawn, s.afterOcclusion);
       EXPECT_EQ(s.nonEmptyDraws, nonEmpty);

@@ -32,6 +32,7 @@ TEST(RenderHeadless, BakeFolderRendersTerrainAndVegetation) {
   o.frames = 2;
   o.validation = true;
   o.camera = camera(512, 260, 1150, 0, -25);
+  o.view.sky = false;  // a flat background: sky pixels equal the top-left one
   o.stream.loadRadius = 5000;
   o.stream.unloadRadius = 5000;
   o.screenshot = dir.file("shot.png");
@@ -72,8 +73,9 @@ TEST(RenderHeadless, BakeFolderRendersTerrainAndVegetation) {
   EXPECT_LE(f["visible_after_occlusion"].get<uint64_t>(), f["visible_after_frustum"].get<uint64_t>());
   // the per-draw instance counts are the indirect records as the GPU wrote them; the visible
   // counter is a separate GPU atomic: the two must agree
-  std::vector<uint64_t> perDraw = f["draw_instances"].get<std::vector<uint64_t>>();
-  ASSERT_EQ(perDraw.size(), size_t(f["vegetation_draw_commands"].get<int>()));
+  std::vector<uint64_t> perDraw = f["species_instances"].get<std::vector<uint64_t>>();
+  // the camera's records: one per species and LOD; each shadow cascade has as many
+  ASSERT_EQ(perDraw.size() * f["vegetation_draw_calls"].get<size_t>(), f["vegetation_draw_commands"].get<size_t>());
   uint64_t drawn = 0;
   int nonEmpty = 0;
   for (uint64_t n : perDraw) drawn += n, nonEmpty += n > 0;

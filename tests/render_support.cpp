@@ -93,7 +93,8 @@ std::vector<VisibleRef> RendererProbe::visibleInstances(Renderer& r) {
                 VK_ACCESS_2_HOST_READ_BIT);
   endOneShot(r.ctx_, one);
   const auto* refs = static_cast<const uint32_t*>(copy.data);
-  for (uint32_t d = 0; d < gpu::DRAW_COUNT; ++d) {
+  // the camera view's records (the shadow cascades' follow them)
+  for (uint32_t d = 0; d < r.speciesCount_ * gpu::LOD_COUNT; ++d) {
     for (uint32_t i = 0; i < r.lastDraws_[d].instanceCount; ++i) {
       uint32_t ref = refs[r.lastDraws_[d].firstInstance + i];
       auto [tile, first] = r.pageOwner_[ref >> gpu::PAGE_SHIFT];

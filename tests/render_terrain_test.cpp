@@ -127,7 +127,10 @@ class TerrainView {
     VkViewport viewport{0, 0, float(width_), float(height_), 0, 1};
     vkCmdSetViewport(cmd, 0, 1, &viewport);
     vkCmdSetScissor(cmd, 0, 1, &area);
-    render::recordTerrainDraw(cmd, terrain_, frames_[slot], far_.image.view, far_.sampler, slot);
+    render::TerrainTextures textures;
+    textures.farField = far_.image.view;
+    textures.farSampler = far_.sampler;
+    render::recordTerrainDraw(cmd, terrain_, frames_[slot], textures, slot);
     vkCmdEndRendering(cmd);
     render::imageBarrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                          VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,

@@ -70,7 +70,8 @@ int main(int argc, char** argv) {
   bool headless = false, noOcclusion = false, noFrustum = false, noLod = false, noSettle = false;
   bool validation = false, bench = false, noDrawDistance = false, noFarField = false;
   std::string frames = "1", synthetic, syntheticGrid = "257", loadRadius = "1500", unloadRadius = "2000", budget = "8", uploadBudget = "2", uploadMs = "0.5";
-  bool stagedUploads = false;
+  bool stagedUploads = false, noShadows = false, noFog = false, noWater = false;
+  std::string exposure = "1", shadowMap = "1024", shadowDistance = "1500", overlay, hide;
   app.add_option("bake", bakeDir, "bake folder (manifest.json, terrain.r32f, tiles/)");
   app.add_flag("--headless", headless, "render offscreen, no window system");
   app.add_option("--frames", frames, "frames to render (headless), 1 to 1000000");
@@ -93,6 +94,14 @@ int main(int argc, char** argv) {
   app.add_flag("--staged-uploads", stagedUploads,
                "upload through staging buffers even where video memory is host-visible (the discrete-GPU path)");
   app.add_flag("--validation", validation, "enable Vulkan validation layers");
+  app.add_flag("--no-shadows", noShadows, "no sun shadows (cascaded shadow maps)");
+  app.add_flag("--no-fog", noFog, "no distance fog or aerial perspective");
+  app.add_flag("--no-water", noWater, "do not draw the bake's rivers as water");
+  app.add_option("--exposure", exposure, "scene brightness before tone mapping, 0.01 to 100");
+  app.add_option("--shadow-map", shadowMap, "texels per side of each shadow cascade, 64 to 8192");
+  app.add_option("--shadow-distance", shadowDistance, "metres of view depth that receive shadows, 10 to 1e5");
+  app.add_option("--overlay", overlay, "show this mask layer of the bake on the terrain (ecobake bake --layers; names: ecobake inspect)");
+  app.add_option("--hide", hide, "species names to hide, comma-separated");
   app.add_option("--synthetic", synthetic, "render a procedural world with this many instances (1 to 1e9)");
   app.add_option("--synthetic-grid", syntheticGrid, "procedural world: heightmap samples per side (4 m cells), 16 to 16385");
   app.add_flag("--bench", bench, "headless benchmark mode: print one JSON line per frame");
@@ -150,6 +159,12 @@ int main(int argc, char** argv) {
     o.uploadBytesPerFrame = uint64_t(std::llround(uploadMiB * 1048576.0));
     o.uploadMsPerFrame = uploadMsPerFrame;
     if (stagedUploads) o.upload = UploadPath::Staged;
+    o.view.shadows = !noShadows;
+    o.view.fog = !noFog;
+    o.view.water = !noWater;
+    o.view.exposure = float(parseReal(exposure, "--exposure", 0.01, 100));
+    o.shadows.mapSize = uint32_t(parseInteger(shadowMap, "--shadow-map", 64, 8192));
+    o.shadows.distance = float(parseReal(shadowDistance, "--shadow-distance", 10, 1e5));
 
     Scene world;
     if (syntheticCount > 0) {
@@ -161,6 +176,12 @@ int main(int argc, char** argv) {
       world = openBake(bakeDir);
     }
     if (camera.empty()) o.camera = defaultCamera(world, o.width, o.height);  // the whole world in view
+    for (const std::string& name : split(hide, ',')) {
+      if (name.empty()) continue;
+      auto it = std::find_if(world.species.begin(), world.species.end(), [&](const SpeciesRecord& s) { return s.name == name; });
+      if (it == world.species.end()) throw InputError("--hide: no species '" + name + "' in this bake");
+      o.view.hiddenSpecies.set(size_t(it - world.species.begin()));
+    }
 
     if (!headless && !bench) {
       int rc = runWindow(world, o, app.count("--frames") ? o.frames : 0);

@@ -120,7 +120,9 @@ int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames)
     ro.uploadBytesPerFrame = options.uploadBytesPerFrame;
     ro.uploadMsPerFrame = options.uploadMsPerFrame;
     ro.upload = options.upload;
+    ro.shadows = options.shadows;
     Renderer renderer(ctx, world, ro);
+    renderer.setView(options.view);
     Camera cam = options.camera;
     CullSettings cull = options.cull;
     bool orbit = false;

@@ -105,3 +105,26 @@ MeshSet buildMeshes() {
 }
 
 }  // namespace eco
+
+namespace eco {
+SpeciesMeshSet buildSpeciesMeshes(std::span<const SpeciesMeshSource> species) {
+  MeshSet kinds = buildMeshes();
+  SpeciesMeshSet out{kinds.vertices, kinds.indices, {}};
+  for (const SpeciesMeshSource& s : species) {
+    uint32_t kind = s.form == MeshForm::Broadleaf || s.form == MeshForm::Conifer ? 0
+                    : s.form == MeshForm::Shrub                                 ? 1
+                    : s.form == MeshForm::Grass                                 ? 2
+                                                                                : 3;
+    SpeciesMesh m{};
+    for (uint32_t l = 0; l < gpu::LOD_COUNT; ++l) {
+      m.lods[l] = kinds.ranges[kind * gpu::LOD_COUNT + l];
+      m.triangles[l] = m.lods[l].indexCount / 3;
+    }
+    float h = s.meshHeight, r = s.crownRadius;
+    m.sphere[0] = 0, m.sphere[1] = 0.5f, m.sphere[2] = 0, m.sphere[3] = std::sqrt(0.25f * h * h + r * r);
+    m.source = "procedural";
+    out.species.push_back(m);
+  }
+  return out;
+}
+}  // namespace eco

@@ -43,7 +43,9 @@ HeadlessResult runHeadless(const Scene& world, const HeadlessOptions& o) {
     ro.uploadMsPerFrame = o.uploadMsPerFrame;
     ro.upload = o.upload;
     ro.capture = true;
+    ro.shadows = o.shadows;
     Renderer renderer(ctx, world, ro);
+    renderer.setView(o.view);
     for (int f = 0; f < o.frames; ++f) {
       float t = o.frames > 1 ? float(f) / float(o.frames - 1) : 0.0f;
       Camera cam = o.cameraEnd ? lerpCamera(o.camera, *o.cameraEnd, t) : o.camera;
@@ -86,7 +88,8 @@ std::string statsJson(const HeadlessResult& r, const HeadlessOptions& o) {
                       {"gpu_terrain_ms", ms(s.terrainMs)},
                       {"gpu_pyramid_ms", ms(s.pyramidMs)},
                       {"gpu_cull_ms", ms(s.cullMs)},
-                      {"gpu_vegetation_ms", ms(s.vegetationMs)},
+                      {"gpu_shadow_ms", ms(s.shadowMs)},
+                      {"gpu_color_ms", ms(s.colorMs)},
                       {"terrain_triangles", s.terrainTriangles},
                       {"instances_resident", s.resident},
                       {"instances_tested", s.tested},
@@ -95,7 +98,10 @@ std::string statsJson(const HeadlessResult& r, const HeadlessOptions& o) {
                       {"vegetation_draw_calls", s.drawCalls},
                       {"vegetation_draw_commands", s.drawCommands},
                       {"vegetation_draw_commands_nonempty", s.nonEmptyDraws},
-                      {"draw_instances", s.drawInstances},
+                      {"species_instances", s.speciesInstances},
+                      {"vegetation_triangles", s.vegetationTriangles},
+                      {"shadows", s.shadows},
+                      {"shadow_instances", s.shadowInstances},
                       {"tiles_resident", s.tilesResident},
                       {"tile_loads", s.tileLoads},
                       {"tile_unloads", s.tileUnloads},

@@ -17,6 +17,8 @@ struct HeadlessOptions {
   Camera camera;
   std::optional<Camera> cameraEnd;  // moves linearly from camera to cameraEnd over the frames
   CullSettings cull;
+  ViewSettings view;
+  ShadowSettings shadows;
   StreamSettings stream;
   uint64_t uploadBytesPerFrame = 2u << 20;
   double uploadMsPerFrame = 0.5;

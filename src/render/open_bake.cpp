@@ -31,6 +31,8 @@ Scene openBake(const std::string& dir) {
     throw InputError((std::filesystem::path(dir) / "manifest.json").string() + ": " +
                      std::to_string(manifest->species.size()) + " species; the viewer draws at most 256");
   w.species = manifest->species;
+  w.speciesInstances = manifest->totals.speciesCounts;
+  w.bakeDir = dir;
   for (const TileEntry& e : manifest->tiles) {
     SceneTile t;
     t.x = e.x;

@@ -20,10 +20,13 @@ constexpr uint32_t kBlockPages = 64;  // 64 pages * 1024 instances * 16 B = 1 Mi
 constexpr VkDeviceSize kPageBytes = VkDeviceSize(gpu::PAGE_SIZE) * sizeof(gpu::PackedInstance);
 constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_UNORM;
 constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
-enum Timestamp : uint32_t { TsBegin, TsTerrain, TsPyramid, TsCull, TsVegetation, TsCount };
-// read-back layout of a frame slot: the draw records, then the stats counters
-constexpr VkDeviceSize kDrawBytes = sizeof(gpu::DrawCommand) * gpu::DRAW_COUNT;
+constexpr VkFormat kShadowFormat = VK_FORMAT_D32_SFLOAT;
+enum Timestamp : uint32_t { TsBegin, TsTerrain, TsPyramid, TsCull, TsShadow, TsColor, TsCount };
+// read-back layout of a frame slot: the draw records (drawBytes_), then the stats counters
 constexpr VkDeviceSize kStatBytes = 4 * gpu::STAT_COUNT;
+// Slope-scaled depth bias of the shadow passes (in depth units of the D32 map; the lookup
+// also offsets along the normal, shadow.glsl).
+constexpr float kShadowBiasConstant = 1.0f, kShadowBiasSlope = 1.75f;
 
 constexpr VkShaderStageFlags kVF = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
 constexpr VkDescriptorType kUbo = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
@@ -63,7 +66,12 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   VkDevice dev = ctx.device;
   staged_ = options.upload == UploadPath::Staged ||
             (options.upload == UploadPath::Auto && !hostWritesVideoMemory(ctx.memory));
-  if (world.species.size() > 256) throw InputError("the viewer draws at most 256 species");
+  if (world.species.size() > gpu::MAX_SPECIES) throw InputError("the viewer draws at most 256 species");
+  speciesCount_ = uint32_t(std::max<size_t>(world.species.size(), 1));
+  speciesResident_.assign(speciesCount_, 0);
+  casts_.assign(speciesCount_, false);
+  for (size_t i = 0; i < world.species.size(); ++i) casts_[i] = world.species[i].kind <= 1;  // trees, shrubs
+  drawBytes_ = VkDeviceSize(gpu::VIEW_COUNT) * speciesCount_ * gpu::LOD_COUNT * sizeof(gpu::DrawCommand);
 
   // The instance budget must fit the device: 16 B per instance in pages plus 4 B in the
   // visible list, within half of the largest device heap (the rest is for the driver,
@@ -91,6 +99,14 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   if (options.maxPages > 0) maxPages_ = std::min(maxPages_, options.maxPages);
   maxPages_ = std::max(maxPages_, 1u);
   visibleCapacity_ = std::max<uint64_t>(std::min(options_.stream.budgetInstances, worldInstances), 1);
+  // each cascade lists at most every resident caster once
+  uint64_t worldCasters = worldInstances;
+  if (world.speciesInstances.size() == world.species.size() && !world.species.empty()) {
+    worldCasters = 0;
+    for (size_t i = 0; i < world.species.size(); ++i)
+      if (casts_[i]) worldCasters += world.speciesInstances[i];
+  }
+  casterCapacity_ = options_.shadows.enabled ? std::min(visibleCapacity_, worldCasters) : 0;
   // Allocated once, at start-up: streaming never allocates, and where the CPU writes the pages
   // they are touched now, so no frame pays the operating system's first-touch page faults.
   for (uint32_t b = 0; b < (maxPages_ + kBlockPages - 1) / kBlockPages; ++b) {
@@ -104,11 +120,11 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   pageOwner_.resize(maxPages_);
   for (uint32_t p = 0; p < maxPages_; ++p) freePages_.insert(p);
   // the visible list is reached through its address: it may exceed maxStorageBufferRange
-  visible_ = createBuffer(ctx, visibleCapacity_ * 4,
+  visible_ = createBuffer(ctx, (visibleCapacity_ + gpu::CASCADE_COUNT * casterCapacity_) * 4,
                           VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                               VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                           MemoryUse::Gpu);
-  draws_ = createBuffer(ctx, kDrawBytes,
+  draws_ = createBuffer(ctx, drawBytes_,
                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
                             VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                         MemoryUse::Gpu);
@@ -116,8 +132,28 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                             VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                         MemoryUse::Gpu);
+  // vegetation meshes, one per species (procedural by its form, or the bake's mesh file)
+  {
+    std::vector<SpeciesMeshSource> sources;
+    for (const SpeciesRecord& sp : world.species) sources.push_back(meshSource(sp, world.bakeDir));
+    meshes_ = buildSpeciesMeshes(sources);
+    for (size_t i = 0; i < meshes_.species.size(); ++i)
+      if (!meshes_.species[i].error.empty())
+        spdlog::warn("species {}: {}; drawing its procedural mesh", world.species[i].name, meshes_.species[i].error);
+  }
+  vertices_ = createBuffer(ctx, std::max<size_t>(meshes_.vertices.size(), 1) * sizeof(MeshVertex),
+                           VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, MemoryUse::Upload);
+  std::memcpy(vertices_.data, meshes_.vertices.data(), meshes_.vertices.size() * sizeof(MeshVertex));
+  indices_ = createBuffer(ctx, std::max<size_t>(meshes_.indices.size(), 1) * 4, VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
+                          MemoryUse::Upload);
+  std::memcpy(indices_.data, meshes_.indices.data(), meshes_.indices.size() * 4);
   {
     std::vector<gpu::GpuSpecies> table = gpuSpeciesTable(world.species);
+    for (size_t i = 0; i < world.species.size(); ++i) {
+      const float* sphere = meshes_.species[i].sphere;
+      table[i].sphere = {sphere[0], sphere[1], sphere[2], sphere[3]};
+      table[i].info.y = casts_[i] ? gpu::SPECIES_CASTS : 0;
+    }
     species_ = createBuffer(ctx, table.size() * sizeof(gpu::GpuSpecies), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                             MemoryUse::Upload);
     std::memcpy(species_.data, table.data(), species_.size);
@@ -127,14 +163,36 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
 
   terrain_ = createTerrainDraw(ctx, world.heights, world.cellSize, kColorFormat, kDepthFormat);
   farField_ = createFarField(ctx, world);
-
-  // vegetation meshes
-  meshes_ = buildMeshes();
-  vertices_ = createBuffer(ctx, meshes_.vertices.size() * sizeof(MeshVertex), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
-                           MemoryUse::Upload);
-  std::memcpy(vertices_.data, meshes_.vertices.data(), vertices_.size);
-  indices_ = createBuffer(ctx, meshes_.indices.size() * 4, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, MemoryUse::Upload);
-  std::memcpy(indices_.data, meshes_.indices.data(), indices_.size);
+  {
+    auto [lo, hi] = std::minmax_element(world.heights.values.begin(), world.heights.values.end());
+    minY_ = world.heights.values.empty() ? 0 : *lo;
+    maxY_ = world.heights.values.empty() ? 0 : *hi;
+    float tallest = 0;
+    for (const SpeciesRecord& sp : world.species) tallest = std::max(tallest, sp.meshHeight * sp.scaleMax);
+    maxY_ += tallest;
+  }
+  const uint32_t mapSize = options_.shadows.enabled
+                               ? std::clamp<uint32_t>(options_.shadows.mapSize, 64, ctx.properties.limits.maxImageDimension2D)
+                               : 64;  // sampled, never drawn
+  options_.shadows.mapSize = mapSize;
+  shadowMap_ = createImage(ctx, mapSize, mapSize, 1, kShadowFormat,
+                           VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                           gpu::CASCADE_COUNT);
+  {
+    // sampled before any shadow pass has run (shadows off): start in the sampled layout, lit
+    VkCommandBuffer one = beginOneShot(ctx);
+    imageBarrier(one, shadowMap_.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_NONE, 0,
+                 VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    VkClearDepthStencilValue far{1.0f, 0};
+    VkImageSubresourceRange range{VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, gpu::CASCADE_COUNT};
+    vkCmdClearDepthStencilImage(one, shadowMap_.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &far, 1, &range);
+    imageBarrier(one, shadowMap_.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_CLEAR_BIT,
+                 VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                 VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
+                 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    endOneShot(ctx, one);
+  }
 
   VkSamplerCreateInfo si{.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
   si.magFilter = si.minFilter = VK_FILTER_NEAREST;
@@ -147,8 +205,22 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   GraphicsDesc veg{"vegetation.vert", "vegetation.frag", {{0, sizeof(MeshVertex), VK_VERTEX_INPUT_RATE_VERTEX}},
                    {{0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0}, {1, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 16}},
                    kColorFormat, kDepthFormat, VK_CULL_MODE_NONE};
-  vegetation_ = createGraphicsPipeline(
-      ctx, veg, {{0, kUbo, kVF}, {1, kSsbo, VK_SHADER_STAGE_VERTEX_BIT}, {7, kSsbo, VK_SHADER_STAGE_VERTEX_BIT}}, 8);
+  const std::vector<BindingDesc> vegBindings = {{0, kUbo, kVF},
+                                                {1, kSsbo, VK_SHADER_STAGE_VERTEX_BIT},
+                                                {3, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
+                                                {7, kSsbo, VK_SHADER_STAGE_VERTEX_BIT}};
+  vegetation_ = createGraphicsPipeline(ctx, veg, vegBindings, 16);
+  GraphicsDesc vegShadow = veg;
+  vegShadow.fragmentShader = nullptr;
+  vegShadow.colorFormat = VK_FORMAT_UNDEFINED;
+  vegShadow.depthFormat = kShadowFormat;
+  vegShadow.depthCompare = VK_COMPARE_OP_LESS;
+  vegShadow.depthBias = true;
+  vegetationShadow_ = createGraphicsPipeline(ctx, vegShadow, vegBindings, 16);
+  GraphicsDesc sky{"sky.vert", "sky.frag", {}, {}, kColorFormat, kDepthFormat, VK_CULL_MODE_NONE};
+  sky.depthCompare = VK_COMPARE_OP_EQUAL;  // only where nothing was drawn (depth still 0)
+  sky.depthWrite = false;
+  sky_ = createGraphicsPipeline(ctx, sky, {{0, kUbo, kVF}}, 0);
   constexpr VkShaderStageFlags C = VK_SHADER_STAGE_COMPUTE_BIT;
   cull_ = createComputePipeline(ctx, "cull.comp",
                                 {{0, kUbo, C}, {1, kSsbo, C}, {2, kSsbo, C}, {4, kSsbo, C}, {5, kSampled, C}, {7, kSsbo, C}},
@@ -176,7 +248,8 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
     s.frame = createBuffer(ctx, sizeof(gpu::FrameData), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUse::Upload);
     s.pageTable = createBuffer(ctx, VkDeviceSize(maxPages_) * sizeof(gpu::GpuPage), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                MemoryUse::Upload);
-    s.readback = createBuffer(ctx, kDrawBytes + kStatBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::Readback);
+    s.readback = createBuffer(ctx, drawBytes_ + kStatBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::Readback);
+    s.drawInit = createBuffer(ctx, drawBytes_, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::Upload);
     if (staged_) {
       s.staging = createBuffer(ctx, std::max<VkDeviceSize>(options_.uploadBytesPerFrame, kPageBytes),
                                VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::Upload);
@@ -227,10 +300,11 @@ Renderer::~Renderer() {
     vkDestroyFence(dev, s.fence, nullptr);
     vkFreeCommandBuffers(dev, ctx_.commandPool, 1, &s.cmd);
     if (s.queries) vkDestroyQueryPool(dev, s.queries, nullptr);
-    for (Buffer* b : {&s.frame, &s.pageTable, &s.staging, &s.readback}) destroyBuffer(ctx_, *b);
+    for (Buffer* b : {&s.frame, &s.pageTable, &s.staging, &s.readback, &s.drawInit}) destroyBuffer(ctx_, *b);
   }
   destroyTargets();
-  for (Pipeline* p : {&vegetation_, &cull_, &cullFinish_, &reduce_}) destroyPipeline(ctx_, *p);
+  for (Pipeline* p : {&vegetation_, &vegetationShadow_, &sky_, &cull_, &cullFinish_, &reduce_}) destroyPipeline(ctx_, *p);
+  destroyImage(ctx_, shadowMap_);
   vkDestroySampler(dev, sampler_, nullptr);
   destroyTerrainDraw(ctx_, terrain_);
   destroyFarField(ctx_, farField_);
@@ -327,8 +401,11 @@ uint64_t Renderer::upload(uint64_t budget, double deadlineMs, FrameSlot& slot) {
 void Renderer::commit(PendingUpload& p) {
   TileSlot& slot = tiles_[p.tile.tile];
   const auto* species = static_cast<const gpu::GpuSpecies*>(species_.data);
-  // Kind regions of the visible list are sized from the kind the shader decodes.
-  for (const gpu::PackedInstance& g : p.tile.instances) slot.kindCounts[species[g.w >> 24].info.x]++;
+  // Species regions of the visible list are sized from the species the shader decodes
+  // (ids were checked against the species table when the tile was read).
+  (void)species;
+  slot.speciesCounts.assign(speciesCount_, 0);
+  for (const gpu::PackedInstance& g : p.tile.instances) slot.speciesCounts[std::min(g.w >> 24, speciesCount_ - 1)]++;
   for (size_t i = 0; i < p.pages.size(); ++i) {
     uint32_t page = p.pages[i];
     uint32_t first = uint32_t(i * gpu::PAGE_SIZE);
@@ -339,7 +416,7 @@ void Renderer::commit(PendingUpload& p) {
     pageCount_ = std::max(pageCount_, page + 1);
   }
   slot.pages = std::move(p.pages);
-  for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k) kindResident_[k] += slot.kindCounts[k];
+  for (uint32_t k = 0; k < speciesCount_; ++k) speciesResident_[k] += slot.speciesCounts[k];
   residentInstances_ += p.tile.instances.size();
   resident_[p.tile.tile] = true;
 }
@@ -359,7 +436,7 @@ void Renderer::evict(size_t index) {
     pageTable_[p] = gpu::GpuPage{};
     retiring_.push_back({frameIndex_, p});
   }
-  for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k) kindResident_[k] -= slot.kindCounts[k];
+  for (uint32_t k = 0; k < slot.speciesCounts.size(); ++k) speciesResident_[k] -= slot.speciesCounts[k];
   slot = TileSlot{};
   resident_[index] = false;
   while (pageCount_ > 0 && pageTable_[pageCount_ - 1].header.z == 0) --pageCount_;
@@ -413,17 +490,21 @@ void Renderer::settleStreaming(const Camera& cam) {
 }
 
 void Renderer::checkCullCapacity() const {
-  // The shader writes one visible entry per instance of pages [0, pageCount_), at
-  // regions[kind].x + n (LOD 0) or regions[kind].y - 1 - n (LOD 1), n below the kind's count
-  // in those pages. Every write stays inside the visible list exactly when the page counts,
-  // the kind regions and the resident total agree and fit the list.
-  uint64_t inPages = 0, inKinds = 0;
+  // The shader writes at most one visible entry per view and instance of pages
+  // [0, pageCount_), at region start + n (LOD 0) or region end - 1 - n (LOD 1), n below the
+  // species' count in those pages. Every write stays inside the visible list exactly when the
+  // page counts, the species regions and the resident total agree and fit the list.
+  uint64_t inPages = 0, inKinds = 0, casters = 0;
   for (uint32_t p = 0; p < pageCount_; ++p) inPages += pageTable_[p].header.z;
-  for (uint64_t k : kindResident_) inKinds += k;
+  for (uint32_t k = 0; k < speciesCount_; ++k) {
+    inKinds += speciesResident_[k];
+    if (casts_[k]) casters += speciesResident_[k];
+  }
   if (pageCount_ > maxPages_ || inPages != residentInstances_ || inKinds != residentInstances_ ||
-      residentInstances_ > visibleCapacity_ || residentInstances_ > options_.stream.budgetInstances)
+      residentInstances_ > visibleCapacity_ || (casterCapacity_ > 0 && casters > casterCapacity_) ||
+      residentInstances_ > options_.stream.budgetInstances)
     throw std::logic_error("cull buffers inconsistent: " + std::to_string(inPages) + " instances in " +
-                           std::to_string(pageCount_) + " pages, " + std::to_string(inKinds) + " by kind, " +
+                           std::to_string(pageCount_) + " pages, " + std::to_string(inKinds) + " by species, " +
                            std::to_string(residentInstances_) + " resident, visible list " +
                            std::to_string(visibleCapacity_) + ", budget " +
                            std::to_string(options_.stream.budgetInstances));
@@ -437,7 +518,7 @@ std::vector<size_t> Renderer::residentTiles() const {
 }
 
 uint64_t Renderer::residentBytes() const {
-  uint64_t bytes = visible_.size;
+  uint64_t bytes = visible_.size + draws_.size;
   for (const Buffer& b : blocks_) bytes += b.size;
   for (const FrameSlot& s : slots_) bytes += s.pageTable.size;
   return bytes;
@@ -480,25 +561,31 @@ FrameStats Renderer::finishFrame(FrameSlot& slot) {
   framesFinished_ = std::max(framesFinished_, slot.stats.frame + 1);
   FrameStats s = slot.stats;
   const auto* draws = static_cast<const gpu::DrawCommand*>(slot.readback.data);
-  const auto* counters = reinterpret_cast<const uint32_t*>(static_cast<const char*>(slot.readback.data) + kDrawBytes);
+  const auto* counters = reinterpret_cast<const uint32_t*>(static_cast<const char*>(slot.readback.data) + drawBytes_);
   s.tested = counters[gpu::STAT_TESTED];
   s.afterFrustum = counters[gpu::STAT_FRUSTUM];
   s.afterOcclusion = counters[gpu::STAT_VISIBLE];
-  lastDraws_.assign(draws, draws + gpu::DRAW_COUNT);
-  for (uint32_t d = 0; d < gpu::DRAW_COUNT; ++d) {
-    s.drawInstances[d] = draws[d].instanceCount;
+  const uint32_t perView = speciesCount_ * gpu::LOD_COUNT;
+  lastDraws_.assign(draws, draws + size_t(perView) * gpu::VIEW_COUNT);
+  s.speciesInstances.assign(perView, 0);
+  for (uint32_t d = 0; d < perView; ++d) {
+    s.speciesInstances[d] = draws[d].instanceCount;
     s.nonEmptyDraws += draws[d].instanceCount > 0;
+    if (d / gpu::LOD_COUNT < meshes_.species.size())
+      s.vegetationTriangles += uint64_t(draws[d].instanceCount) * meshes_.species[d / gpu::LOD_COUNT].triangles[d % gpu::LOD_COUNT];
   }
+  for (uint32_t d = perView; d < lastDraws_.size(); ++d) s.shadowInstances += draws[d].instanceCount;
   if (slot.queries) {
     uint64_t ts[TsCount];
     if (vkGetQueryPoolResults(ctx_.device, slot.queries, 0, TsCount, sizeof(ts), ts, 8, VK_QUERY_RESULT_64_BIT) ==
         VK_SUCCESS) {
       double period = double(ctx_.properties.limits.timestampPeriod) * 1e-6;
-      s.gpuMs = double(ts[TsVegetation] - ts[TsBegin]) * period;
+      s.gpuMs = double(ts[TsColor] - ts[TsBegin]) * period;
       s.terrainMs = double(ts[TsTerrain] - ts[TsBegin]) * period;
       s.pyramidMs = double(ts[TsPyramid] - ts[TsTerrain]) * period;
       s.cullMs = double(ts[TsCull] - ts[TsPyramid]) * period;
-      s.vegetationMs = double(ts[TsVegetation] - ts[TsCull]) * period;
+      s.shadowMs = double(ts[TsShadow] - ts[TsCull]) * period;
+      s.colorMs = double(ts[TsColor] - ts[TsShadow]) * period;
     }
   }
   if (options_.capture && slot.pixels.data) {
@@ -507,6 +594,28 @@ FrameStats Renderer::finishFrame(FrameSlot& slot) {
   }
   lastFrame_ = slot.data;
   return s;
+}
+
+void Renderer::setLight(gpu::FrameData& frame, const CullSettings& cull) const {
+  Vec3 sun = sunDirection(world_.sunAzimuthDeg, world_.sunElevationDeg);
+  frame.sun = {sun.x, sun.y, sun.z, 1.9f};
+  frame.fog.x = 0.58f, frame.fog.y = 0.68f, frame.fog.z = 0.80f;  // horizon haze
+  if (!view_.fog) frame.fog.w = 0;
+  frame.skyZenith = {0.16f, 0.32f, 0.62f, view_.exposure};
+  frame.ground = {0.30f, 0.27f, 0.22f, 0.55f};  // ground bounce colour, ambient intensity
+  const float range = std::max(maxY_ - minY_, 1.0f);
+  // snow only on relief worth the name: the top 12 % of a range of at least 800 m
+  float snow = world_.heights.values.empty() || range < 800 ? 1e30f : minY_ + 0.88f * (maxY_ - minY_);
+  frame.elevation = {minY_, maxY_, snow, 0};
+  frame.look.x = view_.sky ? 0 : gpu::LOOK_FLAT_SKY;
+  frame.shadowSplits.w = 0;
+  bool anyCaster = false;
+  for (uint32_t k = 0; k < speciesCount_; ++k) anyCaster = anyCaster || (casts_[k] && !view_.hiddenSpecies[k]);
+  if (options_.shadows.enabled && view_.shadows && sun.y > 0.02f) {
+    setShadowCascades(frame, options_.shadows, minY_, maxY_);
+    if (anyCaster && casterCapacity_ > 0) frame.cull.y |= gpu::CULL_SHADOWS;
+  }
+  (void)cull;
 }
 
 void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const FrameHooks* hooks) {
@@ -542,11 +651,27 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   frame.lod.w = float(pyramid_.height);
   frame.cull.x = pageCount_;
   frame.cull.z = pyramid_.mips;
-  uint32_t base = 0;
-  for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k) {
-    uint32_t end = base + uint32_t(kindResident_[k]);
-    frame.regions[k] = {base, end, 0, 0};
-    base = end;
+  setLight(frame, cull);
+  const uint32_t fs = uint32_t(frameIndex_ % kFramesInFlight);
+  if (frame.shadowSplits.w > 0) prepareTerrainShadows(terrain_, frame, fs);
+  frame.draws = {speciesCount_, frame.shadowSplits.w > 0 ? gpu::VIEW_COUNT : 1u, 0, 0};
+  for (uint32_t i = 0; i < gpu::MAX_SPECIES; ++i)
+    if (view_.hiddenSpecies[i]) (&frame.hidden[i >> 7].x)[(i >> 5) & 3] |= 1u << (i & 31);
+  {
+    // the indirect records with their regions of the visible list: the camera's species in
+    // order, then each cascade's casters
+    auto* init = static_cast<gpu::DrawCommand*>(slot.drawInit.data);
+    uint32_t base = 0;
+    for (uint32_t v = 0; v < gpu::VIEW_COUNT; ++v)
+      for (uint32_t k = 0; k < speciesCount_; ++k) {
+        uint32_t size = v == 0 || (casts_[k] && casterCapacity_ > 0) ? uint32_t(speciesResident_[k]) : 0;
+        for (uint32_t lod = 0; lod < gpu::LOD_COUNT; ++lod) {
+          MeshRange m = k < meshes_.species.size() ? meshes_.species[k].lods[lod] : MeshRange{};
+          init[(v * speciesCount_ + k) * gpu::LOD_COUNT + lod] = {m.indexCount, 0, m.firstIndex, m.vertexOffset,
+                                                                  base, base + size, 0, 0};
+        }
+        base += size;
+      }
   }
   std::memcpy(slot.frame.data, &frame, sizeof(frame));
   std::memcpy(slot.pageTable.data, pageTable_.data(), size_t(pageCount_) * sizeof(gpu::GpuPage));
@@ -555,8 +680,9 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   s = FrameStats{};
   s.frame = frameIndex_;
   s.resident = residentInstances_;
-  s.drawCalls = 1;
-  s.drawCommands = gpu::DRAW_COUNT;
+  s.shadows = frame.shadowSplits.w > 0;
+  s.drawCalls = s.shadows ? 1 + gpu::CASCADE_COUNT : 1;
+  s.drawCommands = s.drawCalls * speciesCount_ * gpu::LOD_COUNT;
   s.uploadedBytes = uploaded;
   s.residentBytes = residentBytes();
   s.staged = staged_;
@@ -612,59 +738,54 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
                 VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
   for (auto& [region, block] : copies_) vkCmdCopyBuffer(cmd, slot.staging.buffer, blocks_[block].buffer, 1, &region);
   {
-    gpu::DrawCommand init[gpu::DRAW_COUNT];
-    for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k) {
-      for (uint32_t lod = 0; lod < gpu::LOD_COUNT; ++lod) {
-        const MeshRange& m = meshes_.ranges[k * gpu::LOD_COUNT + lod];
-        init[k * gpu::LOD_COUNT + lod] = {m.indexCount, 0, m.firstIndex, m.vertexOffset,
-                                          lod == 0 ? slot.data.regions[k].x : slot.data.regions[k].y, 0, 0, 0};
-      }
-    }
-    vkCmdUpdateBuffer(cmd, draws_.buffer, 0, sizeof(init), init);
+    VkBufferCopy all{0, 0, drawBytes_};
+    vkCmdCopyBuffer(cmd, slot.drawInit.buffer, draws_.buffer, 1, &all);
     vkCmdFillBuffer(cmd, stats_.buffer, 0, kStatBytes, 0);
   }
   memoryBarrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                 kCompute | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT, kRW);
 
-  VkViewport viewport{0, 0, float(w), float(h), 0, 1};
-  VkRect2D scissor{{0, 0}, {w, h}};
 
-  // 1. terrain (depth pre-pass and colour). The previous frame's last uses of the targets
-  // (pyramid reads of depth, copies or blits of colour) finish before they are overwritten.
-  imageBarrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
-               VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-               VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+  // 1. terrain depth pre-pass: the occluder depth for the Hi-Z pyramid and, loaded by the
+  // colour pass, its depth test. The previous frame's last uses of the targets (pyramid reads
+  // of depth, copies or blits of colour) finish before they are overwritten.
+  const uint32_t fs = uint32_t(slot.stats.frame % kFramesInFlight);
+  TerrainTextures textures;
+  textures.farField = farField_.image.view;
+  textures.farSampler = farField_.sampler;
+  textures.shadowMap = shadowMap_.view;
   imageBarrier(cmd, depth_.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
                VK_IMAGE_LAYOUT_UNDEFINED,
                VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
                VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
-  auto beginPass = [&](bool clear) {
+  auto beginPass = [&](VkImageView colorView, VkImageView depthView, VkAttachmentLoadOp depthLoad, float depthClear,
+                       uint32_t width, uint32_t height) {
     VkRenderingAttachmentInfo colorAtt{.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
-    colorAtt.imageView = color_.view;
+    colorAtt.imageView = colorView;
     colorAtt.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-    colorAtt.loadOp = clear ? VK_ATTACHMENT_LOAD_OP_CLEAR : VK_ATTACHMENT_LOAD_OP_LOAD;
+    colorAtt.loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;  // every pixel is drawn (the sky fills the rest)
     colorAtt.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    colorAtt.clearValue.color = {{slot.data.fog.x, slot.data.fog.y, slot.data.fog.z, 1.0f}};
     VkRenderingAttachmentInfo depthAtt{.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
-    depthAtt.imageView = depth_.view;
+    depthAtt.imageView = depthView;
     depthAtt.imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
-    depthAtt.loadOp = clear ? VK_ATTACHMENT_LOAD_OP_CLEAR : VK_ATTACHMENT_LOAD_OP_LOAD;
+    depthAtt.loadOp = depthLoad;
     depthAtt.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    depthAtt.clearValue.depthStencil = {0.0f, 0};
+    depthAtt.clearValue.depthStencil = {depthClear, 0};
+    VkRect2D area{{0, 0}, {width, height}};
     VkRenderingInfo info{.sType = VK_STRUCTURE_TYPE_RENDERING_INFO};
-    info.renderArea = scissor;
+    info.renderArea = area;
     info.layerCount = 1;
-    info.colorAttachmentCount = 1;
+    info.colorAttachmentCount = colorView ? 1 : 0;
     info.pColorAttachments = &colorAtt;
     info.pDepthAttachment = &depthAtt;
     vkCmdBeginRendering(cmd, &info);
-    vkCmdSetViewport(cmd, 0, 1, &viewport);
-    vkCmdSetScissor(cmd, 0, 1, &scissor);
+    VkViewport vp{0, 0, float(width), float(height), 0, 1};
+    vkCmdSetViewport(cmd, 0, 1, &vp);
+    vkCmdSetScissor(cmd, 0, 1, &area);
   };
-  beginPass(true);
-  recordTerrainDraw(cmd, terrain_, slot.frame, farField_.image.view, farField_.sampler,
-                    uint32_t(slot.stats.frame % kFramesInFlight));
+  beginPass(VK_NULL_HANDLE, depth_.view, VK_ATTACHMENT_LOAD_OP_CLEAR, 0.0f, w, h);
+  recordTerrainDraw(cmd, terrain_, slot.frame, textures, fs, TerrainPass::Depth);
   vkCmdEndRendering(cmd);
   if (slot.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT, slot.queries, TsTerrain);
 
@@ -692,28 +813,22 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
       sw = dw;
       sh = dh;
     }
-    // back to an attachment for the vegetation pass, which tests against the terrain depth
+    // back to an attachment for the colour pass, which tests against the terrain depth
     imageBarrier(cmd, depth_.image, VK_IMAGE_ASPECT_DEPTH_BIT, kCompute, 0, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                  VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                  VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
                  VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
   } else {
-    // the vegetation pass loads and tests the depth the terrain pass wrote
+    // the colour pass loads and tests the depth the pre-pass wrote
     imageBarrier(cmd, depth_.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                  VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                  VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                  VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
                  VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
   }
-  // the vegetation pass loads the colour the terrain pass wrote
-  imageBarrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-               VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-               VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-               VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
-               VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
   if (slot.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, slot.queries, TsPyramid);
 
-  // 3. culling and draw command compaction
+  // 3. culling (camera and cascades) and draw command compaction
   const VkDeviceAddress visibleAddress = visible_.address;
   if (pageCount_ > 0) {
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, cull_.pipeline);
@@ -736,39 +851,83 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
     d.buffer(0, kUbo, slot.frame);
     d.buffer(2, kSsbo, draws_);
     d.push(cmd, cullFinish_);
-    vkCmdDispatch(cmd, 1, 1, 1);
+    vkCmdDispatch(cmd, (speciesCount_ * gpu::VIEW_COUNT + 63) / 64, 1, 1);
   }
   memoryBarrier(cmd, kCompute, VK_ACCESS_2_SHADER_WRITE_BIT,
                 VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT,
                 VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_READ_BIT);
   if (slot.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, slot.queries, TsCull);
 
-  // 4. vegetation: one multi-draw-indirect call, one record per (kind, LOD)
-  beginPass(false);
-  if (pageCount_ > 0) {
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, vegetation_.pipeline);
+  const uint32_t perView = speciesCount_ * gpu::LOD_COUNT;
+  auto drawVegetation = [&](const Pipeline& p, uint32_t view) {
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline);
     DescriptorWrites d;
     d.buffer(0, kUbo, slot.frame);
     d.buffer(1, kSsbo, slot.pageTable, VkDeviceSize(pageCount_) * sizeof(gpu::GpuPage));
+    if (view == 0) d.image(3, kSampled, terrain_.shadowSampler, shadowMap_.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
     d.buffer(7, kSsbo, species_);
-    d.push(cmd, vegetation_);
-    vkCmdPushConstants(cmd, vegetation_.layout, kVF, 0, 8, &visibleAddress);
+    d.push(cmd, p);
+    struct {
+      VkDeviceAddress visible;
+      uint32_t view, pad;
+    } push{visibleAddress, view, 0};
+    vkCmdPushConstants(cmd, p.layout, kVF, 0, sizeof(push), &push);
     VkDeviceSize offset = 0;
     vkCmdBindVertexBuffers(cmd, 0, 1, &vertices_.buffer, &offset);
     vkCmdBindIndexBuffer(cmd, indices_.buffer, 0, VK_INDEX_TYPE_UINT32);
-    vkCmdDrawIndexedIndirect(cmd, draws_.buffer, 0, gpu::DRAW_COUNT, sizeof(gpu::DrawCommand));
+    vkCmdDrawIndexedIndirect(cmd, draws_.buffer, VkDeviceSize(view) * perView * sizeof(gpu::DrawCommand), perView,
+                             sizeof(gpu::DrawCommand));
+  };
+
+  // 4. shadow cascades: terrain and the casters the culling pass listed for each
+  const bool shadows = slot.data.shadowSplits.w > 0;
+  if (shadows) {
+    imageBarrier(cmd, shadowMap_.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, 0,
+                 VK_IMAGE_LAYOUT_UNDEFINED,
+                 VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                 VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
+                 VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
+    const uint32_t size = shadowMap_.width;
+    for (uint32_t c = 0; c < gpu::CASCADE_COUNT; ++c) {
+      beginPass(VK_NULL_HANDLE, shadowMap_.layerViews[c], VK_ATTACHMENT_LOAD_OP_CLEAR, 1.0f, size, size);
+      vkCmdSetDepthBias(cmd, kShadowBiasConstant, 0.0f, kShadowBiasSlope);
+      recordTerrainDraw(cmd, terrain_, slot.frame, textures, fs, TerrainPass::Shadow, 1 + c);
+      if (pageCount_ > 0 && (slot.data.cull.y & gpu::CULL_SHADOWS)) drawVegetation(vegetationShadow_, 1 + c);
+      vkCmdEndRendering(cmd);
+    }
+    imageBarrier(cmd, shadowMap_.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                 VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                 VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
+                 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+  }
+  if (slot.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT, slot.queries, TsShadow);
+
+  // 5. colour: terrain shading over the pre-pass depth, all vegetation in one
+  // multi-draw-indirect call (a record per species and LOD), then the sky where nothing was drawn
+  imageBarrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
+               VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+               VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+  beginPass(color_.view, depth_.view, VK_ATTACHMENT_LOAD_OP_LOAD, 0.0f, w, h);
+  recordTerrainDraw(cmd, terrain_, slot.frame, textures, fs, TerrainPass::Color);
+  if (pageCount_ > 0) drawVegetation(vegetation_, 0);
+  {
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, sky_.pipeline);
+    DescriptorWrites d;
+    d.buffer(0, kUbo, slot.frame);
+    d.push(cmd, sky_);
+    vkCmdDraw(cmd, 3, 1, 0, 0);
   }
   vkCmdEndRendering(cmd);
-  if (slot.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT, slot.queries, TsVegetation);
+  if (slot.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT, slot.queries, TsColor);
 
-  // 5. read-back of what the GPU wrote (draw records, counters) into this slot
+  // 6. read-back of what the GPU wrote (draw records, counters) into this slot
   memoryBarrier(cmd, kCompute | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
                 VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-  VkBufferCopy drawCopy{0, 0, kDrawBytes}, statCopy{0, kDrawBytes, kStatBytes};
+  VkBufferCopy drawCopy{0, 0, drawBytes_}, statCopy{0, drawBytes_, kStatBytes};
   vkCmdCopyBuffer(cmd, draws_.buffer, slot.readback.buffer, 1, &drawCopy);
   vkCmdCopyBuffer(cmd, stats_.buffer, slot.readback.buffer, 1, &statCopy);
 
-  // 6. hand the picture over
+  // 7. hand the picture over
   imageBarrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
@@ -782,12 +941,6 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
   memoryBarrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
                 VK_ACCESS_2_HOST_READ_BIT);
   if (hooks && hooks->record) hooks->record(cmd, color_);
-}
-
-std::array<gpu::uvec4, gpu::KIND_COUNT> Renderer::kindRegions() const {
-  std::array<gpu::uvec4, gpu::KIND_COUNT> out;
-  std::memcpy(out.data(), lastFrame_.regions, sizeof(out));
-  return out;
 }
 
 }  // namespace eco::render

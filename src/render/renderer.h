@@ -1,7 +1,9 @@
 #pragma once
-// The frame: uploads -> terrain pass -> Hi-Z pyramid of that depth -> instance culling compute
-// (frustum, per-kind draw distance + LOD, occlusion) -> one multi-draw-indirect for all
-// vegetation. kFramesInFlight frames are recorded ahead of the GPU: everything the CPU writes
+// The frame: uploads -> terrain depth pre-pass -> Hi-Z pyramid of that depth -> instance
+// culling compute (frustum, per-kind draw distance + LOD, occlusion; the sun's shadow cascades
+// in the same pass) -> shadow maps (terrain and casters, one multi-draw-indirect per cascade)
+// -> colour pass: terrain shading, one multi-draw-indirect for all vegetation (a command per
+// species and LOD), sky. Design: docs/renderer.md, docs/viewer-look.md. kFramesInFlight frames are recorded ahead of the GPU: everything the CPU writes
 // per frame (constants, page table, staging, read-back) has one copy per frame slot, and pages
 // freed by an eviction are reused only once every frame that could read them has finished.
 //
@@ -28,7 +30,9 @@
 #include "render/far_field.h"
 #include "meshes/meshes.h"
 #include "render/streamer.h"
+#include "render/shadows.h"
 #include "render/terrain_draw.h"
+#include "render/view_settings.h"
 #include "render/vk_context.h"
 #include "render/scene.h"
 
@@ -46,6 +50,7 @@ struct RendererOptions {
   bool capture = false;                      // keep a host copy of each frame's pixels
   uint32_t maxPages = 0;  // instance pages (1024 each); 0: as many as the budget and device allow
   UploadPath upload = UploadPath::Auto;  // Staged forces the discrete-GPU path (tests, lavapipe)
+  ShadowSettings shadows;
 };
 
 struct FrameStats {
@@ -53,13 +58,20 @@ struct FrameStats {
   double cpuMs = 0;     // CPU time of the frame's work (streaming, uploads, recording, submit): thread CPU time
   double submitMs = 0;  // the same work in wall-clock time (includes being preempted)
   double waitMs = 0;  // CPU blocked until the frame slot was free (GPU kFramesInFlight frames behind)
-  double gpuMs = -1, terrainMs = -1, pyramidMs = -1, cullMs = -1, vegetationMs = -1;  // -1: no timestamps
+  // GPU time per pass, -1 without timestamps: terrain = the depth pre-pass, shadow = the
+  // cascades, color = terrain shading, vegetation and sky
+  double gpuMs = -1, terrainMs = -1, pyramidMs = -1, cullMs = -1, shadowMs = -1, colorMs = -1;
   uint64_t resident = 0, tested = 0, afterFrustum = 0, afterOcclusion = 0;
   uint64_t terrainTriangles = 0;  // drawn by the terrain LOD selection
   uint32_t drawCalls = 0;       // vkCmdDrawIndexedIndirect calls recorded for vegetation
   uint32_t drawCommands = 0;    // indirect command records they consume
-  uint32_t nonEmptyDraws = 0;   // records with instanceCount > 0, as the GPU wrote them
-  std::array<uint32_t, gpu::DRAW_COUNT> drawInstances{};  // as the GPU wrote them
+  uint32_t nonEmptyDraws = 0;   // camera records with instanceCount > 0, as the GPU wrote them
+  // Camera view, as the GPU wrote them: instances per species * LOD_COUNT + lod, and the
+  // triangles they make with each species' mesh
+  std::vector<uint32_t> speciesInstances;
+  uint64_t vegetationTriangles = 0;
+  uint64_t shadowInstances = 0;  // drawn into the shadow cascades, all cascades together
+  bool shadows = false;          // the cascades were drawn
   uint64_t uploadedBytes = 0;   // tile records written this frame
   uint64_t residentBytes = 0;   // GPU memory held for instances: pages, page tables, visible list
   bool staged = false;          // uploads went through staging buffers
@@ -78,7 +90,7 @@ struct FrameHooks {
 struct VisibleRef {
   size_t tile;
   uint32_t index;  // within the tile's instances
-  uint32_t draw;   // kind * LOD_COUNT + lod
+  uint32_t draw;   // (view * species count + species) * LOD_COUNT + lod
 };
 
 class Renderer {
@@ -105,13 +117,21 @@ class Renderer {
   // New target size: waits for the GPU, recreates the colour, depth and pyramid images.
   void resize(int width, int height);
 
+  // Lighting, overlay and per-species visibility from the next submitted frame on.
+  void setView(const ViewSettings& view) { view_ = view; }
+  const ViewSettings& view() const { return view_; }
+  // The species' meshes as drawn (procedural, or the bake's mesh file; error: why a file was not used).
+  const std::vector<SpeciesMesh>& speciesMeshes() const { return meshes_.species; }
+
   // After drain() (or render()):
   const std::vector<uint8_t>& pixels() const { return pixels_; }  // RGBA8 of the last frame, capture only
   // The indirect buffer as the GPU left it after the last frame (instance counts written by
-  // cull.comp, LOD 1 first instances by cull_finish.comp): what vkCmdDrawIndexedIndirect consumed.
+  // cull.comp, LOD 1 first instances by cull_finish.comp): what vkCmdDrawIndexedIndirect
+  // consumed. VIEW_COUNT * speciesCount() * LOD_COUNT records, index
+  // (view * speciesCount() + species) * LOD_COUNT + lod; each (view, species) owns the visible
+  // list's slots [LOD 0 firstInstance, LOD 1 regionEnd).
   std::vector<gpu::DrawCommand> drawCommands() const { return lastDraws_; }
-  // The visible list's kind regions of the last frame: [x, y) per kind.
-  std::array<gpu::uvec4, gpu::KIND_COUNT> kindRegions() const;
+  uint32_t speciesCount() const { return speciesCount_; }
   std::vector<size_t> residentTiles() const;
   bool stagedUploads() const { return staged_; }
   int width() const { return options_.width; }
@@ -121,7 +141,7 @@ class Renderer {
   friend struct RendererProbe;  // tests read the visible list back (tests/render_support.cpp)
   struct TileSlot {
     std::vector<uint32_t> pages;
-    std::array<uint64_t, gpu::KIND_COUNT> kindCounts{};
+    std::vector<uint32_t> speciesCounts;  // by species id
   };
   struct PendingUpload {  // a tile being written, a budget's worth per frame
     LoadedTile tile;
@@ -132,7 +152,7 @@ class Renderer {
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     VkFence fence = VK_NULL_HANDLE;
     VkQueryPool queries = VK_NULL_HANDLE;
-    Buffer frame, pageTable, staging, readback, pixels;
+    Buffer frame, pageTable, staging, readback, pixels, drawInit;
     bool inFlight = false;
     FrameStats stats;  // filled at submit, completed from the read-back
     gpu::FrameData data{};
@@ -152,6 +172,7 @@ class Renderer {
   uint32_t allocatePage();
   void checkCullCapacity() const;  // std::logic_error unless every cull shader write fits
   void record(FrameSlot& slot, const CullSettings& cull, const FrameHooks* hooks);
+  void setLight(gpu::FrameData& frame, const CullSettings& cull) const;  // sun, sky, fog, shadow cascades
   FrameStats finishFrame(FrameSlot& slot);  // after its fence: read-back into the stats
   uint64_t residentBytes() const;
 
@@ -171,18 +192,24 @@ class Renderer {
   std::vector<TileSlot> tiles_;
   std::vector<bool> resident_;
   std::deque<PendingUpload> pending_;
-  std::array<uint64_t, gpu::KIND_COUNT> kindResident_{};
+  uint32_t speciesCount_ = 1;
+  std::vector<uint64_t> speciesResident_;  // by species id
+  std::vector<bool> casts_;                // by species id: drawn into the shadow maps
   uint64_t residentInstances_ = 0;
-  uint64_t visibleCapacity_ = 0;
+  uint64_t visibleCapacity_ = 0;  // camera view; the cascades' regions follow it
+  uint64_t casterCapacity_ = 0;   // per cascade
+  VkDeviceSize drawBytes_ = 0;    // the indirect records of all views
   std::vector<std::pair<VkBufferCopy, uint32_t>> copies_;  // this frame's staged copies (region, block)
 
   Buffer visible_, draws_, stats_, species_, vertices_, indices_;
-  MeshSet meshes_;
+  SpeciesMeshSet meshes_;
   TerrainDraw terrain_;
   FarField farField_;
-  GpuImage color_, depth_, pyramid_;
+  GpuImage color_, depth_, pyramid_, shadowMap_;
   VkSampler sampler_ = VK_NULL_HANDLE;
-  Pipeline vegetation_, cull_, cullFinish_, reduce_;
+  Pipeline vegetation_, vegetationShadow_, sky_, cull_, cullFinish_, reduce_;
+  ViewSettings view_;
+  float minY_ = 0, maxY_ = 0;  // terrain heights, maxY_ plus the tallest plant
   std::array<FrameSlot, kFramesInFlight> slots_;
   uint64_t frameIndex_ = 0;      // frames submitted
   uint64_t framesFinished_ = 0;  // frames whose fence has been waited for

@@ -31,11 +31,23 @@ LoadedTile makeLoadedTile(size_t tile, const std::vector<Instance>& instances, c
   return out;
 }
 
+SpeciesMeshSource meshSource(const SpeciesRecord& s, const std::string& bakeDir) {
+  SpeciesMeshSource m;
+  m.form = s.kind == 0 ? MeshForm::Broadleaf : s.kind == 1 ? MeshForm::Shrub : s.kind == 2 ? MeshForm::Grass : MeshForm::GroundCover;
+  m.meshHeight = s.meshHeight;
+  m.crownRadius = s.crownRadius;
+  (void)bakeDir;
+  return m;
+}
+
 std::vector<gpu::GpuSpecies> gpuSpeciesTable(const std::vector<SpeciesRecord>& species) {
-  std::vector<gpu::GpuSpecies> table(256, gpu::GpuSpecies{{0, 0, 1, 1}, {0, 0, 0, 0}});
+  std::vector<gpu::GpuSpecies> table(256, gpu::GpuSpecies{{0, 0, 1, 1}, {0, 0, 0, 0}, {0, 0, 0, 0}});
   for (size_t i = 0; i < species.size() && i < table.size(); ++i) {
     const SpeciesRecord& s = species[i];
+    // the sphere of the unit-space bounds (meshes/meshes.h); the renderer puts its meshes' own
+    float h = s.meshHeight, r = s.crownRadius;
     table[i] = {{s.meshHeight, s.crownRadius, s.scaleMin, s.scaleMax},
+                {0, 0.5f, 0, std::sqrt(0.25f * h * h + r * r)},
                 {std::min<uint32_t>(s.kind, gpu::KIND_COUNT - 1), 0, 0, 0}};
   }
   return table;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/types.h"
+#include "meshes/meshes.h"
 #include "tileio/tileio.h"
 #include "shaders/shared.h"
 
@@ -36,6 +37,10 @@ struct Scene {
   float tileSize = 0;
   std::vector<SceneTile> tiles;
   std::vector<SpeciesRecord> species;  // indexed by id (at most 256: the GPU record keeps 8 bits)
+  std::vector<uint64_t> speciesInstances;  // world total by species id (the manifest's); may be empty
+  // The sun (biome config sun.azimuth_deg: where it shines from, clockwise from north).
+  float sunAzimuthDeg = 180, sunElevationDeg = 40;
+  std::string bakeDir;  // the bake folder (mesh files are relative to it); empty for synthetic worlds
   // Called from the streaming thread; must be thread-safe. Throws on unreadable data.
   std::function<LoadedTile(size_t tile)> loadTile;
   // The tile's instances as placed (decoded, verified), for CPU-side consumers such as the
@@ -49,6 +54,8 @@ gpu::PackedInstance gpuRecord(const PackedRecord& record, uint16_t species);
 // `box`: the quantization box (the file's bounds, or tileQuantizationBox for new tiles).
 LoadedTile makeLoadedTile(size_t tile, const std::vector<Instance>& instances,
                           const std::vector<SpeciesRecord>& species, Vec3 boxMin, Vec3 boxMax);
+// What the viewer draws for a species: its form's procedural mesh, or the bake's mesh file.
+SpeciesMeshSource meshSource(const SpeciesRecord& species, const std::string& bakeDir);
 // The GPU species table: 256 entries (ids past the table are zero-sized).
 std::vector<gpu::GpuSpecies> gpuSpeciesTable(const std::vector<SpeciesRecord>& species);
 

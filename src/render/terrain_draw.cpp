@@ -31,6 +31,20 @@ constexpr float kQuadsPerRange = 64;
 constexpr float kMorphStart = 0.8f;
 constexpr float kMorphEnd = 0.98f;
 
+// One binding list for every terrain pipeline (depth-only ones leave the samplers unused).
+std::vector<BindingDesc> terrainBindings(bool capture) {
+  constexpr VkDescriptorType kSampled = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  std::vector<BindingDesc> b = {{0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kVF},
+                                {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT},
+                                {2, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
+                                {3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT},
+                                {5, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
+                                {6, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
+                                {7, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT}};
+  if (capture) b.push_back({4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT});
+  return b;
+}
+
 struct Box {
   float x0, z0, x1, z1, y0, y1;
 };
@@ -173,8 +187,8 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFo
   // (quarters are drawn at level 1 and up), so there are never more than level 0 has.
   t.nodeCapacity = t.levels[0].nodesX * t.levels[0].nodesZ;
   for (Buffer& b : t.nodes)
-    b = createBuffer(ctx, VkDeviceSize(t.nodeCapacity) * sizeof(gpu::TerrainNode), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                     MemoryUse::Upload);
+    b = createBuffer(ctx, VkDeviceSize(t.nodeCapacity) * gpu::VIEW_COUNT * sizeof(gpu::TerrainNode),
+                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::Upload);
 
   std::vector<uint16_t> patches;
   appendPatch(patches, kPatch);
@@ -184,18 +198,66 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFo
   t.indices = createBuffer(ctx, patches.size() * 2, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, MemoryUse::Upload);
   std::memcpy(t.indices.data, patches.data(), patches.size() * 2);
 
-  t.pipeline = createGraphicsPipeline(
-      ctx, {"terrain.vert", "terrain.frag", {}, {}, colorFormat, depthFormat, VK_CULL_MODE_NONE},
-      {{0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kVF},
-       {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT},
-       {2, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_SHADER_STAGE_FRAGMENT_BIT},
-       {3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT}},
-      sizeof(gpu::TerrainPush));
+  const std::vector<BindingDesc> bindings = terrainBindings(false);
+  GraphicsDesc color{"terrain.vert", "terrain.frag", {}, {}, colorFormat, depthFormat, VK_CULL_MODE_NONE};
+  // after the depth pre-pass: the same vertex shader gives the same depths, which pass >=
+  color.depthCompare = VK_COMPARE_OP_GREATER_OR_EQUAL;
+  t.pipeline = createGraphicsPipeline(ctx, color, bindings, sizeof(gpu::TerrainPush));
+  GraphicsDesc depth{"terrain.vert", nullptr, {}, {}, VK_FORMAT_UNDEFINED, depthFormat, VK_CULL_MODE_NONE};
+  t.depthPipeline = createGraphicsPipeline(ctx, depth, bindings, sizeof(gpu::TerrainPush));
+  GraphicsDesc shadow = depth;
+  shadow.depthFormat = VK_FORMAT_D32_SFLOAT;
+  shadow.depthCompare = VK_COMPARE_OP_LESS;
+  shadow.depthBias = true;
+  t.shadowPipeline = createGraphicsPipeline(ctx, shadow, bindings, sizeof(gpu::TerrainPush));
+
+  // fallback textures: a shadow map that is lit everywhere (depth 1) and an empty layer
+  t.noShadow = createImage(ctx, 1, 1, 1, VK_FORMAT_D32_SFLOAT,
+                           VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, gpu::CASCADE_COUNT);
+  t.noLayer = createImage(ctx, 1, 1, 1, VK_FORMAT_R8_UNORM, VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
+  {
+    VkCommandBuffer one = beginOneShot(ctx);
+    imageBarrier(one, t.noShadow.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_NONE, 0,
+                 VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    imageBarrier(one, t.noLayer.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_NONE, 0,
+                 VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    VkClearDepthStencilValue one1{1.0f, 0};
+    VkImageSubresourceRange depthRange{VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, gpu::CASCADE_COUNT};
+    vkCmdClearDepthStencilImage(one, t.noShadow.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &one1, 1, &depthRange);
+    VkClearColorValue zero{};
+    VkImageSubresourceRange colorRange{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    vkCmdClearColorImage(one, t.noLayer.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &zero, 1, &colorRange);
+    imageBarrier(one, t.noShadow.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_CLEAR_BIT,
+                 VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                 VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
+                 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    imageBarrier(one, t.noLayer.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_CLEAR_BIT,
+                 VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                 VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
+                 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    endOneShot(ctx, one);
+  }
+  VkSamplerCreateInfo si{.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+  si.magFilter = si.minFilter = VK_FILTER_LINEAR;
+  si.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+  si.addressModeU = si.addressModeV = si.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  ECO_VK(vkCreateSampler(ctx.device, &si, nullptr, &t.layerSampler));
+  si.compareEnable = VK_TRUE;  // hardware 2x2 percentage-closer filtering
+  si.compareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
+  ECO_VK(vkCreateSampler(ctx.device, &si, nullptr, &t.shadowSampler));
   return t;
 }
 
 void destroyTerrainDraw(Context& ctx, TerrainDraw& t) {
   destroyPipeline(ctx, t.pipeline);
+  destroyPipeline(ctx, t.depthPipeline);
+  destroyPipeline(ctx, t.shadowPipeline);
+  destroyImage(ctx, t.noShadow);
+  destroyImage(ctx, t.noLayer);
+  if (t.shadowSampler) vkDestroySampler(ctx.device, t.shadowSampler, nullptr);
+  if (t.layerSampler) vkDestroySampler(ctx.device, t.layerSampler, nullptr);
   if (t.capturePipeline.pipeline) destroyPipeline(ctx, t.capturePipeline);
   for (Buffer& b : t.capture) destroyBuffer(ctx, b);
   for (Buffer& b : t.nodes) destroyBuffer(ctx, b);
@@ -204,44 +266,72 @@ void destroyTerrainDraw(Context& ctx, TerrainDraw& t) {
   t = TerrainDraw{};
 }
 
-void prepareTerrainFrame(TerrainDraw& t, gpu::FrameData& frame, uint32_t slot) {
-  frame.terrain = {t.cellSize, float(t.heightsCpu->width), float(t.heightsCpu->height), 0.0f};
-  Selection s{t, frame.eye.x, frame.eye.z, frame.frustum, {}, {}};
+namespace {
+
+// Selects one view's nodes (levels by horizontal distance from the eye, culled by `planes`)
+// into its part of the slot's node buffer.
+void selectView(TerrainDraw& t, const gpu::FrameData& frame, const gpu::vec4* planes, uint32_t slot, uint32_t view) {
+  Selection s{t, frame.eye.x, frame.eye.z, planes, {}, {}};
   uint32_t top = uint32_t(t.levels.size() - 1);
   s.select(top, 0, 0);
   s.sortNearFirst(s.full);
   s.sortNearFirst(s.quarter);
   if (s.full.size() + s.quarter.size() > t.nodeCapacity)
     throw std::logic_error("terrain selection exceeds its bound (" + std::to_string(t.nodeCapacity) + " nodes)");
-  auto* out = static_cast<gpu::TerrainNode*>(t.nodes[slot].data);
+  auto* out = static_cast<gpu::TerrainNode*>(t.nodes[slot].data) + size_t(view) * t.nodeCapacity;
   std::memcpy(out, s.full.data(), s.full.size() * sizeof(gpu::TerrainNode));
   std::memcpy(out + s.full.size(), s.quarter.data(), s.quarter.size() * sizeof(gpu::TerrainNode));
-  t.fullNodes[slot] = uint32_t(s.full.size());
-  t.quarterNodes[slot] = uint32_t(s.quarter.size());
-  t.triangles[slot] = uint64_t(t.fullNodes[slot]) * t.fullIndexCount / 3 +
-                      uint64_t(t.quarterNodes[slot]) * t.quarterIndexCount / 3;
+  t.fullNodes[slot][view] = uint32_t(s.full.size());
+  t.quarterNodes[slot][view] = uint32_t(s.quarter.size());
 }
 
-void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& frameUbo, VkImageView farField,
-                       VkSampler farSampler, uint32_t slot) {
-  bool capture = t.capturePipeline.pipeline != VK_NULL_HANDLE;
-  const Pipeline& p = capture ? t.capturePipeline : t.pipeline;
+}  // namespace
+
+void prepareTerrainFrame(TerrainDraw& t, gpu::FrameData& frame, uint32_t slot) {
+  frame.terrain = {t.cellSize, float(t.heightsCpu->width), float(t.heightsCpu->height), 0.0f};
+  selectView(t, frame, frame.frustum, slot, 0);
+  for (uint32_t v = 1; v < gpu::VIEW_COUNT; ++v) t.fullNodes[slot][v] = t.quarterNodes[slot][v] = 0;
+  t.triangles[slot] = uint64_t(t.fullNodes[slot][0]) * t.fullIndexCount / 3 +
+                      uint64_t(t.quarterNodes[slot][0]) * t.quarterIndexCount / 3;
+}
+
+void prepareTerrainShadows(TerrainDraw& t, const gpu::FrameData& frame, uint32_t slot) {
+  for (uint32_t c = 0; c < gpu::CASCADE_COUNT; ++c)
+    selectView(t, frame, &frame.shadowPlanes[c * gpu::FRUSTUM_PLANES], slot, 1 + c);
+}
+
+void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& frameUbo,
+                       const TerrainTextures& tex, uint32_t slot, TerrainPass pass, uint32_t view) {
+  bool capture = pass == TerrainPass::Color && t.capturePipeline.pipeline != VK_NULL_HANDLE;
+  const Pipeline& p = capture                          ? t.capturePipeline
+                      : pass == TerrainPass::Color  ? t.pipeline
+                      : pass == TerrainPass::Depth  ? t.depthPipeline
+                                                    : t.shadowPipeline;
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline);
   DescriptorWrites d;
   d.buffer(0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, frameUbo);
   d.buffer(1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, t.heights);
-  d.image(2, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, farSampler, farField, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
   d.buffer(3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, t.nodes[slot]);
+  if (pass == TerrainPass::Color) {
+    constexpr VkDescriptorType kSampled = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    constexpr VkImageLayout kRead = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    d.image(2, kSampled, tex.farSampler, tex.farField, kRead);
+    d.image(5, kSampled, t.shadowSampler, tex.shadowMap ? tex.shadowMap : t.noShadow.view, kRead);
+    d.image(6, kSampled, t.layerSampler, tex.river ? tex.river : t.noLayer.view, kRead);
+    d.image(7, kSampled, t.layerSampler, tex.overlay ? tex.overlay : t.noLayer.view, kRead);
+  }
   if (capture) d.buffer(4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, t.capture[slot]);
   d.push(cmd, p);
   gpu::TerrainPush push{};
   push.lod = {t.level0Range, kMorphStart, kMorphEnd, float(t.levels.size() - 1)};
   push.capture.x = capture ? t.captureNodes * gpu::TERRAIN_PATCH_VERTICES : 0;
+  push.capture.y = view;
   vkCmdPushConstants(cmd, p.layout, kVF, 0, sizeof(push), &push);
   vkCmdBindIndexBuffer(cmd, t.indices.buffer, 0, VK_INDEX_TYPE_UINT16);
-  uint32_t full = t.fullNodes[slot], quarter = t.quarterNodes[slot];
-  if (full > 0) vkCmdDrawIndexed(cmd, t.fullIndexCount, full, 0, 0, 0);
-  if (quarter > 0) vkCmdDrawIndexed(cmd, t.quarterIndexCount, quarter, t.fullIndexCount, 0, full);
+  uint32_t full = t.fullNodes[slot][view], quarter = t.quarterNodes[slot][view];
+  uint32_t first = view * t.nodeCapacity;
+  if (full > 0) vkCmdDrawIndexed(cmd, t.fullIndexCount, full, 0, 0, first);
+  if (quarter > 0) vkCmdDrawIndexed(cmd, t.quarterIndexCount, quarter, t.fullIndexCount, 0, first + full);
 }
 
 void enableTerrainCapture(Context& ctx, TerrainDraw& t, uint32_t maxNodes) {
@@ -251,18 +341,13 @@ void enableTerrainCapture(Context& ctx, TerrainDraw& t, uint32_t maxNodes) {
   for (Buffer& b : t.capture)
     b = createBuffer(ctx, VkDeviceSize(maxNodes) * gpu::TERRAIN_PATCH_VERTICES * 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                      MemoryUse::Readback);
-  t.capturePipeline = createGraphicsPipeline(
-      ctx, {"terrain_capture.vert", "terrain.frag", {}, {}, t.colorFormat, t.depthFormat, VK_CULL_MODE_NONE},
-      {{0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kVF},
-       {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT},
-       {2, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_SHADER_STAGE_FRAGMENT_BIT},
-       {3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT},
-       {4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT}},
-      sizeof(gpu::TerrainPush));
+  GraphicsDesc desc{"terrain_capture.vert", "terrain.frag", {}, {}, t.colorFormat, t.depthFormat, VK_CULL_MODE_NONE};
+  desc.depthCompare = VK_COMPARE_OP_GREATER_OR_EQUAL;
+  t.capturePipeline = createGraphicsPipeline(ctx, desc, terrainBindings(true), sizeof(gpu::TerrainPush));
 }
 
 std::vector<TerrainTriangle> capturedTerrainTriangles(const TerrainDraw& t, uint32_t slot) {
-  uint32_t full = t.fullNodes[slot], count = full + t.quarterNodes[slot];
+  uint32_t full = t.fullNodes[slot][0], count = full + t.quarterNodes[slot][0];
   if (!t.capturePipeline.pipeline) throw std::runtime_error("terrain capture is off");
   if (count > t.captureNodes)
     throw std::runtime_error("terrain capture holds " + std::to_string(t.captureNodes) + " nodes, the frame drew " +

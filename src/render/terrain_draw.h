@@ -30,13 +30,20 @@ struct TerrainDraw {
   Buffer heights;   // float per sample, row-major
   Buffer indices;   // uint16: the full patch, then the half-size patch
   uint32_t fullIndexCount = 0, quarterIndexCount = 0;
-  uint32_t nodeCapacity = 0;  // per slot: no selection can exceed it
-  // Per frame slot, written by prepareTerrainFrame: full nodes first, then quarter nodes.
+  uint32_t nodeCapacity = 0;  // per slot and view: no selection can exceed it
+  // Per frame slot, written by prepareTerrainFrame (camera) and prepareTerrainShadows (the
+  // cascades): view v's nodes start at v * nodeCapacity, full nodes first, then quarter nodes.
   std::array<Buffer, kFramesInFlight> nodes;
-  std::array<uint32_t, kFramesInFlight> fullNodes{}, quarterNodes{};
-  std::array<uint64_t, kFramesInFlight> triangles{};
+  std::array<std::array<uint32_t, gpu::VIEW_COUNT>, kFramesInFlight> fullNodes{}, quarterNodes{};
+  std::array<uint64_t, kFramesInFlight> triangles{};  // camera view
   VkFormat colorFormat = VK_FORMAT_UNDEFINED, depthFormat = VK_FORMAT_UNDEFINED;
-  Pipeline pipeline;
+  Pipeline pipeline;       // colour: shading, after the depth pre-pass (depth test >=)
+  Pipeline depthPipeline;  // the camera's depth pre-pass (the Hi-Z pyramid's source)
+  Pipeline shadowPipeline; // shadow cascades (D32, depth test <, depth bias)
+  // Bound where the caller has no texture of its own: a lit 1x1 shadow map array and a 1x1
+  // layer texture (no river, no overlay).
+  GpuImage noShadow, noLayer;
+  VkSampler shadowSampler = VK_NULL_HANDLE, layerSampler = VK_NULL_HANDLE;
   // Debug capture (enableTerrainCapture): the same draw through terrain_capture.vert.
   Pipeline capturePipeline;
   std::array<Buffer, kFramesInFlight> capture;
@@ -51,11 +58,26 @@ void destroyTerrainDraw(Context& ctx, TerrainDraw& terrain);
 // Selects this frame's nodes around frame.eye, culled by frame.frustum, into frame slot `slot`
 // and fills frame.terrain. The GPU must be done with the slot's previous frame.
 void prepareTerrainFrame(TerrainDraw& terrain, gpu::FrameData& frame, uint32_t slot);
+// The same selection (levels by distance from the eye) culled by each cascade's planes
+// (frame.shadowPlanes), for the shadow pass. Call after setShadowCascades.
+void prepareTerrainShadows(TerrainDraw& terrain, const gpu::FrameData& frame, uint32_t slot);
 
-// Inside a rendering pass with viewport and scissor set. frameUbo: this slot's FrameData;
-// farField: a 2D array view of FAR_LAYERS layers (render/far_field.h), with its sampler.
+enum class TerrainPass { Color, Depth, Shadow };
+
+// What the colour pass samples; null views fall back to TerrainDraw's defaults.
+struct TerrainTextures {
+  VkImageView farField = VK_NULL_HANDLE;  // 2D array of FAR_LAYERS layers (render/far_field.h)
+  VkSampler farSampler = VK_NULL_HANDLE;
+  VkImageView shadowMap = VK_NULL_HANDLE;  // D32 2D array of CASCADE_COUNT layers, compare sampler
+  VkImageView river = VK_NULL_HANDLE;      // render/layers.h: the river distance layer
+  VkImageView overlay = VK_NULL_HANDLE;    // the selected mask layer
+};
+
+// Inside a rendering pass with viewport and scissor set. frameUbo: this slot's FrameData.
+// view: 0 the camera (Color, Depth), 1 + c cascade c (Shadow).
 void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& terrain, const Buffer& frameUbo,
-                       VkImageView farField, VkSampler farSampler, uint32_t slot);
+                       const TerrainTextures& textures, uint32_t slot, TerrainPass pass = TerrainPass::Color,
+                       uint32_t view = 0);
 
 // Debug (tests): from now on draw with a vertex shader that also stores every vertex's world
 // position, for frames of at most maxNodes nodes. Needs Context::vertexStores.

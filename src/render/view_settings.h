@@ -9,6 +9,7 @@ struct ViewSettings {
   bool shadows = true;        // cascaded sun shadow maps (terrain and vegetation)
   bool water = true;          // rivers drawn as water where the bake has a river layer
   bool fog = true;            // distance fog and aerial perspective
+  bool sky = true;            // sky gradient and sun; false: a flat haze-coloured background
   int overlay = -1;           // Scene::layers index shown on the terrain with a legend; -1: none
   float overlayOpacity = 0.85f;
   float exposure = 1.0f;      // multiplies the scene before tone mapping

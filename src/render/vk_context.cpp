@@ -330,12 +330,13 @@ GpuImage createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mip
   img.memory = allocate(ctx, req, MemoryUse::Gpu, false);
   ECO_VK(vkBindImageMemory(ctx.device, img.image, img.memory, 0));
   VkImageAspectFlags aspect = format == VK_FORMAT_D32_SFLOAT ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT;
-  auto makeView = [&](uint32_t base, uint32_t count) {
+  auto makeView = [&](uint32_t base, uint32_t count, uint32_t layer = UINT32_MAX) {
     VkImageViewCreateInfo v{.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
     v.image = img.image;
-    v.viewType = layers > 1 ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D;
+    v.viewType = layers > 1 && layer == UINT32_MAX ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D;
     v.format = format;
-    v.subresourceRange = {aspect, base, count, 0, layers};
+    v.subresourceRange = layer == UINT32_MAX ? VkImageSubresourceRange{aspect, base, count, 0, layers}
+                                             : VkImageSubresourceRange{aspect, base, count, layer, 1};
     VkImageView view;
     ECO_VK(vkCreateImageView(ctx.device, &v, nullptr, &view));
     return view;
@@ -343,11 +344,14 @@ GpuImage createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mip
   img.view = makeView(0, mips);
   if (mips > 1)
     for (uint32_t m = 0; m < mips; ++m) img.mipViews.push_back(makeView(m, 1));
+  if (layers > 1)
+    for (uint32_t l = 0; l < layers; ++l) img.layerViews.push_back(makeView(0, 1, l));
   return img;
 }
 
 void destroyImage(Context& ctx, GpuImage& img) {
   for (VkImageView v : img.mipViews) vkDestroyImageView(ctx.device, v, nullptr);
+  for (VkImageView v : img.layerViews) vkDestroyImageView(ctx.device, v, nullptr);
   if (img.view) vkDestroyImageView(ctx.device, img.view, nullptr);
   if (img.image) vkDestroyImage(ctx.device, img.image, nullptr);
   if (img.memory) vkFreeMemory(ctx.device, img.memory, nullptr);
@@ -407,7 +411,7 @@ Pipeline createGraphicsPipeline(Context& ctx, const GraphicsDesc& desc, const st
   p.bindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
   createLayouts(ctx, p, bindings, pushSize, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT);
   VkShaderModule vs = loadModule(ctx, desc.vertexShader);
-  VkShaderModule fs = loadModule(ctx, desc.fragmentShader);
+  VkShaderModule fs = desc.fragmentShader ? loadModule(ctx, desc.fragmentShader) : VK_NULL_HANDLE;
   VkPipelineShaderStageCreateInfo stages[2] = {
       {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_VERTEX_BIT, vs, "main", nullptr},
       {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_FRAGMENT_BIT, fs, "main", nullptr}};
@@ -427,29 +431,31 @@ Pipeline createGraphicsPipeline(Context& ctx, const GraphicsDesc& desc, const st
   raster.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
   raster.lineWidth = 1.0f;
   VkPipelineMultisampleStateCreateInfo multisample{.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
-  multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+  multisample.rasterizationSamples = desc.samples;
+  raster.depthBiasEnable = desc.depthBias;
   VkPipelineDepthStencilStateCreateInfo depth{.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
   depth.depthTestEnable = VK_TRUE;
-  depth.depthWriteEnable = VK_TRUE;
-  depth.depthCompareOp = VK_COMPARE_OP_GREATER;  // reversed Z
+  depth.depthWriteEnable = desc.depthWrite;
+  depth.depthCompareOp = desc.depthCompare;
   VkPipelineColorBlendAttachmentState blendAttachment{};
   blendAttachment.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
                                    VK_COLOR_COMPONENT_A_BIT;
   VkPipelineColorBlendStateCreateInfo blend{.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
-  blend.attachmentCount = 1;
+  const bool hasColor = desc.colorFormat != VK_FORMAT_UNDEFINED;
+  blend.attachmentCount = hasColor ? 1 : 0;
   blend.pAttachments = &blendAttachment;
-  VkDynamicState dynamicStates[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+  VkDynamicState dynamicStates[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_DEPTH_BIAS};
   VkPipelineDynamicStateCreateInfo dynamic{.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO};
-  dynamic.dynamicStateCount = 2;
+  dynamic.dynamicStateCount = desc.depthBias ? 3 : 2;
   dynamic.pDynamicStates = dynamicStates;
   VkPipelineRenderingCreateInfo rendering{.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO};
-  rendering.colorAttachmentCount = 1;
+  rendering.colorAttachmentCount = hasColor ? 1 : 0;
   rendering.pColorAttachmentFormats = &desc.colorFormat;
   rendering.depthAttachmentFormat = desc.depthFormat;
 
   VkGraphicsPipelineCreateInfo info{.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
   info.pNext = &rendering;
-  info.stageCount = 2;
+  info.stageCount = fs ? 2 : 1;
   info.pStages = stages;
   info.pVertexInputState = &vertexInput;
   info.pInputAssemblyState = &assembly;
@@ -462,7 +468,7 @@ Pipeline createGraphicsPipeline(Context& ctx, const GraphicsDesc& desc, const st
   info.layout = p.layout;
   ECO_VK(vkCreateGraphicsPipelines(ctx.device, VK_NULL_HANDLE, 1, &info, nullptr, &p.pipeline));
   vkDestroyShaderModule(ctx.device, vs, nullptr);
-  vkDestroyShaderModule(ctx.device, fs, nullptr);
+  if (fs) vkDestroyShaderModule(ctx.device, fs, nullptr);
   return p;
 }
 

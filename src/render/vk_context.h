@@ -70,6 +70,7 @@ struct GpuImage {
   VkDeviceMemory memory = VK_NULL_HANDLE;
   VkImageView view = VK_NULL_HANDLE;          // all mips
   std::vector<VkImageView> mipViews;          // one per mip
+  std::vector<VkImageView> layerViews;        // layers > 1: a 2D view of each layer (mip 0), for attachments
   VkFormat format = VK_FORMAT_UNDEFINED;
   uint32_t width = 0, height = 0, mips = 1, layers = 1;
 };
@@ -107,6 +108,12 @@ struct GraphicsDesc {
   VkFormat colorFormat;
   VkFormat depthFormat;
   VkCullModeFlags cullMode = VK_CULL_MODE_NONE;
+  // Depth-only passes (shadow maps, the depth pre-pass): colorFormat UNDEFINED, no colour
+  // attachment; fragmentShader may then be null.
+  VkCompareOp depthCompare = VK_COMPARE_OP_GREATER;  // reversed Z; shadow maps use LESS
+  bool depthWrite = true;
+  bool depthBias = false;  // dynamic depth bias (vkCmdSetDepthBias), for shadow maps
+  VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
 };
 Pipeline createGraphicsPipeline(Context& ctx, const GraphicsDesc& desc,
                                 const std::vector<BindingDesc>& bindings, uint32_t pushSize);

@@ -1,0 +1,77 @@
+#include "render/shadows.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "render/camera.h"
+
+namespace eco::render {
+
+namespace {
+constexpr float kPi = 3.14159265358979f;
+gpu::vec4 plane(Vec3 n, float d) { return {n.x, n.y, n.z, d}; }
+}  // namespace
+
+Vec3 sunDirection(float azimuthDeg, float elevationDeg) {
+  float az = azimuthDeg * kPi / 180.f, el = elevationDeg * kPi / 180.f;
+  // azimuth 0 = north = -z, 90 = east = +x
+  return normalize(Vec3{std::sin(az) * std::cos(el), std::sin(el), -std::cos(az) * std::cos(el)});
+}
+
+void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float minY, float maxY) {
+  const Vec3 eye{f.eye.x, f.eye.y, f.eye.z};
+  const Vec3 forward{f.forward.x, f.forward.y, f.forward.z};
+  const Vec3 toSun = normalize(Vec3{f.sun.x, f.sun.y, f.sun.z});
+  // light basis: lf looks from the sun; lr, lu span the map
+  const Vec3 lf = toSun * -1.f;
+  Vec3 lr = cross(lf, std::abs(lf.y) > 0.99f ? Vec3{0, 0, 1} : Vec3{0, 1, 0});
+  lr = normalize(lr);
+  const Vec3 lu = cross(lr, lf);
+  // half extents of the view at depth 1 (ndc = x * fx / depth)
+  const float tx = 1.f / f.proj.x, ty = 1.f / f.proj.y;
+  const float nearZ = f.eye.w, farZ = std::max(s.distance, nearZ * 2);
+  float begin = nearZ;
+  float texels[gpu::CASCADE_COUNT];
+  for (uint32_t c = 0; c < gpu::CASCADE_COUNT; ++c) {
+    float i = float(c + 1) / float(gpu::CASCADE_COUNT);
+    float end = s.split * nearZ * std::pow(farZ / nearZ, i) + (1 - s.split) * (nearZ + (farZ - nearZ) * i);
+    (&f.shadowSplits.x)[c] = end;
+    // bounding sphere of the slice [begin, end]: centre on the view axis at depth m, chosen so
+    // the near and far corners are equidistant (m clamped into the slice)
+    float k2 = tx * tx + ty * ty;
+    float m = std::clamp(0.5f * (begin + end) * (1 + k2), begin, end);
+    float dFar = std::hypot(end - m, end * std::sqrt(k2)), dNear = std::hypot(m - begin, begin * std::sqrt(k2));
+    float r = std::max(dFar, dNear);
+    Vec3 centre = eye + forward * m;
+    // snap the centre to whole texels in the light's plane
+    float texel = 2 * r / float(s.mapSize);
+    float x = std::floor(dot(centre, lr) / texel) * texel, y = std::floor(dot(centre, lu) / texel) * texel;
+    float z = dot(centre, lf);
+    centre = lr * x + lu * y + lf * z;
+    // depth range: from r behind the centre back toward the sun far enough to hold everything
+    // up to maxY above the sphere (casters), plus a margin
+    float towardSun = r + std::max(0.f, maxY - (centre.y - r)) / std::max(toSun.y, 0.05f) + 50.f;
+    towardSun = std::min(towardSun, r + 20000.f);
+    float zNear = -towardSun, zFar = r;
+    (void)minY;
+    gpu::vec4* clip = &f.shadowClip[c * 4];
+    clip[0] = plane(lr * (1 / r), -dot(lr, centre) / r);
+    clip[1] = plane(lu * (1 / r), -dot(lu, centre) / r);
+    clip[2] = plane(lf * (1 / (zFar - zNear)), (-dot(lf, centre) - zNear) / (zFar - zNear));
+    clip[3] = {0, 0, 0, 1};
+    gpu::vec4* planes = &f.shadowPlanes[c * gpu::FRUSTUM_PLANES];
+    planes[gpu::FRUSTUM_LEFT] = plane(lr, -dot(lr, centre) + r);
+    planes[gpu::FRUSTUM_RIGHT] = plane(lr * -1.f, dot(lr, centre) + r);
+    planes[gpu::FRUSTUM_BOTTOM] = plane(lu, -dot(lu, centre) + r);
+    planes[gpu::FRUSTUM_TOP] = plane(lu * -1.f, dot(lu, centre) + r);
+    planes[gpu::FRUSTUM_NEAR] = {0, 0, 0, 1};  // toward the sun: never rejects
+    planes[gpu::FRUSTUM_FAR] = plane(lf * -1.f, dot(lf, centre) + zFar);
+    texels[c] = texel;
+    begin = end;
+  }
+  f.shadowSplits.w = 1;
+  f.shadowTexel = {texels[0], texels[1], texels[2], float(s.mapSize)};
+  static_assert(gpu::CASCADE_COUNT == 3, "shadowSplits and shadowTexel hold three cascades");
+}
+
+}  // namespace eco::render

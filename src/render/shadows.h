@@ -1,0 +1,32 @@
+#pragma once
+// The sun and its cascaded shadow maps (design: docs/viewer-look.md). The camera's view depth
+// up to ShadowSettings::distance is split into CASCADE_COUNT slices; each gets an orthographic
+// light view around the slice's bounding sphere, with its centre snapped to whole texels so
+// shadow edges do not crawl as the camera moves. The culling shader fills each cascade's draw
+// commands from the same instance pass as the camera's (cull.comp), for shadow-casting species.
+#include "core/types.h"
+#include "shaders/shared.h"
+
+namespace eco::render {
+
+// Unit vector toward the sun. azimuthDeg: where the sun shines from, clockwise from north (the
+// biome config's sun.azimuth_deg, which drives the aspect mask); elevationDeg above the horizon.
+// World frame of core/types.h: x east, z south, y up.
+Vec3 sunDirection(float azimuthDeg, float elevationDeg);
+
+struct ShadowSettings {
+  // false: no shadow resources at all (ViewSettings::shadows then has no effect). On, each
+  // cascade lists every resident shadow caster once at most: 4 bytes per resident tree or
+  // shrub and cascade.
+  bool enabled = true;
+  uint32_t mapSize = 1024;   // texels per side of each cascade
+  float distance = 1500;     // metres of view depth that receive shadows
+  float split = 0.75f;       // practical split scheme: 0 uniform slices, 1 logarithmic
+};
+
+// Fills frame.shadowClip, shadowPlanes, shadowSplits and shadowTexel from the camera in
+// `frame` (eye, basis, proj, near) and frame.sun. minY, maxY: the world's height range (with
+// its tallest plants), so casters between the sun and a cascade are inside its depth range.
+void setShadowCascades(gpu::FrameData& frame, const ShadowSettings& settings, float minY, float maxY);
+
+}  // namespace eco::render
