@@ -1,0 +1,178 @@
+// The viewer's look (#20): shadows fall where an independent CPU ray march says the sun is
+// blocked and nowhere else, hidden species draw nothing while the others draw the same, the
+// sun is the aspect mask's sun, and the overlay ramp is ordered.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "render/headless.h"
+#include "render/renderer.h"
+#include "render/shadows.h"
+#include "render_support.h"
+#include "shaders/ramp.h"
+#include "terrain/terrain.h"
+
+using namespace eco;
+using namespace eco::render;
+using eco::render::fixtures::camera;
+using eco::render::fixtures::smallWorld;
+
+namespace {
+
+// Bilinear height of the synthetic world's grid at world (x, z).
+double heightAt(const Scene& w, double x, double z) {
+  double fx = std::clamp(x / double(w.cellSize), 0.0, double(w.heights.width - 1) - 1e-9);
+  double fz = std::clamp(z / double(w.cellSize), 0.0, double(w.heights.height - 1) - 1e-9);
+  int i = int(fx), j = int(fz);
+  double u = fx - i, v = fz - j;
+  auto h = [&](int a, int b) { return double(w.heights.at(a, b)); };
+  return (1 - v) * ((1 - u) * h(i, j) + u * h(i + 1, j)) + v * ((1 - u) * h(i, j + 1) + u * h(i + 1, j + 1));
+}
+
+// Clearance of the ray from the ground at (x, z) toward the sun: the smallest height of the
+// ray above the terrain along its first 3 km inside the world (negative: blocked).
+double sunClearance(const Scene& w, double x, double z, double azimuthDeg, double elevationDeg) {
+  const double pi = 3.14159265358979;
+  double az = azimuthDeg * pi / 180, el = elevationDeg * pi / 180;
+  double dx = std::sin(az), dz = -std::cos(az), rise = std::tan(el);  // north -z, east +x
+  double y0 = heightAt(w, x, z), size = double(w.heights.width - 1) * double(w.cellSize);
+  double clearance = 1e9;
+  for (double s = 4; s < 3000; s += 2) {
+    double px = x + dx * s, pz = z + dz * s;
+    if (px < 0 || pz < 0 || px > size || pz > size) break;
+    clearance = std::min(clearance, y0 + rise * s - heightAt(w, px, pz));
+  }
+  return clearance;
+}
+
+struct Pixel {
+  int x, y;
+};
+// Where world point p lands on the screen (the frame's own matrix; Vulkan ndc y points down).
+bool project(const gpu::FrameData& f, Vec3 p, int width, int height, Pixel& out) {
+  auto row = [&](int i) { return double(f.clip[i].x * p.x + f.clip[i].y * p.y + f.clip[i].z * p.z + f.clip[i].w); };
+  double w = row(3);
+  if (w <= 0) return false;
+  double nx = row(0) / w, ny = row(1) / w;
+  out = {int(std::floor((nx * 0.5 + 0.5) * width)), int(std::floor((ny * 0.5 + 0.5) * height))};
+  return out.x >= 0 && out.y >= 0 && out.x < width && out.y < height;
+}
+
+TEST(RenderLook, SunDirectionIsTheAspectMasksSun) {
+  for (float az : {0.f, 45.f, 90.f, 180.f, 237.5f, 359.f})
+    for (float el : {5.f, 40.f, 80.f}) {
+      Vec3 s = sunDirection(az, el);
+      Vec2 xz = sunDirectionXZ(az);
+      double h = std::hypot(double(s.x), double(s.z));
+      EXPECT_NEAR(double(s.x) / h, double(xz.x), 1e-5) << az;
+      EXPECT_NEAR(double(s.z) / h, double(xz.z), 1e-5) << az;
+      EXPECT_NEAR(std::asin(double(s.y)) * 180 / 3.14159265358979, double(el), 1e-3);
+    }
+}
+
+TEST(RenderLook, OverlayRampRunsDarkToLightThroughItsEnds) {
+  auto luminance = [](gpu::vec3 c) { return 0.2126 * double(c.x) + 0.7152 * double(c.y) + 0.0722 * double(c.z); };
+  double previous = -1;
+  for (int i = 0; i <= 1000; ++i) {
+    gpu::vec3 c = gpu::overlayRamp(float(i) / 1000.f);
+    for (float v : {c.x, c.y, c.z}) {
+      EXPECT_GE(v, 0.f);
+      EXPECT_LE(v, 1.f);
+    }
+    EXPECT_GT(luminance(c), previous) << "t " << i / 1000.0;
+    previous = luminance(c);
+  }
+  // clamped outside [0, 1]
+  EXPECT_EQ(gpu::overlayRamp(-3).x, gpu::overlayRamp(0).x);
+  EXPECT_EQ(gpu::overlayRamp(7).y, gpu::overlayRamp(1).y);
+}
+
+// Terrain only, seen from straight above, a low sun from the east behind the ridge: every
+// ground point facing the sun that the CPU ray march finds blocked by more than 4 m is darker
+// with shadows on, every point it finds clear by more than 4 m is unchanged. (Ground facing
+// away from the sun gets no direct light either way.)
+TEST(RenderLook, ShadowsFallExactlyWhereTheRidgeBlocksTheSun) {
+  if (!fixtures::haveVulkan()) GTEST_SKIP() << "no Vulkan device";
+  Scene world = makeSyntheticScene(smallWorld(0));
+  world.sunAzimuthDeg = 90;  // from the east
+  world.sunElevationDeg = 15;
+  HeadlessOptions o;
+  o.width = o.height = 256;
+  o.validation = true;
+  o.camera = camera(512, 1700, 512, 0, -89.9f);
+  o.view.fog = false;
+  o.shadows.distance = 3000;
+  o.shadows.mapSize = 2048;
+  HeadlessOptions off = o;
+  off.view.shadows = false;
+  HeadlessResult on = runHeadless(world, o), without = runHeadless(world, off);
+  EXPECT_EQ(on.validationErrors, 0);
+  ASSERT_TRUE(on.frames.back().shadows);
+  ASSERT_FALSE(without.frames.back().shadows);
+
+  gpu::FrameData f = makeFrameData(o.camera, o.width, o.height, o.cull);
+  int shadowed = 0, darker = 0, lit = 0, unchanged = 0;
+  for (double z = 24; z < 1000; z += 8)
+    for (double x = 24; x < 1000; x += 8) {
+      Vec3 p{float(x), float(heightAt(world, x, z)), float(z)};
+      Pixel px;
+      if (!project(f, p, o.width, o.height, px)) continue;
+      size_t i = (size_t(px.y) * size_t(o.width) + size_t(px.x)) * 4;
+      int a = on.pixels[i] + on.pixels[i + 1] + on.pixels[i + 2];
+      int b = without.pixels[i] + without.pixels[i + 1] + without.pixels[i + 2];
+      // the surface's own facing: finite differences over a cell
+      double gx = (heightAt(world, x + 4, z) - heightAt(world, x - 4, z)) / 8;
+      double gz = (heightAt(world, x, z + 4) - heightAt(world, x, z - 4)) / 8;
+      Vec3 sun = sunDirection(90, 15);
+      double facing = (-gx * double(sun.x) + double(sun.y) - gz * double(sun.z)) / std::sqrt(gx * gx + gz * gz + 1);
+      if (facing < 0.1) continue;
+      double c = sunClearance(world, x, z, 90, 15);
+      if (c < -4) {
+        ++shadowed;
+        darker += a < b - 15;
+      } else if (c > 4) {
+        ++lit;
+        unchanged += std::abs(a - b) <= 3;
+      }
+    }
+  ASSERT_GT(shadowed, 500) << "the ridge casts a wide shadow";
+  ASSERT_GT(lit, 500);
+  EXPECT_GE(darker, shadowed * 97 / 100) << darker << " of " << shadowed << " blocked points darker";
+  EXPECT_GE(unchanged, lit * 97 / 100) << unchanged << " of " << lit << " clear points unchanged";
+}
+
+// Hiding a species empties its draw records and leaves every other record as it was.
+TEST(RenderLook, HiddenSpeciesDrawsNothingAndTheOthersTheSame) {
+  if (!fixtures::haveVulkan()) GTEST_SKIP() << "no Vulkan device";
+  Scene world = makeSyntheticScene(smallWorld(30000));
+  HeadlessOptions o;
+  o.width = 192;
+  o.height = 108;
+  o.validation = true;
+  o.camera = camera(512, 400, 1100, 0, -30);
+  o.stream.loadRadius = o.stream.unloadRadius = 5000;
+  HeadlessResult all = runHeadless(world, o);
+  for (size_t hidden = 0; hidden < world.species.size(); ++hidden) {
+    HeadlessOptions h = o;
+    h.view.hiddenSpecies.set(hidden);
+    HeadlessResult r = runHeadless(world, h);
+    EXPECT_EQ(r.validationErrors, 0);
+    const FrameStats &a = all.frames.back(), &b = r.frames.back();
+    ASSERT_EQ(a.speciesInstances.size(), world.species.size() * gpu::LOD_COUNT);
+    ASSERT_EQ(b.speciesInstances.size(), a.speciesInstances.size());
+    uint64_t hiddenCount = 0;
+    for (size_t d = 0; d < a.speciesInstances.size(); ++d) {
+      if (d / gpu::LOD_COUNT == hidden) {
+        EXPECT_EQ(b.speciesInstances[d], 0u) << "hidden species " << hidden << " draw " << d;
+        hiddenCount += a.speciesInstances[d];
+      } else {
+        EXPECT_EQ(b.speciesInstances[d], a.speciesInstances[d]) << "hidden species " << hidden << " draw " << d;
+      }
+    }
+    EXPECT_GT(hiddenCount, 0u) << "species " << hidden << " was in view to begin with";
+    EXPECT_EQ(b.afterOcclusion, a.afterOcclusion - hiddenCount);
+  }
+}
+
+}  // namespace
