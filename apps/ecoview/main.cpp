@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
   bool validation = false, bench = false, noDrawDistance = false, noFarField = false;
   std::string frames = "1", synthetic, syntheticGrid = "257", loadRadius = "1500", unloadRadius = "2000", budget = "8", uploadBudget = "2", uploadMs = "0.5";
   bool stagedUploads = false, noShadows = false, noFog = false, noWater = false;
-  std::string exposure = "1", shadowMap = "1024", shadowDistance = "1500", overlay, hide;
+  std::string exposure = "1", msaa = "4", shadowMap = "1024", shadowDistance = "1500", overlay, hide;
   app.add_option("bake", bakeDir, "bake folder (manifest.json, terrain.r32f, tiles/)");
   app.add_flag("--headless", headless, "render offscreen, no window system");
   app.add_option("--frames", frames, "frames to render (headless), 1 to 1000000");
@@ -98,6 +98,7 @@ int main(int argc, char** argv) {
   app.add_flag("--no-fog", noFog, "no distance fog or aerial perspective");
   app.add_flag("--no-water", noWater, "do not draw the bake's rivers as water");
   app.add_option("--exposure", exposure, "scene brightness before tone mapping, 0.01 to 100");
+  app.add_option("--msaa", msaa, "samples per pixel of the colour pass: 1, 2, 4 or 8 (lowered to what the device offers)");
   app.add_option("--shadow-map", shadowMap, "texels per side of each shadow cascade, 64 to 8192");
   app.add_option("--shadow-distance", shadowDistance, "metres of view depth that receive shadows, 10 to 1e5");
   app.add_option("--overlay", overlay, "show this mask layer of the bake on the terrain (ecobake bake --layers; names: ecobake inspect)");
@@ -164,6 +165,8 @@ int main(int argc, char** argv) {
     o.view.water = !noWater;
     o.view.exposure = float(parseReal(exposure, "--exposure", 0.01, 100));
     o.shadows.mapSize = uint32_t(parseInteger(shadowMap, "--shadow-map", 64, 8192));
+    o.samples = uint32_t(parseInteger(msaa, "--msaa", 1, 8));
+    if ((o.samples & (o.samples - 1)) != 0) throw InputError("--msaa: expected 1, 2, 4 or 8, got " + msaa);
     o.shadows.distance = float(parseReal(shadowDistance, "--shadow-distance", 10, 1e5));
 
     Scene world;

@@ -121,6 +121,7 @@ int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames)
     ro.uploadMsPerFrame = options.uploadMsPerFrame;
     ro.upload = options.upload;
     ro.shadows = options.shadows;
+    ro.samples = options.samples;
     Renderer renderer(ctx, world, ro);
     renderer.setView(options.view);
     Camera cam = options.camera;

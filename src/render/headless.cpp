@@ -44,6 +44,7 @@ HeadlessResult runHeadless(const Scene& world, const HeadlessOptions& o) {
     ro.upload = o.upload;
     ro.capture = true;
     ro.shadows = o.shadows;
+    ro.samples = o.samples;
     Renderer renderer(ctx, world, ro);
     renderer.setView(o.view);
     for (int f = 0; f < o.frames; ++f) {

@@ -19,6 +19,7 @@ struct HeadlessOptions {
   CullSettings cull;
   ViewSettings view;
   ShadowSettings shadows;
+  uint32_t samples = 4;  // RendererOptions::samples
   StreamSettings stream;
   uint64_t uploadBytesPerFrame = 2u << 20;
   double uploadMsPerFrame = 0.5;

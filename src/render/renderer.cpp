@@ -161,7 +161,18 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   tiles_.resize(world.tiles.size());
   resident_.assign(world.tiles.size(), false);
 
-  terrain_ = createTerrainDraw(ctx, world.heights, world.cellSize, kColorFormat, kDepthFormat);
+  {
+    // the largest count at most options.samples that colour and depth attachments both offer
+    const VkSampleCountFlags offered = ctx.properties.limits.framebufferColorSampleCounts &
+                                       ctx.properties.limits.framebufferDepthSampleCounts;
+    samples_ = VK_SAMPLE_COUNT_1_BIT;
+    for (uint32_t n : {8u, 4u, 2u})
+      if (n <= options_.samples && (offered & n)) {
+        samples_ = VkSampleCountFlagBits(n);
+        break;
+      }
+  }
+  terrain_ = createTerrainDraw(ctx, world.heights, world.cellSize, kColorFormat, kDepthFormat, samples_);
   farField_ = createFarField(ctx, world);
   {
     auto [lo, hi] = std::minmax_element(world.heights.values.begin(), world.heights.values.end());
@@ -205,6 +216,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   GraphicsDesc veg{"vegetation.vert", "vegetation.frag", {{0, sizeof(MeshVertex), VK_VERTEX_INPUT_RATE_VERTEX}},
                    {{0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0}, {1, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 16}},
                    kColorFormat, kDepthFormat, VK_CULL_MODE_NONE};
+  veg.samples = samples_;
   const std::vector<BindingDesc> vegBindings = {{0, kUbo, kVF},
                                                 {1, kSsbo, VK_SHADER_STAGE_VERTEX_BIT},
                                                 {3, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
@@ -216,10 +228,12 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   vegShadow.depthFormat = kShadowFormat;
   vegShadow.depthCompare = VK_COMPARE_OP_LESS;
   vegShadow.depthBias = true;
+  vegShadow.samples = VK_SAMPLE_COUNT_1_BIT;
   vegetationShadow_ = createGraphicsPipeline(ctx, vegShadow, vegBindings, 16);
   GraphicsDesc sky{"sky.vert", "sky.frag", {}, {}, kColorFormat, kDepthFormat, VK_CULL_MODE_NONE};
   sky.depthCompare = VK_COMPARE_OP_EQUAL;  // only where nothing was drawn (depth still 0)
   sky.depthWrite = false;
+  sky.samples = samples_;
   sky_ = createGraphicsPipeline(ctx, sky, {{0, kUbo, kVF}}, 0);
   constexpr VkShaderStageFlags C = VK_SHADER_STAGE_COMPUTE_BIT;
   cull_ = createComputePipeline(ctx, "cull.comp",
@@ -227,7 +241,9 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
                                 8);
   cullFinish_ = createComputePipeline(ctx, "cull_finish.comp", {{0, kUbo, C}, {2, kSsbo, C}}, 0);
   reduce_ = createComputePipeline(ctx, "depth_reduce.comp",
-                                  {{0, kSampled, C}, {1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, C}}, 16);
+                                  {{0, kSampled, C}, {1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, C}}, 20);
+  reduceMs_ = createComputePipeline(ctx, "depth_reduce_ms.comp",
+                                    {{0, kSampled, C}, {1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, C}}, 20);
 
   createTargets();
 
@@ -263,8 +279,11 @@ void Renderer::createTargets() {
   uint32_t w = uint32_t(options_.width), h = uint32_t(options_.height);
   color_ = createImage(ctx_, w, h, 1, kColorFormat,
                        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
-  depth_ = createImage(ctx_, w, h, 1, kDepthFormat,
-                       VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT);
+  depth_ = createImage(ctx_, w, h, 1, kDepthFormat, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
+                       1, samples_);
+  if (samples_ != VK_SAMPLE_COUNT_1_BIT)
+    colorMsaa_ = createImage(ctx_, w, h, 1, kColorFormat,
+                             VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT, 1, samples_);
   // Hi-Z pyramid: power-of-two levels, so level L texel j covers exactly depth pixels
   // [j, j + 1) * 2^(L + 1); texels past the screen edge repeat the edge pixels.
   uint32_t pw = nextPow2((w + 1) / 2), ph = nextPow2((h + 1) / 2);
@@ -288,7 +307,7 @@ void Renderer::createTargets() {
 
 void Renderer::destroyTargets() {
   if (pyramid_.mipViews.size() == 1 && pyramid_.mipViews[0] == pyramid_.view) pyramid_.mipViews.clear();
-  for (GpuImage* i : {&color_, &depth_, &pyramid_}) destroyImage(ctx_, *i);
+  for (GpuImage* i : {&color_, &colorMsaa_, &depth_, &pyramid_}) destroyImage(ctx_, *i);
   for (FrameSlot& s : slots_) destroyBuffer(ctx_, s.pixels);
 }
 
@@ -303,7 +322,8 @@ Renderer::~Renderer() {
     for (Buffer* b : {&s.frame, &s.pageTable, &s.staging, &s.readback, &s.drawInit}) destroyBuffer(ctx_, *b);
   }
   destroyTargets();
-  for (Pipeline* p : {&vegetation_, &vegetationShadow_, &sky_, &cull_, &cullFinish_, &reduce_}) destroyPipeline(ctx_, *p);
+  for (Pipeline* p : {&vegetation_, &vegetationShadow_, &sky_, &cull_, &cullFinish_, &reduce_, &reduceMs_})
+    destroyPipeline(ctx_, *p);
   destroyImage(ctx_, shadowMap_);
   vkDestroySampler(dev, sampler_, nullptr);
   destroyTerrainDraw(ctx_, terrain_);
@@ -766,6 +786,13 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
     colorAtt.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
     colorAtt.loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;  // every pixel is drawn (the sky fills the rest)
     colorAtt.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    if (colorView && colorMsaa_.view) {  // drawn multisampled, resolved into color_ at the end
+      colorAtt.imageView = colorMsaa_.view;
+      colorAtt.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+      colorAtt.resolveMode = VK_RESOLVE_MODE_AVERAGE_BIT;
+      colorAtt.resolveImageView = colorView;
+      colorAtt.resolveImageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    }
     VkRenderingAttachmentInfo depthAtt{.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
     depthAtt.imageView = depthView;
     depthAtt.imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
@@ -795,9 +822,10 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
                  VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, kCompute,
                  VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
     memoryBarrier(cmd, kCompute, kRW, kCompute, kRW);  // previous frame's culling read the pyramid
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, reduce_.pipeline);
     uint32_t sw = w, sh = h;
     for (uint32_t level = 0; level < pyramid_.mips; ++level) {
+      const Pipeline& reduce = level == 0 && samples_ != VK_SAMPLE_COUNT_1_BIT ? reduceMs_ : reduce_;
+      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, reduce.pipeline);
       uint32_t dw = std::max(1u, pyramid_.width >> level), dh = std::max(1u, pyramid_.height >> level);
       DescriptorWrites d;
       if (level == 0)
@@ -805,9 +833,9 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
       else
         d.image(0, kSampled, sampler_, pyramid_.mipViews[level - 1], VK_IMAGE_LAYOUT_GENERAL);
       d.image(1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_NULL_HANDLE, pyramid_.mipViews[level], VK_IMAGE_LAYOUT_GENERAL);
-      d.push(cmd, reduce_);
-      uint32_t push[4] = {sw, sh, dw, dh};
-      vkCmdPushConstants(cmd, reduce_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 16, push);
+      d.push(cmd, reduce);
+      uint32_t push[5] = {sw, sh, dw, dh, uint32_t(samples_)};
+      vkCmdPushConstants(cmd, reduce.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), push);
       vkCmdDispatch(cmd, (dw + 7) / 8, (dh + 7) / 8, 1);
       memoryBarrier(cmd, kCompute, VK_ACCESS_2_SHADER_WRITE_BIT, kCompute, VK_ACCESS_2_SHADER_READ_BIT);
       sw = dw;
@@ -904,9 +932,11 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
 
   // 5. colour: terrain shading over the pre-pass depth, all vegetation in one
   // multi-draw-indirect call (a record per species and LOD), then the sky where nothing was drawn
-  imageBarrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
-               VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-               VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+  for (const GpuImage* target : {&color_, &colorMsaa_})
+    if (target->image)
+      imageBarrier(cmd, target->image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
+                   VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                   VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
   beginPass(color_.view, depth_.view, VK_ATTACHMENT_LOAD_OP_LOAD, 0.0f, w, h);
   recordTerrainDraw(cmd, terrain_, slot.frame, textures, fs, TerrainPass::Color);
   if (pageCount_ > 0) drawVegetation(vegetation_, 0);

@@ -51,6 +51,9 @@ struct RendererOptions {
   uint32_t maxPages = 0;  // instance pages (1024 each); 0: as many as the budget and device allow
   UploadPath upload = UploadPath::Auto;  // Staged forces the discrete-GPU path (tests, lavapipe)
   ShadowSettings shadows;
+  // Multisampling of the colour pass (1, 2, 4 or 8; lowered to what the device offers): the
+  // edges of leaves, blades and trunks are geometry, so MSAA is what smooths them.
+  uint32_t samples = 4;
 };
 
 struct FrameStats {
@@ -205,9 +208,10 @@ class Renderer {
   SpeciesMeshSet meshes_;
   TerrainDraw terrain_;
   FarField farField_;
-  GpuImage color_, depth_, pyramid_, shadowMap_;
+  GpuImage color_, colorMsaa_, depth_, pyramid_, shadowMap_;  // colorMsaa_: samples_ > 1 only
+  VkSampleCountFlagBits samples_ = VK_SAMPLE_COUNT_1_BIT;
   VkSampler sampler_ = VK_NULL_HANDLE;
-  Pipeline vegetation_, vegetationShadow_, sky_, cull_, cullFinish_, reduce_;
+  Pipeline vegetation_, vegetationShadow_, sky_, cull_, cullFinish_, reduce_, reduceMs_;
   ViewSettings view_;
   float minY_ = 0, maxY_ = 0;  // terrain heights, maxY_ plus the tallest plant
   std::array<FrameSlot, kFramesInFlight> slots_;

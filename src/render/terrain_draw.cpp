@@ -131,8 +131,9 @@ struct Selection {
 }  // namespace
 
 TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFormat colorFormat,
-                              VkFormat depthFormat) {
+                              VkFormat depthFormat, VkSampleCountFlagBits samples) {
   TerrainDraw t;
+  t.samples = samples;
   t.heightsCpu = &hm;
   t.cellSize = cellSize;
   t.colorFormat = colorFormat;
@@ -202,10 +203,13 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFo
   GraphicsDesc color{"terrain.vert", "terrain.frag", {}, {}, colorFormat, depthFormat, VK_CULL_MODE_NONE};
   // after the depth pre-pass: the same vertex shader gives the same depths, which pass >=
   color.depthCompare = VK_COMPARE_OP_GREATER_OR_EQUAL;
+  color.samples = samples;
   t.pipeline = createGraphicsPipeline(ctx, color, bindings, sizeof(gpu::TerrainPush));
   GraphicsDesc depth{"terrain.vert", nullptr, {}, {}, VK_FORMAT_UNDEFINED, depthFormat, VK_CULL_MODE_NONE};
+  depth.samples = samples;
   t.depthPipeline = createGraphicsPipeline(ctx, depth, bindings, sizeof(gpu::TerrainPush));
   GraphicsDesc shadow = depth;
+  shadow.samples = VK_SAMPLE_COUNT_1_BIT;
   shadow.depthFormat = VK_FORMAT_D32_SFLOAT;
   shadow.depthCompare = VK_COMPARE_OP_LESS;
   shadow.depthBias = true;
@@ -343,6 +347,7 @@ void enableTerrainCapture(Context& ctx, TerrainDraw& t, uint32_t maxNodes) {
                      MemoryUse::Readback);
   GraphicsDesc desc{"terrain_capture.vert", "terrain.frag", {}, {}, t.colorFormat, t.depthFormat, VK_CULL_MODE_NONE};
   desc.depthCompare = VK_COMPARE_OP_GREATER_OR_EQUAL;
+  desc.samples = t.samples;
   t.capturePipeline = createGraphicsPipeline(ctx, desc, terrainBindings(true), sizeof(gpu::TerrainPush));
 }
 

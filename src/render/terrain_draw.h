@@ -37,6 +37,7 @@ struct TerrainDraw {
   std::array<std::array<uint32_t, gpu::VIEW_COUNT>, kFramesInFlight> fullNodes{}, quarterNodes{};
   std::array<uint64_t, kFramesInFlight> triangles{};  // camera view
   VkFormat colorFormat = VK_FORMAT_UNDEFINED, depthFormat = VK_FORMAT_UNDEFINED;
+  VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;  // of the camera's targets
   Pipeline pipeline;       // colour: shading, after the depth pre-pass (depth test >=)
   Pipeline depthPipeline;  // the camera's depth pre-pass (the Hi-Z pyramid's source)
   Pipeline shadowPipeline; // shadow cascades (D32, depth test <, depth bias)
@@ -52,7 +53,7 @@ struct TerrainDraw {
 
 // Throws InputError when the heightmap exceeds the device's storage buffer range.
 TerrainDraw createTerrainDraw(Context& ctx, const Grid& heights, float cellSize, VkFormat colorFormat,
-                              VkFormat depthFormat);
+                              VkFormat depthFormat, VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT);
 void destroyTerrainDraw(Context& ctx, TerrainDraw& terrain);
 
 // Selects this frame's nodes around frame.eye, culled by frame.frustum, into frame slot `slot`

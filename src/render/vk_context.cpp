@@ -307,7 +307,7 @@ void destroyBuffer(Context& ctx, Buffer& b) {
 }
 
 GpuImage createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mips, VkFormat format,
-                  VkImageUsageFlags usage, uint32_t layers) {
+                  VkImageUsageFlags usage, uint32_t layers, VkSampleCountFlagBits samples) {
   GpuImage img;
   img.format = format;
   img.width = width;
@@ -320,7 +320,7 @@ GpuImage createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mip
   info.extent = {width, height, 1};
   info.mipLevels = mips;
   info.arrayLayers = layers;
-  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.samples = samples;
   info.tiling = VK_IMAGE_TILING_OPTIMAL;
   info.usage = usage;
   info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;

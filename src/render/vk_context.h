@@ -76,7 +76,8 @@ struct GpuImage {
 };
 // layers > 1: a 2D array image whose views are 2D_ARRAY views.
 GpuImage createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mips, VkFormat format,
-                  VkImageUsageFlags usage, uint32_t layers = 1);
+                  VkImageUsageFlags usage, uint32_t layers = 1,
+                  VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT);
 void destroyImage(Context& ctx, GpuImage& image);
 
 void imageBarrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,

@@ -1,0 +1,3 @@
+#version 460
+#define DEPTH_MS
+#include "depth_reduce.glsl"
