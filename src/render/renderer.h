@@ -31,6 +31,7 @@
 #include "render/terrain_draw.h"
 #include "render/vk_context.h"
 #include "render/scene.h"
+#include "render/view_settings.h"
 
 namespace eco::render {
 
@@ -65,6 +66,7 @@ struct FrameStats {
   bool staged = false;          // uploads went through staging buffers
   size_t tilesResident = 0;
   uint64_t tileLoads = 0, tileUnloads = 0;  // cumulative
+  std::vector<uint32_t> speciesInstances;  // species * LOD_COUNT + lod, as the GPU wrote them
 };
 
 // Extra work for a windowed frame: wait/signal semaphores and commands recorded after the
@@ -73,6 +75,9 @@ struct FrameHooks {
   VkSemaphore wait = VK_NULL_HANDLE;
   VkSemaphore signal = VK_NULL_HANDLE;
   std::function<void(VkCommandBuffer, const GpuImage& color)> record;
+  // Called after the scene, colour image in TRANSFER_SRC_OPTIMAL, must leave it so, before the
+  // screenshot capture copy (the UI: render/ui.h), so it shows in captures and in the window.
+  std::function<void(VkCommandBuffer, const GpuImage& color)> overlay;
 };
 
 struct VisibleRef {
@@ -189,6 +194,9 @@ class Renderer {
   std::vector<uint8_t> pixels_;
   std::vector<gpu::DrawCommand> lastDraws_;
   gpu::FrameData lastFrame_{};
+
+ public:
+  void setView(const ViewSettings& view);  // stub: lead replaces
 };
 
 }  // namespace eco::render

@@ -107,7 +107,9 @@ struct GraphicsDesc {
   VkFormat colorFormat;
   VkFormat depthFormat;
   VkCullModeFlags cullMode = VK_CULL_MODE_NONE;
+  bool alphaBlend = false;  // colour = src * src.a + dst * (1 - src.a) (the UI); else replace
 };
+// depthFormat VK_FORMAT_UNDEFINED: no depth attachment, so no depth test or write.
 Pipeline createGraphicsPipeline(Context& ctx, const GraphicsDesc& desc,
                                 const std::vector<BindingDesc>& bindings, uint32_t pushSize);
 void destroyPipeline(Context& ctx, Pipeline& pipeline);
