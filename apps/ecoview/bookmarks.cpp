@@ -59,7 +59,14 @@ std::optional<Bookmarks> parseBookmarks(const std::string& text, const std::stri
   try {
     json = Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    problems.push_back({"", "not JSON: byte " + std::to_string(e.byte) + ": a syntax error"});
+    // line and column of the byte where the parser stopped
+    size_t line = 1, column = 1;
+    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      column = text[i] == '\n' ? 1 : column + 1;
+      line += text[i] == '\n';
+    }
+    problems.push_back({"", "not JSON: syntax error at line " + std::to_string(line) + ", column " +
+                                std::to_string(column)});
     return fail();
   } catch (const nlohmann::json::out_of_range&) {
     problems.push_back({"", "a number is too large for a double"});
