@@ -255,7 +255,7 @@ TEST(RenderUiHeadless, PanelsChangeOnlyTheirRectangle) {
 
 Camera awkwardCamera(float seed) {
   Camera c;
-  c.position = {0.1f * seed, -1234.567f + seed, 1e-7f * seed};
+  c.position = {1000.0f / 3.0f * seed, -1234.567f + seed, 1e-7f * seed};  // none a short decimal
   c.yawDeg = 359.99f - seed;
   c.pitchDeg = -89.9f + seed;
   return c;
