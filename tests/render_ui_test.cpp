@@ -387,3 +387,35 @@ TEST(Bookmarks, EcoviewWarnsAndGoesOn) {
 }
 
 }  // namespace
+
+namespace {
+
+// The window with its panels, under Xvfb with validation: Ctrl+3 (a tap, shorter than a frame
+// on a CPU rasteriser) stores the current camera as bookmark 3 in the --bookmarks file.
+TEST(Bookmarks, CtrlDigitStoresInTheWindow) {
+  if (!std::filesystem::exists(test::tool("ecoview"))) GTEST_SKIP() << "ecoview not built";
+  if (test::runCommand("sh -c \"command -v xvfb-run && command -v xdotool\"", 10).code != 0)
+    GTEST_SKIP() << "xvfb-run or xdotool not installed";
+  test::TempDir dir;
+  const std::string marks = dir.file("marks.json");
+  const std::string view = test::tool("ecoview") +
+                           " --synthetic 20000 --size 320x180 --validation --camera 100,300,900,45,-30 --bookmarks " +
+                           marks;
+  test::CommandResult r = test::runCommand(
+      "xvfb-run -a -s '-screen 0 640x480x24' sh -c '" + view +
+          " & pid=$!; sleep 4; xdotool search --name ^ecoview windowfocus --sync; xdotool key ctrl+3; sleep 2;"
+          " kill -TERM $pid; wait $pid; echo status=$?'",
+      120);
+  if (r.output.find("cannot create a window") != std::string::npos ||
+      r.output.find("GLFW could not initialise") != std::string::npos)
+    GTEST_SKIP() << "no window system under Xvfb here: " << r.output;
+  EXPECT_NE(r.output.find("status=143"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("Validation Error"), std::string::npos) << r.output;
+  ASSERT_TRUE(std::filesystem::exists(marks)) << r.output;
+  ecoview::BookmarkFile f = ecoview::openBookmarks(marks, Camera{});
+  EXPECT_TRUE(f.warning.empty()) << f.warning;
+  ASSERT_TRUE(f.marks.slots[2].has_value());
+  expectSameView(*f.marks.slots[2], camera(100, 300, 900, 45, -30));
+}
+
+}  // namespace

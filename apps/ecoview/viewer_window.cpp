@@ -35,6 +35,9 @@ struct Input {
   double lastX = 0, lastY = 0;
   bool dragging = false;
   float scroll = 0;
+  // key presses since the last frame as (key, modifiers): a tap shorter than a frame is not
+  // missed, as it would be by polling glfwGetKey
+  std::vector<std::pair<int, int>> presses;
 };
 
 struct Swapchain {
@@ -91,6 +94,9 @@ int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames,
   glfwSetScrollCallback(window, [](GLFWwindow* w, double, double dy) {
     static_cast<Input*>(glfwGetWindowUserPointer(w))->scroll += float(dy);
   });
+  glfwSetKeyCallback(window, [](GLFWwindow* w, int key, int, int action, int mods) {
+    if (action == GLFW_PRESS) static_cast<Input*>(glfwGetWindowUserPointer(w))->presses.emplace_back(key, mods);
+  });
 
   Context ctx;
   ContextOptions co;
@@ -146,8 +152,7 @@ int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames,
     panel.cull = options.cull;
     panel.bookmarks = &bookmarks;
     CullSettings& cull = panel.cull;  // one copy: the panels and the O key both edit it
-    bool showUi = true, f1Was = false;
-    std::array<bool, ecoview::kBookmarkSlots> digitWas{};
+    bool showUi = true;
     bool orbit = false;
     float speed = 40, orbitDistance = 300;
     Vec3 orbitTarget{};
@@ -186,25 +191,26 @@ int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames,
       const bool uiMouse = showUi && ImGui::GetIO().WantCaptureMouse;
       const bool uiKeys = showUi && ImGui::GetIO().WantCaptureKeyboard;
       auto pressed = [&](int k) { return !uiKeys && glfwGetKey(window, k) == GLFW_PRESS; };
-      bool f1 = glfwGetKey(window, GLFW_KEY_F1) == GLFW_PRESS;
-      if (f1 && !f1Was) showUi = !showUi;
-      f1Was = f1;
       auto setCamera = [&](const Camera& c) {
         cam = c;
         if (orbit) orbitTarget = cam.position + cameraBasis(cam).forward * orbitDistance;
       };
-      const bool ctrl = pressed(GLFW_KEY_LEFT_CONTROL) || pressed(GLFW_KEY_RIGHT_CONTROL);
-      for (int k = 1; k <= ecoview::kBookmarkSlots; ++k) {
-        bool down = pressed(GLFW_KEY_0 + k);
-        if (down && !digitWas[size_t(k - 1)]) {
-          if (ctrl) {
-            if (!ecoview::storeBookmark(bookmarks, k, cam)) spdlog::warn("{}", bookmarks.warning);
+      for (auto [key, mods] : input.presses) {
+        if (key == GLFW_KEY_F1) {
+          showUi = !showUi;  // whether or not the panels have the keyboard
+        } else if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9 && !uiKeys) {
+          const int k = key - GLFW_KEY_0;
+          if (mods & GLFW_MOD_CONTROL) {
+            if (ecoview::storeBookmark(bookmarks, k, cam))
+              spdlog::info("bookmark {} stored{}", k, bookmarks.path.empty() ? "" : " in " + bookmarks.path);
+            else
+              spdlog::warn("{}", bookmarks.warning);
           } else if (const auto& mark = bookmarks.marks.slots[size_t(k - 1)]) {
             setCamera(*mark);
           }
         }
-        digitWas[size_t(k - 1)] = down;
       }
+      input.presses.clear();
 
       bool tab = pressed(GLFW_KEY_TAB);
       if (tab && !tabWas) {
