@@ -9,7 +9,6 @@
 #include "viewer_window.h"
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
