@@ -16,44 +16,81 @@ using eco::render::FrameStats;
 
 namespace {
 
-// "12.3 ms", or "n/a" where the device has no timestamps (-1)
-void msRow(const char* label, double ms) {
-  if (ms < 0)
-    ImGui::Text("%-18s n/a", label);
-  else
-    ImGui::Text("%-18s %7.2f ms", label, ms);
-}
+// Label and value pairs, two per row of a four-column table: the statistics stay short
+// enough to leave room for the species and the legend below them.
+class StatTable {
+ public:
+  explicit StatTable(const char* id) {
+    ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(6, 1));  // a gap between value and next label
+    open_ = ImGui::BeginTable(id, 4, ImGuiTableFlags_SizingStretchProp);
+  }
+  ~StatTable() {
+    if (open_) ImGui::EndTable();
+    ImGui::PopStyleVar();
+  }
+  StatTable(const StatTable&) = delete;
+  StatTable& operator=(const StatTable&) = delete;
+  // "12.34 ms", or "n/a" where the device has no timestamps (-1)
+  void ms(const char* label, double value) {
+    char text[32];
+    if (value < 0)
+      std::snprintf(text, sizeof text, "n/a");
+    else
+      std::snprintf(text, sizeof text, "%.2f ms", value);
+    cell(label, text);
+  }
+  void count(const char* label, uint64_t value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%" PRIu64, value);
+    cell(label, text);
+  }
+  void mib(const char* label, uint64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / (1024.0 * 1024.0));
+    cell(label, text);
+  }
+  void cell(const char* label, const char* value) {
+    if (!open_) return;
+    if (column_ == 0) ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(column_);
+    ImGui::TextDisabled("%s", label);
+    ImGui::TableSetColumnIndex(column_ + 1);
+    ImGui::TextUnformatted(value);
+    column_ = (column_ + 2) % 4;
+  }
 
-void countRow(const char* label, uint64_t n) { ImGui::Text("%-18s %12" PRIu64, label, n); }
-
-void bytesRow(const char* label, uint64_t bytes) {
-  ImGui::Text("%-18s %9.1f MiB", label, double(bytes) / (1024.0 * 1024.0));
-}
+ private:
+  bool open_ = false;
+  int column_ = 0;
+};
 
 void frameSection(const FrameStats& s) {
   if (!ImGui::CollapsingHeader("Frame", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  ImGui::Text("frame %" PRIu64, s.frame);
-  msRow("CPU (thread)", s.cpuMs);
-  msRow("CPU (wall)", s.submitMs);
-  msRow("wait for GPU", s.waitMs);
-  msRow("GPU", s.gpuMs);
-  msRow("  terrain", s.terrainMs);
-  msRow("  Hi-Z pyramid", s.pyramidMs);
-  msRow("  culling", s.cullMs);
-  msRow("  vegetation", s.vegetationMs);
-  ImGui::Separator();
-  countRow("resident", s.resident);
-  countRow("tested", s.tested);
-  countRow("after frustum", s.afterFrustum);
-  countRow("after occlusion", s.afterOcclusion);
-  ImGui::Text("%-18s %u (%u of %u records used)", "draw calls", s.drawCalls, s.nonEmptyDraws, s.drawCommands);
-  countRow("terrain triangles", s.terrainTriangles);
-  ImGui::Separator();
-  ImGui::Text("%-18s %zu (%" PRIu64 " loads, %" PRIu64 " unloads)", "tiles resident", s.tilesResident, s.tileLoads,
-              s.tileUnloads);
-  bytesRow("uploaded", s.uploadedBytes);
-  bytesRow("instance memory", s.residentBytes);
-  ImGui::Text("%-18s %s", "upload path", s.staged ? "staged" : "direct");
+  StatTable t("frame");
+  t.ms("CPU", s.cpuMs);  // the thread's CPU time
+  t.ms("CPU wall", s.submitMs);
+  t.ms("GPU wait", s.waitMs);
+  t.ms("GPU", s.gpuMs);
+  t.ms("terrain", s.terrainMs);
+  t.ms("Hi-Z", s.pyramidMs);
+  t.ms("culling", s.cullMs);
+  t.ms("vegetation", s.vegetationMs);
+  t.count("resident", s.resident);
+  t.count("tested", s.tested);
+  t.count("frustum", s.afterFrustum);
+  t.count("occlusion", s.afterOcclusion);
+  t.count("draw calls", s.drawCalls);
+  char records[48];
+  std::snprintf(records, sizeof records, "%u of %u", s.nonEmptyDraws, s.drawCommands);
+  t.cell("records used", records);
+  t.count("terrain tris", s.terrainTriangles);
+  t.count("tiles", s.tilesResident);
+  t.count("tile loads", s.tileLoads);
+  t.count("unloads", s.tileUnloads);
+  t.mib("uploaded", s.uploadedBytes);
+  t.mib("memory", s.residentBytes);
+  t.cell("uploads", s.staged ? "staged" : "direct");
+  t.count("frame", s.frame);
 }
 
 void speciesSection(PanelState& st) {
@@ -210,9 +247,9 @@ void drawPanels(PanelState& st) {
   ImGui::SetNextWindowSize(ImVec2(kPanelWidth, std::max(100.0f, display.y - 2 * kPanelY)), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowBgAlpha(0.85f);
   if (ImGui::Begin("ecoview (F1 hides)")) {
-    frameSection(st.stats);
     speciesSection(st);
     overlaySection(st);
+    frameSection(st.stats);
     cullingSection(st.cull);
     lightingSection(st.view);
     bookmarkSection(st);
