@@ -37,7 +37,7 @@ struct PanelState {
 };
 
 // Where the panel window starts and how wide it is (display units): a column on the left.
-constexpr float kPanelX = 8, kPanelY = 8, kPanelWidth = 360;
+constexpr float kPanelX = 8, kPanelY = 8, kPanelWidth = 380;
 
 void drawPanels(PanelState& state);
 
