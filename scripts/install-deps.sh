@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config
   libcli11-dev libstb-dev libtinyexr-dev nlohmann-json3-dev libxxhash-dev libtiff-dev
   libflatbuffers-dev flatbuffers-compiler
-  libvulkan-dev libvulkan-volk-dev libglfw3-dev glslc
+  libvulkan-dev libvulkan-volk-dev libglfw3-dev glslc libimgui-dev
   libspdlog-dev libgtest-dev libbenchmark-dev
   mesa-vulkan-drivers vulkan-tools xvfb xauth
 )

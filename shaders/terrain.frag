@@ -8,7 +8,7 @@ layout(binding = 5) uniform sampler2DArrayShadow shadowMap;
 layout(binding = 6) uniform sampler2D river;    // distance to the river, frame.water.y metres per unit
 layout(binding = 7) uniform sampler2D overlay;  // the selected mask layer, 0..1 over its legend
 #include "shadow.glsl"
-#include "ramp.h"
+#include "overlay_ramp.h"
 
 layout(location = 0) in vec3 inWorld;
 layout(location = 1) in vec3 inNormal;

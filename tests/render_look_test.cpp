@@ -1,6 +1,6 @@
 // The viewer's look (#20): shadows fall where an independent CPU ray march says the sun is
-// blocked and nowhere else, hidden species draw nothing while the others draw the same, the
-// sun is the aspect mask's sun, and the overlay ramp is ordered.
+// blocked and nowhere else, hidden species draw nothing while the others draw the same, and
+// the sun is the aspect mask's sun.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +10,6 @@
 #include "render/renderer.h"
 #include "render/shadows.h"
 #include "render_support.h"
-#include "shaders/ramp.h"
 #include "terrain/terrain.h"
 
 using namespace eco;
@@ -69,23 +68,6 @@ TEST(RenderLook, SunDirectionIsTheAspectMasksSun) {
       EXPECT_NEAR(double(s.z) / h, double(xz.z), 1e-5) << az;
       EXPECT_NEAR(std::asin(double(s.y)) * 180 / 3.14159265358979, double(el), 1e-3);
     }
-}
-
-TEST(RenderLook, OverlayRampRunsDarkToLightThroughItsEnds) {
-  auto luminance = [](gpu::vec3 c) { return 0.2126 * double(c.x) + 0.7152 * double(c.y) + 0.0722 * double(c.z); };
-  double previous = -1;
-  for (int i = 0; i <= 1000; ++i) {
-    gpu::vec3 c = gpu::overlayRamp(float(i) / 1000.f);
-    for (float v : {c.x, c.y, c.z}) {
-      EXPECT_GE(v, 0.f);
-      EXPECT_LE(v, 1.f);
-    }
-    EXPECT_GT(luminance(c), previous) << "t " << i / 1000.0;
-    previous = luminance(c);
-  }
-  // clamped outside [0, 1]
-  EXPECT_EQ(gpu::overlayRamp(-3).x, gpu::overlayRamp(0).x);
-  EXPECT_EQ(gpu::overlayRamp(7).y, gpu::overlayRamp(1).y);
 }
 
 // Terrain only, seen from straight above, a low sun from the east behind the ridge: every

@@ -2,6 +2,7 @@
 //   ecoview BAKE_DIR                       window (GLFW): fly / orbit camera
 //   ecoview BAKE_DIR --headless ...        offscreen frames, --screenshot PNG, --stats JSON
 //   ecoview --synthetic N ...              a procedural world of N instances instead of a bake
+//   --ui (headless: draw the panels into the pictures), --bookmarks FILE (camera bookmarks)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -18,6 +19,8 @@
 #include "core/file_io.h"
 #include "core/parse_number.h"
 #include "render/headless.h"
+#include "bookmarks.h"
+#include "ui_panels.h"
 #include "viewer_window.h"
 
 using namespace eco;
@@ -70,8 +73,8 @@ int main(int argc, char** argv) {
   bool headless = false, noOcclusion = false, noFrustum = false, noLod = false, noSettle = false;
   bool validation = false, bench = false, noDrawDistance = false, noFarField = false;
   std::string frames = "1", synthetic, syntheticGrid = "257", loadRadius = "1500", unloadRadius = "2000", budget = "8", uploadBudget = "2", uploadMs = "0.5";
-  bool stagedUploads = false, noShadows = false, noFog = false, noWater = false;
-  std::string exposure = "1", msaa = "4", shadowMap = "1024", shadowDistance = "1500", overlay, hide;
+  bool stagedUploads = false, noShadows = false, noFog = false, noWater = false, ui = false;
+  std::string exposure = "1", msaa = "4", shadowMap = "1024", shadowDistance = "1500", overlay, hide, bookmarksPath;
   app.add_option("bake", bakeDir, "bake folder (manifest.json, terrain.r32f, tiles/)");
   app.add_flag("--headless", headless, "render offscreen, no window system");
   app.add_option("--frames", frames, "frames to render (headless), 1 to 1000000");
@@ -105,6 +108,9 @@ int main(int argc, char** argv) {
   app.add_option("--hide", hide, "species names to hide, comma-separated");
   app.add_option("--synthetic", synthetic, "render a procedural world with this many instances (1 to 1e9)");
   app.add_option("--synthetic-grid", syntheticGrid, "procedural world: heightmap samples per side (4 m cells), 16 to 16385");
+  app.add_flag("--ui", ui, "headless: draw the on-screen panels into the frames (the window shows them; F1 hides)");
+  app.add_option("--bookmarks", bookmarksPath,
+                 "camera bookmarks JSON, read at start and rewritten on each store (Ctrl+1-9); default: in memory only");
   app.add_flag("--bench", bench, "headless benchmark mode: print one JSON line per frame");
 
   try {
@@ -139,7 +145,8 @@ int main(int argc, char** argv) {
     if (!cameraEnd.empty()) o.cameraEnd = parseCamera(cameraEnd, "--camera-to");
     if (bakeDir.empty() && syntheticCount == 0) throw InputError("give a bake folder or --synthetic N");
     // outputs are written after the frames; a folder given as a file would only fail then
-    for (auto [option, path] : {std::pair{"--screenshot", &screenshot}, std::pair{"--stats", &statsFile}})
+    for (auto [option, path] : {std::pair{"--screenshot", &screenshot}, std::pair{"--stats", &statsFile},
+                                std::pair{"--bookmarks", &bookmarksPath}})
       if (!path->empty() && std::filesystem::is_directory(*path))
         throw InputError(std::string(option) + ": " + *path + " is a folder");
       else if (!path->empty() && !bakeDir.empty() && isInsideFolder(*path, bakeDir))
@@ -187,9 +194,24 @@ int main(int argc, char** argv) {
     }
 
     if (!headless && !bench) {
-      int rc = runWindow(world, o, app.count("--frames") ? o.frames : 0);
+      int rc = runWindow(world, o, app.count("--frames") ? o.frames : 0, bookmarksPath);
       return stopRequested() ? 128 + stopSignal() : rc;
     }
+    // headless panels: as the window draws them, without input (so nothing changes); the
+    // bookmarks are read for the list but never written (nothing stores them)
+    ecoview::BookmarkFile bookmarks = ecoview::openBookmarks(bookmarksPath, o.camera);
+    if (!bookmarks.warning.empty()) spdlog::warn("{}", bookmarks.warning);
+    ecoview::PanelState panel;
+    panel.scene = &world;
+    panel.cull = o.cull;
+    panel.camera = o.camera;
+    panel.bookmarks = &bookmarks;
+    panel.status = bookmarks.warning;
+    o.ui = ui;
+    o.uiPanels = [&panel](const FrameStats& previous) {
+      panel.stats = previous;
+      ecoview::drawPanels(panel);
+    };
     HeadlessResult r = runHeadless(world, o);
     if (stopRequested()) {
       printError("interrupted by signal " + std::to_string(stopSignal()) + " after " + std::to_string(r.frames.size()) +

@@ -1,7 +1,9 @@
 // Interactive viewer: GLFW window, swapchain, fly and orbit cameras, statistics in the title.
 // Controls: right mouse drag looks around (fly) or orbits (orbit mode); WASD moves, Q/E down/up,
 // Shift faster; Tab toggles fly/orbit; scroll changes speed (fly) or distance (orbit);
-// O toggles occlusion culling; Esc, SIGINT or SIGTERM quit (after the current frame).
+// O toggles occlusion culling; F1 shows or hides the panels (ui_panels.h); 1-9 recall camera
+// bookmarks, Ctrl+1-9 store them; Esc, SIGINT or SIGTERM quit (after the current frame). Mouse
+// and keys that the panels take (hovering or typing into them) do not move the camera.
 // The scene renders at the window's framebuffer size; resizing recreates the swapchain, the
 // render targets and the projection.
 #include "viewer_window.h"
@@ -15,7 +17,13 @@
 
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <imgui.h>
 #include <spdlog/spdlog.h>
+
+#include "bookmarks.h"
+#include "render/ui.h"
+#include "ui_panels.h"
 
 using namespace eco;
 using namespace eco::render;
@@ -26,6 +34,9 @@ struct Input {
   double lastX = 0, lastY = 0;
   bool dragging = false;
   float scroll = 0;
+  // key presses since the last frame as (key, modifiers): a tap shorter than a frame is not
+  // missed, as it would be by polling glfwGetKey
+  std::vector<std::pair<int, int>> presses;
 };
 
 struct Swapchain {
@@ -72,7 +83,7 @@ void createSwapchain(Context& ctx, VkSurfaceKHR surface, GLFWwindow* window, Swa
 
 }  // namespace
 
-int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames) {
+int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames, const std::string& bookmarksPath) {
   if (!glfwInit()) throw std::runtime_error("GLFW could not initialise (no display?); use --headless");
   glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
   GLFWwindow* window = glfwCreateWindow(options.width, options.height, "ecoview", nullptr, nullptr);
@@ -81,6 +92,9 @@ int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames)
   glfwSetWindowUserPointer(window, &input);
   glfwSetScrollCallback(window, [](GLFWwindow* w, double, double dy) {
     static_cast<Input*>(glfwGetWindowUserPointer(w))->scroll += float(dy);
+  });
+  glfwSetKeyCallback(window, [](GLFWwindow* w, int key, int, int action, int mods) {
+    if (action == GLFW_PRESS) static_cast<Input*>(glfwGetWindowUserPointer(w))->presses.emplace_back(key, mods);
   });
 
   Context ctx;
@@ -112,6 +126,13 @@ int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames)
   };
   makeRendered();
 
+  // Dear ImGui: its GLFW backend chains the callbacks installed above (scroll)
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini: the viewer writes no files it was not asked for
+  ImGui::GetIO().LogFilename = nullptr;
+  ImGui_ImplGlfw_InitForVulkan(window, true);
+
   {
     RendererOptions ro;
     ro.width = int(sc.extent.width);
@@ -124,8 +145,17 @@ int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames)
     ro.samples = options.samples;
     Renderer renderer(ctx, world, ro);
     renderer.setView(options.view);
+    UiRenderer ui(ctx, VK_FORMAT_R8G8B8A8_UNORM);
     Camera cam = options.camera;
-    CullSettings cull = options.cull;
+    ecoview::BookmarkFile bookmarks = ecoview::openBookmarks(bookmarksPath, cam);
+    if (!bookmarks.warning.empty()) spdlog::warn("{}", bookmarks.warning);
+    ecoview::PanelState panel;
+    panel.scene = &world;
+    panel.cull = options.cull;
+    panel.view = options.view;
+    panel.bookmarks = &bookmarks;
+    CullSettings& cull = panel.cull;  // one copy: the panels and the O key both edit it
+    bool showUi = true;
     bool orbit = false;
     float speed = 40, orbitDistance = 300;
     Vec3 orbitTarget{};
@@ -158,19 +188,47 @@ int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames)
       float dt = std::min(0.25f, std::chrono::duration<float>(now - last).count());
       last = now;
 
-      bool tab = glfwGetKey(window, GLFW_KEY_TAB) == GLFW_PRESS;
+      ImGui_ImplGlfw_NewFrame();
+      ImGui::NewFrame();
+      // what the panels take (mouse over them, a widget being edited) does not reach the camera
+      const bool uiMouse = showUi && ImGui::GetIO().WantCaptureMouse;
+      const bool uiKeys = showUi && ImGui::GetIO().WantCaptureKeyboard;
+      auto pressed = [&](int k) { return !uiKeys && glfwGetKey(window, k) == GLFW_PRESS; };
+      auto setCamera = [&](const Camera& c) {
+        cam = c;
+        if (orbit) orbitTarget = cam.position + cameraBasis(cam).forward * orbitDistance;
+      };
+      for (auto [key, mods] : input.presses) {
+        if (key == GLFW_KEY_F1) {
+          showUi = !showUi;  // whether or not the panels have the keyboard
+        } else if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9 && !uiKeys) {
+          const int k = key - GLFW_KEY_0;
+          if (mods & GLFW_MOD_CONTROL) {
+            if (ecoview::storeBookmark(bookmarks, k, cam))
+              spdlog::info("bookmark {} stored{}", k, bookmarks.path.empty() ? "" : " in " + bookmarks.path);
+            else
+              spdlog::warn("{}", bookmarks.warning);
+          } else if (const auto& mark = bookmarks.marks.slots[size_t(k - 1)]) {
+            setCamera(*mark);
+          }
+        }
+      }
+      input.presses.clear();
+
+      bool tab = pressed(GLFW_KEY_TAB);
       if (tab && !tabWas) {
         orbit = !orbit;
         if (orbit) orbitTarget = cam.position + cameraBasis(cam).forward * orbitDistance;
       }
       tabWas = tab;
-      bool o = glfwGetKey(window, GLFW_KEY_O) == GLFW_PRESS;
+      bool o = pressed(GLFW_KEY_O);
       if (o && !oWas) cull.occlusion = !cull.occlusion;
       oWas = o;
 
       double mx, my;
       glfwGetCursorPos(window, &mx, &my);
-      bool drag = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS;
+      bool drag = !uiMouse && glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS;
+      if (uiMouse) input.scroll = 0;
       if (drag && input.dragging) {
         cam.yawDeg += float(mx - input.lastX) * 0.2f;
         cam.pitchDeg = std::clamp(cam.pitchDeg - float(my - input.lastY) * 0.2f, -89.0f, 89.0f);
@@ -185,13 +243,24 @@ int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames)
         cam.position = orbitTarget - b.forward * orbitDistance;
       } else {
         speed = std::clamp(speed * std::pow(1.2f, input.scroll), 1.0f, 5000.0f);
-        float v = speed * dt * (glfwGetKey(window, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS ? 5.0f : 1.0f);
-        auto key = [&](int k) { return glfwGetKey(window, k) == GLFW_PRESS ? 1.0f : 0.0f; };
+        float v = speed * dt * (pressed(GLFW_KEY_LEFT_SHIFT) ? 5.0f : 1.0f);
+        auto key = [&](int k) { return pressed(k) ? 1.0f : 0.0f; };
         cam.position = cam.position + b.forward * (v * (key(GLFW_KEY_W) - key(GLFW_KEY_S))) +
                        b.right * (v * (key(GLFW_KEY_D) - key(GLFW_KEY_A))) +
                        Vec3{0, v * (key(GLFW_KEY_E) - key(GLFW_KEY_Q)), 0};
       }
       input.scroll = 0;
+
+      if (showUi) {
+        panel.stats = s;
+        panel.speciesResident = renderer.speciesResident();
+        panel.camera = cam;
+        panel.status = bookmarks.warning;
+        ecoview::drawPanels(panel);
+        if (panel.cameraRecalled) setCamera(panel.camera);
+      }
+      ImGui::Render();
+      renderer.setView(panel.view);
 
       // wait for this frame slot (and so for its acquire semaphore) before acquiring with it
       for (const FrameStats& done : renderer.beginFrame()) s = done;
@@ -223,6 +292,13 @@ int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames)
                      VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                      VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR);
       };
+      if (showUi) {
+        // the renderer's slot of this frame: the window is its only submitter
+        const uint32_t uiSlot = uint32_t(submitted % kFramesInFlight);
+        hooks.overlay = [&ui, uiSlot](VkCommandBuffer cmd, const GpuImage& color) {
+          ui.record(cmd, color, ImGui::GetDrawData(), uiSlot);
+        };
+      }
       renderer.submitFrame(cam, cull, &hooks);
       ++submitted;
       VkPresentInfoKHR pi{.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
@@ -254,6 +330,8 @@ int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames)
     renderer.drain();
     vkDeviceWaitIdle(ctx.device);
   }
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
   for (VkSemaphore a : acquired) vkDestroySemaphore(ctx.device, a, nullptr);
   for (VkSemaphore r : rendered) vkDestroySemaphore(ctx.device, r, nullptr);
   vkDestroySwapchainKHR(ctx.device, sc.swapchain, nullptr);

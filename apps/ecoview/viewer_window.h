@@ -3,5 +3,9 @@
 // image, which is blitted to the swapchain image each frame.
 #include "render/headless.h"
 
-// maxFrames > 0 closes the window after that many frames (smoke tests).
-int runWindow(const eco::render::Scene& world, const eco::render::HeadlessOptions& options, int maxFrames);
+#include <string>
+
+// maxFrames > 0 closes the window after that many frames (smoke tests). bookmarksPath: the
+// camera bookmarks file (bookmarks.h); empty: bookmarks in memory only.
+int runWindow(const eco::render::Scene& world, const eco::render::HeadlessOptions& options, int maxFrames,
+              const std::string& bookmarksPath);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <stdexcept>
 
+#include <imgui.h>
 #include <nlohmann/json.hpp>
 
 #include "core/file_io.h"
@@ -24,6 +25,27 @@ Camera lerpCamera(const Camera& a, const Camera& b, float t) {
   c.pitchDeg = a.pitchDeg + (b.pitchDeg - a.pitchDeg) * t;
   return c;
 }
+
+// A private ImGui context for the run, the caller's (if any) current again afterwards.
+class ImGuiScope {
+ public:
+  ImGuiScope() : previous_(ImGui::GetCurrentContext()), mine_(ImGui::CreateContext()) {
+    ImGui::SetCurrentContext(mine_);
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;  // no imgui.ini: the viewer writes no files it was not asked for
+    io.LogFilename = nullptr;
+  }
+  ~ImGuiScope() {
+    ImGui::DestroyContext(mine_);
+    ImGui::SetCurrentContext(previous_);
+  }
+  ImGuiScope(const ImGuiScope&) = delete;
+  ImGuiScope& operator=(const ImGuiScope&) = delete;
+
+ private:
+  ImGuiContext* previous_;
+  ImGuiContext* mine_;
+};
 }  // namespace
 
 HeadlessResult runHeadless(const Scene& world, const HeadlessOptions& o) {
@@ -47,17 +69,46 @@ HeadlessResult runHeadless(const Scene& world, const HeadlessOptions& o) {
     ro.samples = o.samples;
     Renderer renderer(ctx, world, ro);
     renderer.setView(o.view);
+    std::optional<ImGuiScope> imgui;
+    std::optional<UiRenderer> ui;
+    if (o.ui) {
+      imgui.emplace();
+      ui.emplace(ctx, VK_FORMAT_R8G8B8A8_UNORM);
+    }
+    // The UI of frame f, recorded by the overlay hook: no input, the frame's size, 60 Hz.
+    auto uiHooks = [&](int f) {
+      FrameHooks hooks;
+      if (!ui) return hooks;
+      ImGuiIO& io = ImGui::GetIO();
+      io.DisplaySize = ImVec2(float(o.width), float(o.height));
+      io.DeltaTime = 1.0f / 60.0f;
+      FrameStats previous = result.frames.empty() ? FrameStats{} : result.frames.back();
+      // auto-sized windows measure themselves in their first frame and draw from the second
+      for (int pass = f == 0 ? 0 : 1; pass < 2; ++pass) {
+        ImGui::NewFrame();
+        if (o.uiPanels) o.uiPanels(previous);
+        ImGui::Render();
+      }
+      result.uiRect = uiBounds(ImGui::GetDrawData());
+      // the renderer's slot of this frame: frame f is the renderer's f-th submission
+      hooks.overlay = [&ui, f](VkCommandBuffer cmd, const GpuImage& color) {
+        ui->record(cmd, color, ImGui::GetDrawData(), uint32_t(f) % kFramesInFlight);
+      };
+      return hooks;
+    };
     for (int f = 0; f < o.frames; ++f) {
       float t = o.frames > 1 ? float(f) / float(o.frames - 1) : 0.0f;
       Camera cam = o.cameraEnd ? lerpCamera(o.camera, *o.cameraEnd, t) : o.camera;
       if (o.settle) {
         // reproducible pictures: everything around the camera resident, each frame waited for
         renderer.settleStreaming(cam);
-        result.frames.push_back(renderer.render(cam, o.cull));
+        FrameHooks hooks = uiHooks(f);
+        result.frames.push_back(renderer.render(cam, o.cull, &hooks));
       } else {
         // as the window runs: frames in flight, streaming and uploads within their budgets
         for (FrameStats& s : renderer.beginFrame()) result.frames.push_back(s);
-        renderer.submitFrame(cam, o.cull);
+        FrameHooks hooks = uiHooks(f);
+        renderer.submitFrame(cam, o.cull, &hooks);
       }
       if (stopRequested()) break;
     }

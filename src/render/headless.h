@@ -1,6 +1,7 @@
 #pragma once
 // Offscreen rendering without any window system: N frames along a camera path, then a PNG
 // screenshot and per-frame statistics as JSON.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "render/camera.h"
 #include "render/renderer.h"
 #include "render/scene.h"
+#include "render/ui.h"
 
 namespace eco::render {
 
@@ -28,6 +30,11 @@ struct HeadlessOptions {
   bool validation = false;
   std::string screenshot;           // PNG of the last frame, if set
   std::string statsFile;            // JSON, if set
+  // Dear ImGui drawn over each frame (render/ui.h), without input: a fixed display size (the
+  // frame's) and time step. uiPanels draws the windows between ImGui::NewFrame and
+  // ImGui::Render, given the statistics of the frame before (empty for the first).
+  bool ui = false;
+  std::function<void(const FrameStats& previous)> uiPanels;
 };
 
 struct HeadlessResult {
@@ -35,6 +42,7 @@ struct HeadlessResult {
   std::vector<uint8_t> pixels;  // last frame, RGBA8
   int validationErrors = 0;
   std::string device;
+  UiRect uiRect;  // where the last frame's UI drew (ui only)
 };
 
 // Throws std::runtime_error when no Vulkan device is available.

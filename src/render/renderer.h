@@ -35,6 +35,7 @@
 #include "render/view_settings.h"
 #include "render/vk_context.h"
 #include "render/scene.h"
+#include "render/view_settings.h"
 
 namespace eco::render {
 
@@ -88,6 +89,9 @@ struct FrameHooks {
   VkSemaphore wait = VK_NULL_HANDLE;
   VkSemaphore signal = VK_NULL_HANDLE;
   std::function<void(VkCommandBuffer, const GpuImage& color)> record;
+  // Called after the scene, colour image in TRANSFER_SRC_OPTIMAL, must leave it so, before the
+  // screenshot capture copy (the UI: render/ui.h), so it shows in captures and in the window.
+  std::function<void(VkCommandBuffer, const GpuImage& color)> overlay;
 };
 
 struct VisibleRef {
@@ -135,6 +139,7 @@ class Renderer {
   // list's slots [LOD 0 firstInstance, LOD 1 regionEnd).
   std::vector<gpu::DrawCommand> drawCommands() const { return lastDraws_; }
   uint32_t speciesCount() const { return speciesCount_; }
+  const std::vector<uint64_t>& speciesResident() const { return speciesResident_; }  // by species id
   std::vector<size_t> residentTiles() const;
   bool stagedUploads() const { return staged_; }
   int width() const { return options_.width; }

@@ -434,12 +434,21 @@ Pipeline createGraphicsPipeline(Context& ctx, const GraphicsDesc& desc, const st
   multisample.rasterizationSamples = desc.samples;
   raster.depthBiasEnable = desc.depthBias;
   VkPipelineDepthStencilStateCreateInfo depth{.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
-  depth.depthTestEnable = VK_TRUE;
-  depth.depthWriteEnable = desc.depthWrite;
+  depth.depthTestEnable = desc.depthFormat != VK_FORMAT_UNDEFINED;
+  depth.depthWriteEnable = desc.depthFormat != VK_FORMAT_UNDEFINED && desc.depthWrite;
   depth.depthCompareOp = desc.depthCompare;
   VkPipelineColorBlendAttachmentState blendAttachment{};
   blendAttachment.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
                                    VK_COLOR_COMPONENT_A_BIT;
+  if (desc.alphaBlend) {
+    blendAttachment.blendEnable = VK_TRUE;
+    blendAttachment.srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA;
+    blendAttachment.dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
+    blendAttachment.colorBlendOp = VK_BLEND_OP_ADD;
+    blendAttachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
+    blendAttachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
+    blendAttachment.alphaBlendOp = VK_BLEND_OP_ADD;
+  }
   VkPipelineColorBlendStateCreateInfo blend{.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
   const bool hasColor = desc.colorFormat != VK_FORMAT_UNDEFINED;
   blend.attachmentCount = hasColor ? 1 : 0;

@@ -115,7 +115,9 @@ struct GraphicsDesc {
   bool depthWrite = true;
   bool depthBias = false;  // dynamic depth bias (vkCmdSetDepthBias), for shadow maps
   VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
+  bool alphaBlend = false;  // colour = src * src.a + dst * (1 - src.a) (the UI); else replace
 };
+// depthFormat VK_FORMAT_UNDEFINED: no depth attachment, so no depth test or write.
 Pipeline createGraphicsPipeline(Context& ctx, const GraphicsDesc& desc,
                                 const std::vector<BindingDesc>& bindings, uint32_t pushSize);
 void destroyPipeline(Context& ctx, Pipeline& pipeline);
