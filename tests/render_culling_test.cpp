@@ -175,7 +175,9 @@ TEST_F(RenderCulling, OcclusionKeepsThePictureAndDropsInstancesBehindTheRidge) {
 // visible list, LOD 0 and LOD 1 ranges disjoint, counts equal to the reference's (occlusion
 // off) and never above them (occlusion on).
 TEST_F(RenderCulling, IndirectBufferAsWrittenByTheGpu) {
-  const MeshSet meshes = buildMeshes();
+  std::vector<SpeciesMeshSource> kinds;  // the renderer's per-kind meshes
+  for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k) kinds.push_back({defaultMeshForm(SpeciesKind(k)), "", 1, 1});
+  const MeshSet meshes = buildMeshes(kinds);
   for (uint64_t n : {2000ull, 60000ull}) {
     Scene world = makeSyntheticScene(smallWorld(n));
     Renderer renderer(ctx, world, options());
@@ -195,9 +197,9 @@ TEST_F(RenderCulling, IndirectBufferAsWrittenByTheGpu) {
       for (uint32_t d = 0; d < gpu::DRAW_COUNT; ++d) {
         const gpu::DrawCommand& c = cmds[d];
         std::string where = "n " + std::to_string(n) + (occlusion ? " occlusion" : "") + " draw " + std::to_string(d);
-        EXPECT_EQ(c.indexCount, meshes.ranges[d].indexCount) << where;
-        EXPECT_EQ(c.firstIndex, meshes.ranges[d].firstIndex) << where;
-        EXPECT_EQ(c.vertexOffset, meshes.ranges[d].vertexOffset) << where;
+        EXPECT_EQ(c.indexCount, meshes.species[d / gpu::LOD_COUNT].lods[d % gpu::LOD_COUNT].indexCount) << where;
+        EXPECT_EQ(c.firstIndex, meshes.species[d / gpu::LOD_COUNT].lods[d % gpu::LOD_COUNT].firstIndex) << where;
+        EXPECT_EQ(c.vertexOffset, meshes.species[d / gpu::LOD_COUNT].lods[d % gpu::LOD_COUNT].vertexOffset) << where;
         const gpu::uvec4& region = regions[d / gpu::LOD_COUNT];
         EXPECT_GE(c.firstInstance, region.x) << where;
         EXPECT_LE(uint64_t(c.firstInstance) + c.instanceCount, region.y) << where;

@@ -56,6 +56,13 @@ double threadCpuMs() {
   return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
 }
 
+// The meshes of the per-kind draws: each kind's default procedural form in unit space.
+std::vector<SpeciesMeshSource> kindMeshSources() {
+  std::vector<SpeciesMeshSource> out;
+  for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k) out.push_back({defaultMeshForm(SpeciesKind(k)), "", 1, 1});
+  return out;
+}
+
 }  // namespace
 
 Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& options)
@@ -129,7 +136,8 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   farField_ = createFarField(ctx, world);
 
   // vegetation meshes
-  meshes_ = buildMeshes();
+  // Adapter until the per-species draw path: one procedural mesh per kind (its default form).
+  meshes_ = buildMeshes(kindMeshSources());
   vertices_ = createBuffer(ctx, meshes_.vertices.size() * sizeof(MeshVertex), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
                            MemoryUse::Upload);
   std::memcpy(vertices_.data, meshes_.vertices.data(), vertices_.size);
@@ -615,7 +623,7 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
     gpu::DrawCommand init[gpu::DRAW_COUNT];
     for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k) {
       for (uint32_t lod = 0; lod < gpu::LOD_COUNT; ++lod) {
-        const MeshRange& m = meshes_.ranges[k * gpu::LOD_COUNT + lod];
+        const MeshRange& m = meshes_.species[k].lods[lod];
         init[k * gpu::LOD_COUNT + lod] = {m.indexCount, 0, m.firstIndex, m.vertexOffset,
                                           lod == 0 ? slot.data.regions[k].x : slot.data.regions[k].y, 0, 0, 0};
       }
