@@ -247,8 +247,9 @@ struct Reader {
     const float tint = bark(p.material, where) ? 0.f : 1.f;
 
     const bool identity = m == kIdentity;
-    // Normals go through the cofactor matrix (the inverse transpose up to a positive factor
-    // when det > 0); a mirroring transform flips the winding to keep faces outward.
+    // Normals go through the cofactor matrix C (the inverse transpose times det; c[3 j + i]
+    // holds C[i][j]), times the sign of det; a mirroring transform also flips the winding to
+    // keep faces outward.
     const double c[9] = {m[5] * m[10] - m[6] * m[9], m[6] * m[8] - m[4] * m[10], m[4] * m[9] - m[5] * m[8],
                          m[9] * m[2] - m[10] * m[1], m[10] * m[0] - m[8] * m[2], m[8] * m[1] - m[9] * m[0],
                          m[1] * m[6] - m[2] * m[5], m[2] * m[4] - m[0] * m[6], m[0] * m[5] - m[1] * m[4]};
@@ -304,7 +305,7 @@ struct Reader {
         double t[3] = {n[0], n[1], n[2]};
         if (!identity)
           for (int r = 0; r < 3; ++r)
-            t[r] = sign * (c[3 * r] * double(n[0]) + c[3 * r + 1] * double(n[1]) + c[3 * r + 2] * double(n[2]));
+            t[r] = sign * (c[r] * double(n[0]) + c[3 + r] * double(n[1]) + c[6 + r] * double(n[2]));
         const double len = std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
         if (!(len > 1e-12)) {
           given = false;  // a zero normal: compute them all instead
