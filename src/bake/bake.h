@@ -125,6 +125,7 @@ struct MergeSummary {
   int parts = 0;
   int tiles = 0;
   int linked = 0;  // files hard-linked (with MergeOptions::link), the rest copied
+  int files = 0;   // files placed: the terrain, the tiles and the species' mesh files
   uint64_t instances = 0;
   uint64_t bytes = 0;  // tile bytes
   double seconds = 0;

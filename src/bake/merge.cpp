@@ -71,7 +71,7 @@ std::vector<std::pair<std::string, std::string>> identity(const Manifest& m) {
   add("species count", m.species.size());
   for (const SpeciesRecord& s : m.species)
     add("species " + std::to_string(s.id), s.name, int(s.kind), s.meshHeight, s.crownRadius, s.scaleMin, s.scaleMax,
-        s.boundingCenterY, s.boundingRadius, s.baseColor, int(s.meshForm),
+        s.boundingCenterY, s.boundingRadius, s.baseColor, int(speciesMeshForm(s)),
         s.meshFile.empty() ? std::string("(no mesh file)") : s.meshFile + " " + hex64(s.meshChecksum));
   return id;
 }
@@ -283,6 +283,8 @@ MergeSummary mergeParts(const std::vector<std::string>& dirs, const MergeOptions
 
   s.parts = int(parts.size());
   s.tiles = int(merged.tiles.size());
+  s.files = 1 + s.tiles;
+  for (const SpeciesRecord& sp : merged.species) s.files += !sp.meshFile.empty();
   s.instances = merged.totals.instances;
   s.bytes = merged.totals.bytes;
   s.seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -32,7 +32,7 @@ std::vector<SpeciesRecord> speciesRecords(const BiomeConfig& config) {
     r.boundingRadius = std::sqrt(0.25f * sp.meshHeight * sp.meshHeight + sp.crownRadius * sp.crownRadius);
     r.baseColor = packColor(sp.color);
     r.meshAsset = sp.meshAsset;
-    r.meshForm = sp.meshForm;
+    if (sp.meshForm != defaultMeshForm(sp.kind)) r.meshForm = sp.meshForm;  // else the manifest leaves it out
     out.push_back(r);
   }
   return out;

@@ -129,7 +129,7 @@ std::vector<ProxyPart> speciesParts(const MeshSet& set, const SpeciesMesh& mesh,
 SpeciesParts speciesMeshes(const std::string& bakeDir, const Manifest& manifest) {
   std::vector<SpeciesMeshSource> sources;
   for (const SpeciesRecord& s : manifest.species) {
-    SpeciesMeshSource src{s.meshForm, "", s.meshHeight, s.crownRadius};
+    SpeciesMeshSource src{speciesMeshForm(s), "", s.meshHeight, s.crownRadius};
     if (!s.meshFile.empty()) {
       readMeshVerified(bakeDir, s);  // size and checksum against the manifest first
       src.file = (std::filesystem::path(bakeDir) / s.meshFile).string();

@@ -65,8 +65,8 @@ static Json speciesJson(const SpeciesRecord& s) {
            {s.baseColor & 0xff, (s.baseColor >> 8) & 0xff, (s.baseColor >> 16) & 0xff, s.baseColor >> 24}}};
   if (!s.meshAsset.empty()) j["mesh_asset"] = s.meshAsset;  // only when used: other manifests keep their bytes
   // Likewise the mesh fields: a form only when it is not the kind's default, a file only when used.
-  if (s.kind < kSpeciesKindNames.size() && s.meshForm != defaultMeshForm(SpeciesKind(s.kind)))
-    j["mesh_form"] = meshFormName(s.meshForm);
+  if (s.meshForm && s.kind < kSpeciesKindNames.size() && *s.meshForm != defaultMeshForm(SpeciesKind(s.kind)))
+    j["mesh_form"] = meshFormName(*s.meshForm);
   if (!s.meshFile.empty()) {
     j["mesh_file"] = s.meshFile;
     j["mesh_bytes"] = s.meshBytes;
@@ -203,7 +203,6 @@ SpeciesRecord readSpecies(ObjectReader& r) {
   }
   if (r.string("mesh_asset", s.meshAsset, false, true))
     if (std::string why = meshAssetProblem(s.meshAsset); !why.empty()) r.report(r.pathOf("mesh_asset"), why);
-  if (s.kind < kSpeciesKindNames.size()) s.meshForm = defaultMeshForm(SpeciesKind(s.kind));
   std::string form;
   if (r.string("mesh_form", form)) {
     const std::optional<MeshForm> parsed = meshFormFromName(form);

@@ -30,10 +30,14 @@ struct SpeciesRecord {
   // is not the kind's default; with a mesh.file, the normalised GLB the bake wrote
   // ("mesh_file", always meshes/<name>.glb), its size and XXH3-64 ("mesh_bytes",
   // "mesh_xxh3_64"). docs/meshes.md.
-  MeshForm meshForm = MeshForm::Broadleaf;
+  std::optional<MeshForm> meshForm;  // empty: the kind's default (speciesMeshForm)
   std::string meshFile;
   uint64_t meshBytes = 0, meshChecksum = 0;
 };
+// The form of a species' mesh: its record's, else its kind's default.
+inline MeshForm speciesMeshForm(const SpeciesRecord& s) {
+  return s.meshForm ? *s.meshForm : defaultMeshForm(s.kind < kSpeciesKindNames.size() ? SpeciesKind(s.kind) : SpeciesKind::Tree);
+}
 
 // Decoded instance, as the bake produces it and as readers get it back.
 struct Instance {
