@@ -15,7 +15,7 @@ build=${ECO_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${ECO_FUZZ_SECONDS:-60}
 work=${ECO_FUZZ_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/ecofuzz-run.XXXXXX")}
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(image raw config manifest tile geojson)
+[[ ${#targets[@]} -gt 0 ]] || targets=(image raw config manifest tile geojson gltf)
 
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
