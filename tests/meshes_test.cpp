@@ -58,6 +58,7 @@ TEST(ProceduralMeshes, InsideTheUnitSpaceWithACheaperFarLod) {
       }
     }
     const size_t t0 = near.indices.size() / 3, t1 = far.indices.size() / 3;
+    std::printf("%-12s LOD 0 %4zu triangles, LOD 1 %4zu\n", name.c_str(), t0, t1);
     EXPECT_LE(2 * t1, t0) << name << ": LOD 1 " << t1 << " triangles, LOD 0 " << t0;
     const bool plant = form == MeshForm::Grass || form == MeshForm::GroundCover;
     EXPECT_LE(t0, plant ? 400u : 2000u) << name;
@@ -209,6 +210,11 @@ TEST(MeshFiles, SampleGlbLoadsWithItsTrianglesBoundsAndTints) {
     EXPECT_NEAR(mlo[c], lo[c] / s[c], 1e-5f) << c;
     EXPECT_NEAR(mhi[c], hi[c] / s[c], 1e-5f) << c;
   }
+  const std::vector<eco::SpeciesMeshSource> src = {{MeshForm::Broadleaf, kCottonwood, h, cr}};
+  const eco::MeshSet set = eco::buildMeshes(src);
+  EXPECT_EQ(set.species[0].triangles[0], bark + foliage);
+  EXPECT_LT(set.species[0].triangles[1], set.species[0].triangles[0]);
+  std::printf("cottonwood.glb: LOD 0 %u triangles, LOD 1 %u\n", set.species[0].triangles[0], set.species[0].triangles[1]);
   // drawn at its true size: the file is 20 m tall and within the 7 m crown
   EXPECT_NEAR(hi[1] - lo[1], 20.f, 0.5f);
   EXPECT_LE(std::max({-lo[0], hi[0], -lo[2], hi[2]}), 7.f);

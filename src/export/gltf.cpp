@@ -1,4 +1,4 @@
-// glTF export: one binary glTF 2.0 file (GLB) per tile, instancing each species' proxy mesh
+// glTF export: one binary glTF 2.0 file (GLB) per tile, instancing each species' mesh
 // with EXT_mesh_gpu_instancing. Layout and the choices behind it: docs/export.md.
 #include <cmath>
 #include <cstring>
@@ -141,7 +141,7 @@ std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>&
                      {"mesh", int(meshes.size()) - 1},
                      {"extensions", {{"EXT_mesh_gpu_instancing", {{"attributes", std::move(attributes)}}}}},
                      {"extras", {{"ecobake_species_id", s.id}, {"ecobake_tile", {tile.x, tile.z}}}}});
-    // glTF cannot reference another file's mesh: the proxy stays, and the species' own mesh
+    // glTF cannot reference another file's mesh: the species mesh stays, and the export asset
     // is named for the importer to swap in.
     if (!s.meshAsset.empty()) nodes.back()["extras"]["ecobake_mesh_asset"] = s.meshAsset;
     first = end;
