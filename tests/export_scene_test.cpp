@@ -245,10 +245,11 @@ TEST(ExportScene, MeshAssetIsReferencedByUsdAndNamedByGltf) {
 TEST(ExportScene, MeshFileIsEmbeddedInsteadOfTheProceduralMesh) {
   TempDir dir;
   const std::string config = eco::test::writeRidgeWorld(dir);
-  const std::string sample = eco::test::sourceDir() + "/samples/world/meshes/pinyon_pine.glb";
+  // a broadleaf file on a species whose form is conifer: the two differ in every count
+  const std::string sample = eco::test::sourceDir() + "/samples/world/meshes/cottonwood.glb";
   fs::copy_file(sample, dir.file("pine.glb"));
   nlohmann::json doc = readJson(config);
-  doc["species"][0]["mesh"] = {{"height", 9}, {"crown_radius", 3.5}, {"form", "conifer"}, {"file", "pine.glb"}};
+  doc["species"][0]["mesh"] = {{"height", 20}, {"crown_radius", 7}, {"form", "conifer"}, {"file", "pine.glb"}};
   eco::test::writeBytes(config, doc.dump(2));
   const std::string bake = dir.file("bake");
   ASSERT_EQ(ecobake("bake " + config + " -o " + bake + " -q").code, 0);
