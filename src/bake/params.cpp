@@ -53,7 +53,7 @@ std::vector<SpeciesRecord> speciesRecords(const World& world) {
     // The sphere of the real mesh (in metres at scale 1: the file's own size), around its
     // box centre; the record keeps its centre on the axis, so the radius grows by the
     // centre's distance from it.
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
     for (const MeshVertex& v : mesh.vertices)
       for (int c = 0; c < 3; ++c) {
         lo[c] = std::min(lo[c], double(v.position[c]));

@@ -302,7 +302,7 @@ struct Reader {
         std::memcpy(n, normals.data + i * normals.stride, sizeof n);
         for (float x : n)
           if (!std::isfinite(x)) fail(where, "NORMAL " + std::to_string(i) + " is not finite");
-        double t[3] = {n[0], n[1], n[2]};
+        double t[3] = {double(n[0]), double(n[1]), double(n[2])};
         if (!identity)
           for (int r = 0; r < 3; ++r)
             t[r] = sign * (c[r] * double(n[0]) + c[3 + r] * double(n[1]) + c[6 + r] * double(n[2]));

@@ -67,8 +67,8 @@ Lods proceduralLods(MeshForm form) {
 // The bounding sphere of LOD 0 in metres at scale 1 (box centre, farthest vertex), its centre
 // given back in unit space.
 void boundingSphere(const Lods& l, float meshHeight, float crownRadius, float sphere[4]) {
-  const double s[3] = {crownRadius, meshHeight, crownRadius};
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  const double s[3] = {double(crownRadius), double(meshHeight), double(crownRadius)};
+  double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
   for (uint32_t i : l.lod[0])
     for (int c = 0; c < 3; ++c) {
       const double x = double(l.mesh.vertices[i].position[c]) * s[c];
