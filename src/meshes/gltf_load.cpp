@@ -192,7 +192,8 @@ struct Reader {
     const size_t component = a.componentType == kUByte ? 1 : a.componentType == kUShort ? 2 : 4;
     const size_t elementSize = component * size_t(type == TINYGLTF_TYPE_VEC3 ? 3 : 1);
     const size_t stride = v.byteStride ? v.byteStride : elementSize;
-    if (stride < elementSize) fail(at, "byte stride " + std::to_string(stride) + " is smaller than an element");
+    if (stride < elementSize || stride > 252)  // glTF: byteStride in [4, 252]
+      fail(at, "byte stride " + std::to_string(stride) + " is outside [" + std::to_string(elementSize) + ", 252]");
     if (a.count > mesh_limits::kMaxVertices * 3)
       fail(at, std::to_string(a.count) + " elements, more than the limit of " + std::to_string(mesh_limits::kMaxVertices * 3));
     if (a.count > 0) {

@@ -178,11 +178,11 @@ LoadedMesh broadleaf(int lod) {
   }
   // Lobes at irregular angles and heights around the crown's centre, the central one biggest.
   const int lobes = near ? 6 : 3;
-  b.lobe(crown, {0.55f, 0.3f, 0.5f}, near ? 10 : 6, near ? 6 : 4, 0.12f, 20, 1);
+  b.lobe(crown, {0.62f, 0.32f, 0.58f}, near ? 10 : 6, near ? 6 : 4, 0.12f, 20, 1);
   for (int i = 0; i < lobes - 1; ++i) {
     const float angle = kTwoPi * (float(i) + 0.35f * jitter(30, uint32_t(i))) / float(lobes - 1);
-    const float dist = 0.36f + 0.08f * jitter(31, uint32_t(i));
-    const float size = 0.3f + 0.07f * jitter(32, uint32_t(i));
+    const float dist = 0.46f + 0.08f * jitter(31, uint32_t(i));
+    const float size = 0.38f + 0.06f * jitter(32, uint32_t(i));
     const V3 c = crown + V3{dist * std::cos(angle), 0.06f + 0.12f * jitter(33, uint32_t(i)), dist * std::sin(angle)};
     b.lobe(c, {size, size * 0.8f, size}, near ? 8 : 5, near ? 5 : 3, 0.14f, 40 + uint32_t(i), 1);
   }
@@ -216,7 +216,7 @@ LoadedMesh shrub(int lod) {
   for (int i = 0; i < lobes; ++i) {
     const float angle = kTwoPi * (float(i) + 0.4f * jitter(80, uint32_t(i))) / float(lobes);
     const float dist = i == 0 ? 0.1f : 0.42f + 0.1f * jitter(81, uint32_t(i));
-    const float size = (i == 0 ? 0.5f : 0.34f) + 0.06f * jitter(82, uint32_t(i));
+    const float size = (i == 0 ? 0.55f : 0.4f) + 0.06f * jitter(82, uint32_t(i));
     const float y = size * 0.85f + (i == 0 ? 0.05f : 0.08f * jitter(83, uint32_t(i)));
     b.lobe({dist * std::cos(angle), y, dist * std::sin(angle)}, {size, size * 0.85f, size}, near ? 9 : 5,
            near ? 6 : 3, 0.15f, 90 + uint32_t(i), 1);
@@ -239,7 +239,7 @@ LoadedMesh grass(int lod) {
     const V3 across{std::cos(angle + twist), 0, std::sin(angle + twist)};
     const float height = 0.75f + 0.25f * jitter(102, uint32_t(i));
     const float lean = 0.55f + 0.3f * jitter(103, uint32_t(i));
-    const float width = near ? 0.07f : 0.14f;
+    const float width = near ? 0.09f : 0.16f;
     const V3 base = dir * (-0.12f) + across * (0.05f * jitter(104, uint32_t(i)));
     std::vector<V3> left, right;
     for (int k = 0; k <= steps; ++k) {
@@ -260,13 +260,13 @@ LoadedMesh grass(int lod) {
 LoadedMesh groundCover(int lod) {
   Builder b;
   const bool near = lod == 0;
-  const int leaves = near ? 11 : 5;
+  const int leaves = near ? 13 : 6;
   for (int i = 0; i < leaves; ++i) {
     const float angle = kTwoPi * (float(i) + 0.4f * jitter(120, uint32_t(i))) / float(leaves);
     const V3 dir{std::cos(angle), 0, std::sin(angle)};
     const V3 across{-dir.z, 0, dir.x};
     const float length = 0.55f + 0.35f * jitter(121, uint32_t(i));
-    const float width = (near ? 0.18f : 0.3f) * (0.8f + 0.2f * jitter(122, uint32_t(i)));
+    const float width = (near ? 0.26f : 0.4f) * (0.8f + 0.2f * jitter(122, uint32_t(i)));
     const float rise = 0.3f + 0.6f * (0.5f + 0.5f * jitter(123, uint32_t(i)));  // tip height in [0.3, 0.9]
     const float start = 0.05f + 0.05f * jitter(124, uint32_t(i));
     std::vector<V3> left, right;
