@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libcli11-dev libstb-dev libtinyexr-dev nlohmann-json3-dev libxxhash-dev libtiff-dev
+  libtinygltf-dev libmeshoptimizer-dev
   libflatbuffers-dev flatbuffers-compiler
   libvulkan-dev libvulkan-volk-dev libglfw3-dev glslc libimgui-dev
   libspdlog-dev libgtest-dev libbenchmark-dev

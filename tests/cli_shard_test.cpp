@@ -13,6 +13,9 @@
 #include <vector>
 
 #include "bake_world.h"
+#include "core/hash.h"
+#include "meshes/meshes.h"
+#include "tileio/tileio.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -72,6 +75,18 @@ struct World {
   fs::path full;
   World() {
     config = eco::test::writeRidgeWorld(dir);
+    // The pine draws a mesh file: parts and merge carry the bake's normalised copy too.
+    const eco::LoadedMesh unit = eco::proceduralMesh(eco::MeshForm::Conifer, 0);
+    eco::MetricMesh metric{unit.vertices, unit.indices};
+    for (eco::MeshVertex& v : metric.vertices) v.position[0] *= 3, v.position[1] *= 20, v.position[2] *= 3;
+    const std::vector<uint8_t> glb = eco::writeGlb(metric);
+    eco::test::writeBytes(dir.file("pine.glb"), std::string(glb.begin(), glb.end()));
+    std::string text = eco::test::readBytes(config);
+    const std::string mesh = R"("mesh": {"height": 20, "crown_radius": 3})";
+    const size_t at = text.find(mesh);
+    EXPECT_NE(at, std::string::npos);
+    text.replace(at, mesh.size(), R"("mesh": {"height": 20, "crown_radius": 3, "form": "conifer", "file": "pine.glb"})");
+    eco::test::writeBytes(config, text);
     full = dir.path / "full";
     Result r = run("bake " + q(config) + " -o " + q(full) + " -q -j 2");
     EXPECT_EQ(r.code, 0) << r.output;
@@ -126,6 +141,29 @@ TEST(CliShard, MergedShardsEqualABakeInOneProcess) {
     ASSERT_EQ(r.code, 0) << r.output;
     expectSameFiles(world().full, tmp.path / "merged2", "merge of parts named one by one");
   }
+}
+
+// The pine's mesh file is in the bake as meshes/0.glb, the manifest names it with its size
+// and hash, and its sphere is the real mesh's; merge refuses a part whose copy was altered.
+TEST(CliShard, TheMeshFileTravelsWithTheBakeAndItsParts) {
+  const std::string glb = eco::test::readBytes((world().full / "meshes/0.glb").string());
+  const eco::Manifest m = eco::readManifest(world().full.string());
+  ASSERT_EQ(m.species[0].meshFile, "meshes/0.glb");
+  EXPECT_EQ(m.species[0].meshBytes, glb.size());
+  EXPECT_EQ(m.species[0].meshChecksum, eco::checksum64({reinterpret_cast<const uint8_t*>(glb.data()), glb.size()}));
+  EXPECT_EQ(eco::speciesMeshForm(m.species[0]), eco::MeshForm::Conifer);
+  EXPECT_TRUE(m.species[1].meshFile.empty());
+  EXPECT_FALSE(fs::exists(world().full / "meshes/1.glb"));
+  // the file in the bake is the loader's normalised copy of the config's file (which was
+  // written by the same writer, so the same bytes)
+  EXPECT_EQ(glb, eco::test::readBytes(world().dir.file("pine.glb")));
+
+  TempDir tmp;
+  for (int i = 1; i <= 2; ++i) ASSERT_EQ(run(shardCommand(tmp.path / "parts" / std::to_string(i), i, 2)).code, 0);
+  eco::test::writeBytes((tmp.path / "parts/1/meshes/0.glb").string(), std::string(glb.size(), 'x'));
+  Result r = run("merge " + q(tmp.path / "parts") + " -o " + q(tmp.path / "merged"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "meshes/0.glb: checksum mismatch")) << r.output;
 }
 
 TEST(CliShard, ShardsFromTheBatchSystemsEnvironment) {

@@ -53,6 +53,7 @@ fs::path makeCorpus(const TempDir& dir) {
   writeRgb((images / "rgb_9x9.png").string(), 9, 9);
   eco::test::writeBytes((images / "height_9x9.r16").string(), std::string(9 * 9 * 2, '\x10'));
   eco::test::writeBytes((images / "text.png").string(), "this is not an image\n");
+  eco::test::writeBytes((images / "text.glb").string(), "this is not a mesh\n");
   // A float GeoTIFF with a 2 m pixel scale, and GeoJSON roads inside its 16 m world and out.
   std::vector<float> heights(81);
   for (size_t i = 0; i < heights.size(); ++i) heights[i] = float(i);
@@ -268,6 +269,7 @@ TEST(ShippedConfigs, AcceptStandInSampleWorld) {
   fs::create_directories(dir.path / "samples" / "world");
   writeGray((dir.path / "samples" / "world" / "heightmap.png").string(), 1025, 1025);
   writeGray((dir.path / "samples" / "world" / "river_distance.png").string(), 513, 513);
+  fs::copy(fs::path(ECO_SOURCE_DIR) / "samples" / "world" / "meshes", dir.path / "samples" / "world" / "meshes");
   fs::create_directories(dir.path / "configs");
   for (const std::string& file : shippedConfigs()) {
     fs::path copy = dir.path / "configs" / fs::path(file).filename();

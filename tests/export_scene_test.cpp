@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <random>
 #include <regex>
 #include <set>
@@ -236,4 +237,46 @@ TEST(ExportScene, MeshAssetIsReferencedByUsdAndNamedByGltf) {
   const nlohmann::json gltf = glbJson(dir.file("gltf/" + index["tiles"][0]["file"].get<std::string>()));
   EXPECT_EQ(gltf["nodes"][1]["extras"]["ecobake_mesh_asset"], "assets/pine tree.usd");
   EXPECT_TRUE(gltf["nodes"][1].contains("mesh"));
+}
+
+// A species with a mesh file: the glTF export embeds the real mesh (its triangles, bark and
+// foliage as the file has them) and USD's prototype holds it; a species without one gets its
+// form's procedural mesh; a tampered mesh file in the bake is refused.
+TEST(ExportScene, MeshFileIsEmbeddedInsteadOfTheProceduralMesh) {
+  TempDir dir;
+  const std::string config = eco::test::writeRidgeWorld(dir);
+  // a broadleaf file on a species whose form is conifer: the two differ in every count
+  const std::string sample = eco::test::sourceDir() + "/samples/world/meshes/cottonwood.glb";
+  fs::copy_file(sample, dir.file("pine.glb"));
+  nlohmann::json doc = readJson(config);
+  doc["species"][0]["mesh"] = {{"height", 20}, {"crown_radius", 7}, {"form", "conifer"}, {"file", "pine.glb"}};
+  eco::test::writeBytes(config, doc.dump(2));
+  const std::string bake = dir.file("bake");
+  ASSERT_EQ(ecobake("bake " + config + " -o " + bake + " -q").code, 0);
+
+  // triangles per material in the sample file, read from its JSON chunk
+  const nlohmann::json file = glbJson(sample);
+  std::map<std::string, size_t> expected;
+  for (const nlohmann::json& p : file["meshes"][0]["primitives"])
+    expected[file["materials"][p["material"].get<size_t>()]["name"]] +=
+        file["accessors"][p["indices"].get<size_t>()]["count"].get<size_t>() / 3;
+
+  ASSERT_EQ(ecobake("export " + bake + " --format gltf -o " + dir.file("gltf") + " -q --species pine").code, 0);
+  const nlohmann::json index = readJson(dir.file("gltf/export.json"));
+  ASSERT_FALSE(index["tiles"].empty());
+  const nlohmann::json gltf = glbJson(dir.file("gltf/" + index["tiles"][0]["file"].get<std::string>()));
+  std::map<std::string, size_t> got;
+  for (const nlohmann::json& p : gltf["meshes"][0]["primitives"]) {
+    const std::string material = gltf["materials"][p["material"].get<size_t>()]["name"];
+    got[material == "bark" ? "bark" : "foliage"] += gltf["accessors"][p["indices"].get<size_t>()]["count"].get<size_t>() / 3;
+  }
+  EXPECT_EQ(got, expected);
+
+  ASSERT_EQ(ecobake("export " + bake + " --format usd -o " + dir.file("usd") + " -q").code, 0);
+  EXPECT_TRUE(has(eco::test::readBytes(dir.file("usd/prototypes.usda")), "def Mesh \"bark\""));
+
+  eco::test::writeBytes(bake + "/meshes/0.glb", eco::test::readBytes(sample) + "x");
+  const auto r = ecobake("export " + bake + " --format gltf -o " + dir.file("gltf2") + " -q");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "meshes/0.glb")) << r.output;
 }

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -301,4 +303,76 @@ TEST(ManifestPart, RejectsInconsistentParts) {
   rejects([](auto& j) { j["tiles"][0]["file"] = "manifest.json"; }, "/tiles/0/file");
   rejects([](auto& j) { j["terrain"]["file"] = "tiles/0_0.ecot"; }, "/terrain/file");
   rejects([](auto& j) { j["totals"]["instances"] = 1; }, "totals");
+}
+
+// The mesh fields: written only when they say something (the kind's default form and no file
+// leave a manifest's bytes as they were), read back, and hostile values refused with their
+// JSON pointer; the mesh file itself is checked for size and checksum before it is read.
+TEST(Manifest, MeshFieldsRoundTripAndHostileOnesAreRefused) {
+  test::TempDir dir;
+  writeSampleTerrain(dir);
+  Manifest m = sampleManifest();
+  m.species[0].meshForm = MeshForm::Broadleaf;  // the tree's default
+  m.species[1].meshForm = MeshForm::GroundCover;
+  writeManifest(dir.path.string(), m);
+  const std::string plain = test::readBytes(dir.file("manifest.json"));
+  EXPECT_EQ(plain.find("mesh_"), plain.find("mesh_height"));  // only mesh_height
+  EXPECT_EQ(plain.find("mesh_form"), std::string::npos);
+
+  const std::string glb = "a normalised GLB stands here";
+  std::filesystem::create_directory(dir.path / "meshes");
+  test::writeBytes(dir.file("meshes/0.glb"), glb);
+  m.species[0].meshForm = MeshForm::Conifer;
+  m.species[0].meshFile = "meshes/0.glb";
+  m.species[0].meshBytes = glb.size();
+  m.species[0].meshChecksum = checksum64({reinterpret_cast<const uint8_t*>(glb.data()), glb.size()});
+  writeManifest(dir.path.string(), m);
+  const nlohmann::json j = readJson(dir);
+  EXPECT_EQ(j["species"][0]["mesh_form"], "conifer");
+  EXPECT_EQ(j["species"][0]["mesh_file"], "meshes/0.glb");
+  EXPECT_EQ(j["species"][0]["mesh_bytes"], glb.size());
+  EXPECT_EQ(j["species"][0]["mesh_xxh3_64"], hex64(m.species[0].meshChecksum));
+  EXPECT_FALSE(j["species"][1].contains("mesh_form"));
+  const Manifest back = readManifest(dir.path.string());
+  EXPECT_EQ(speciesMeshForm(back.species[0]), MeshForm::Conifer);
+  EXPECT_EQ(speciesMeshForm(back.species[1]), MeshForm::GroundCover);
+  EXPECT_FALSE(back.species[1].meshForm.has_value());
+  EXPECT_EQ(back.species[0].meshFile, "meshes/0.glb");
+  EXPECT_EQ(back.species[0].meshChecksum, m.species[0].meshChecksum);
+  const std::vector<uint8_t> bytes = readMeshVerified(dir.path.string(), back.species[0]);
+  EXPECT_EQ(std::string(bytes.begin(), bytes.end()), glb);
+
+  struct Bad {
+    const char* key;
+    nlohmann::json value;
+    const char* expect;
+  };
+  for (const Bad& b : {Bad{"mesh_file", "../outside.glb", "/species/0/mesh_file: expected meshes/<name>.glb"},
+                       Bad{"mesh_file", "/etc/passwd", "/species/0/mesh_file"},
+                       Bad{"mesh_file", "meshes/../../x.glb", "/species/0/mesh_file"},
+                       Bad{"mesh_file", "meshes/0.gltf", "/species/0/mesh_file"},
+                       Bad{"mesh_xxh3_64", "XYZ", "/species/0/mesh_xxh3_64"},
+                       Bad{"mesh_bytes", -1, "/species/0/mesh_bytes"},
+                       Bad{"mesh_form", "grass", "/species/0/mesh_form: mesh form grass does not suit a tree"},
+                       Bad{"mesh_form", "palm", "/species/0/mesh_form: unknown mesh form"}}) {
+    nlohmann::json k = j;
+    k["species"][0][b.key] = b.value;
+    writeJson(dir, k);
+    EXPECT_NE(readError(dir).find(b.expect), std::string::npos) << b.key << " " << b.value << ": " << readError(dir);
+  }
+  nlohmann::json k = j;
+  k["species"][0].erase("mesh_xxh3_64");  // a file without its hash
+  writeJson(dir, k);
+  EXPECT_NE(readError(dir).find("/species/0/mesh_xxh3_64: required field is missing"), std::string::npos) << readError(dir);
+
+  // a tampered file: same size, other bytes; then another size
+  test::writeBytes(dir.file("meshes/0.glb"), std::string(glb.size(), 'x'));
+  EXPECT_THROW(readMeshVerified(dir.path.string(), back.species[0]), InputError);
+  test::writeBytes(dir.file("meshes/0.glb"), glb + "!");
+  try {
+    readMeshVerified(dir.path.string(), back.species[0]);
+    ADD_FAILURE() << "read a file of the wrong size";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("0.glb: " + std::to_string(glb.size() + 1) + " bytes"), std::string::npos) << e.what();
+  }
 }

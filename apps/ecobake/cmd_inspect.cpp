@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "core/error.h"
 #include "core/hash.h"
+#include "meshes/meshes.h"
 #include "tileio/tileio.h"
 
 namespace eco::cli {
@@ -31,8 +32,19 @@ nlohmann::json tileSummary(const TileData& t) {
 
 nlohmann::json bakeSummary(const std::string& dir, const Manifest& m) {
   nlohmann::json species = nlohmann::json::array();
-  for (const SpeciesRecord& s : m.species)
+  for (const SpeciesRecord& s : m.species) {
     species.push_back({{"id", s.id}, {"name", s.name}, {"instances", m.totals.speciesCounts.at(s.id)}});
+    if (s.meshFile.empty()) continue;
+    // A mesh file is verified (size, checksum) and loaded like the viewer loads it; its
+    // triangles per LOD are reported.
+    readMeshVerified(dir, s);
+    const SpeciesMeshSource src{speciesMeshForm(s), (std::filesystem::path(dir) / s.meshFile).string(), s.meshHeight,
+                                s.crownRadius};
+    const MeshSet set = buildMeshes({&src, 1});
+    if (!set.species[0].error.empty()) throw InputError(set.species[0].error);
+    species.back()["mesh_file"] = s.meshFile;
+    species.back()["mesh_triangles"] = set.species[0].triangles;
+  }
   return {{"bake", dir},
           {"name", m.name},
           {"tool_version", m.toolVersion},
@@ -58,9 +70,14 @@ void printHuman(const nlohmann::json& j) {
     std::printf("instances %llu, %llu bytes (%.2f bytes/instance)\n",
                 static_cast<unsigned long long>(j["instances"].get<uint64_t>()),
                 static_cast<unsigned long long>(j["bytes"].get<uint64_t>()), j["bytes_per_instance"].get<double>());
-    for (const auto& s : j["species"])
-      std::printf("  %3d %-24s %12llu\n", s["id"].get<int>(), s["name"].get<std::string>().c_str(),
+    for (const auto& s : j["species"]) {
+      std::printf("  %3d %-24s %12llu", s["id"].get<int>(), s["name"].get<std::string>().c_str(),
                   static_cast<unsigned long long>(s["instances"].get<uint64_t>()));
+      if (s.contains("mesh_file"))
+        std::printf("  %s: %u / %u triangles (LOD 0 / 1)", s["mesh_file"].get<std::string>().c_str(),
+                    s["mesh_triangles"][0].get<unsigned>(), s["mesh_triangles"][1].get<unsigned>());
+      std::printf("\n");
+    }
   } else {
     std::printf("tile %d,%d (%.0f m), %zu instances\n", j["tile"][0].get<int>(), j["tile"][1].get<int>(),
                 j["tile_size"].get<double>(), j["instances"].get<size_t>());

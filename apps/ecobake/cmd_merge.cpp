@@ -30,7 +30,7 @@ void runMerge(const MergeArgs& a) {
   if (a.quiet) return;
   std::printf("%d parts: %llu instances in %d tiles, %.1f MB, %.2f s%s\n", s.parts,
               static_cast<unsigned long long>(s.instances), s.tiles, double(s.bytes) / 1e6, s.seconds,
-              !a.link ? "" : s.linked == s.tiles + 1 ? " (all files hard-linked)" : " (some files copied: another file system)");
+              !a.link ? "" : s.linked == s.files ? " (all files hard-linked)" : " (some files copied: another file system)");
   std::printf("output: %s\n", a.outDir.c_str());
 }
 

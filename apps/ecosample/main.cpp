@@ -13,6 +13,7 @@
 #include "core/file_io.h"
 #include "core/rounding.h"
 #include "core/parse_number.h"
+#include "meshes/meshes.h"
 #include "stats.h"
 #include "terrain/png16.h"
 #include "tileio/tileio.h"
@@ -37,6 +38,26 @@ Grid dequantized(const Grid& g, const std::vector<uint16_t>& q, float lo, float 
   return out;
 }
 
+// A sample species mesh as a GLB in metres (height x crown radius): the procedural form's
+// LOD 0 scaled to the size, with a "bark" and a "foliage" primitive. configs/arid_canyon.json
+// draws its cottonwood and pinyon pine with these, so a bake of it exercises the glTF loader.
+std::vector<uint8_t> sampleMesh(MeshForm form, float height, float crownRadius) {
+  const LoadedMesh unit = proceduralMesh(form, 0);
+  MetricMesh m{unit.vertices, unit.indices};
+  const float s[3] = {crownRadius, height, crownRadius};
+  for (MeshVertex& v : m.vertices) {
+    float len = 0;
+    for (int c = 0; c < 3; ++c) {
+      v.position[c] *= s[c];
+      v.normal[c] /= s[c];
+      len += v.normal[c] * v.normal[c];
+    }
+    len = std::sqrt(len);
+    for (int c = 0; c < 3; ++c) v.normal[c] /= len;
+  }
+  return writeGlb(m);
+}
+
 // The marker that makes a folder ecosample's own (samples/world carries it): -o replaces only
 // a missing or empty folder or one holding it, never a user's folder.
 constexpr const char* kMarker = "ecosample.json";
@@ -47,7 +68,7 @@ OutputKind sampleOutput() { return markedOutput("ecosample world", "ecosample ru
 std::string readme(int size, uint64_t seed, const std::string& stats) {
   int riverSize = (size - 1) / 2 + 1;
   float extent = float(size - 1) * kCellSize;
-  char head[2048];
+  char head[4096];
   std::snprintf(head, sizeof head,
                 "# Sample world\n\n"
                 "A synthetic %.0f m x %.0f m alpine landscape used by the configs in `configs/`: an "
@@ -62,7 +83,10 @@ std::string readme(int size, uint64_t seed, const std::string& stats) {
                 "- `river_distance.png`: %dx%d 16-bit grayscale covering the same extent (cell %g m). "
                 "Value / 65535 * %g = distance in metres from the river bank (exact distance to the "
                 "river centreline polyline minus the %g m half-width, 0 in the water), clamped at %g m "
-                "(distance_scale %g).\n\n"
+                "(distance_scale %g).\n"
+                "- `meshes/cottonwood.glb`, `meshes/pinyon_pine.glb`: small glTF 2.0 species meshes in "
+                "metres (20 m x 7 m crown radius, 9 m x 3.5 m), a \"bark\" and a \"foliage\" primitive "
+                "each, drawn for those species by `configs/arid_canyon.json` (docs/meshes.md).\n\n"
                 "## Regenerate\n\n"
                 "```\nbuild/apps/ecosample/ecosample -o samples/world --size %d --seed %llu\n```\n\n"
                 "Add `--preview /tmp/preview.png` for a hillshaded colour preview (not committed).\n\n"
@@ -96,6 +120,9 @@ void run(const std::string& outDir, int size, uint64_t seed, const std::string& 
   };
   put("heightmap.png", encodePng16(outDir + "/heightmap.png", size, size, heightQ.data()));
   put("river_distance.png", encodePng16(outDir + "/river_distance.png", riverSize, riverSize, distanceQ.data()));
+  std::filesystem::create_directory(dir / "meshes");
+  put("meshes/cottonwood.glb", sampleMesh(MeshForm::Broadleaf, 20, 7));
+  put("meshes/pinyon_pine.glb", sampleMesh(MeshForm::Conifer, 9, 3.5f));
 
   Grid stored = dequantized(heights, heightQ, kMinElevation, kMaxElevation);
   std::string stats = describe(measure(stored, kCellSize));

@@ -28,12 +28,18 @@ import xxhash
 from eco.fb.Tile import Tile as _FbTile
 
 __all__ = ["BakeError", "Species", "TileEntry", "Bake", "TileData", "open_bake", "PACKED_DTYPE",
-           "SPECIES_KINDS"]
+           "SPECIES_KINDS", "MESH_FORMS"]
 
 MANIFEST_FORMAT = "ecobake-manifest"
 MANIFEST_VERSION = 2
 TILE_VERSION = 1
 SPECIES_KINDS = ("tree", "shrub", "grass", "ground_cover")  # core/species_kind.h, tile.fbs SpeciesKind
+MESH_FORMS = ("broadleaf", "conifer", "shrub", "grass", "ground_cover")  # core/species_kind.h MeshForm
+# The form of each kind when the manifest names none, and the forms a kind may have.
+DEFAULT_MESH_FORM = {"tree": "broadleaf", "shrub": "shrub", "grass": "grass", "ground_cover": "ground_cover"}
+KIND_MESH_FORMS = {"tree": ("broadleaf", "conifer"), "shrub": ("shrub",), "grass": ("grass",),
+                   "ground_cover": ("ground_cover",)}
+MAX_MESH_BYTES = 256 << 20
 MAX_MANIFEST_BYTES = 256 << 20
 MAX_TILE_BYTES = 1 << 30
 
@@ -60,6 +66,10 @@ class Species:
     bounding_radius: float
     base_color: tuple  # (r, g, b, a), 0..255
     mesh_asset: str = ""  # the config's mesh.asset; empty: exports use a proxy mesh
+    mesh_form: str = ""   # the procedural form ("broadleaf", "conifer", ...): manifest's or the kind's default
+    mesh_file: str = ""   # the normalised GLB in the bake ("meshes/3.glb"); empty: none (read with Bake.read_mesh)
+    mesh_bytes: int = 0
+    mesh_xxh3_64: int = 0
 
 
 @dataclass(frozen=True)
@@ -197,12 +207,28 @@ class Bake:
             _require(isinstance(mesh_asset, str), where + "/mesh_asset", "expected a string")
             _require(len(color) == 4 and all(isinstance(c, int) and 0 <= c <= 255 for c in color),
                      where + "/base_color", "expected [r, g, b, a]")
+            form = s.get("mesh_form", DEFAULT_MESH_FORM[kind])
+            _require(form in KIND_MESH_FORMS[kind], where + "/mesh_form",
+                     f"mesh form {form!r} does not suit a {kind}")
+            mesh_file, mesh_bytes, mesh_hash = "", 0, 0
+            if any(k in s for k in ("mesh_file", "mesh_bytes", "mesh_xxh3_64")):
+                # only meshes/<name>.glb: a manifest cannot point outside the bake
+                mesh_file = _field(s, "mesh_file", "str", where)
+                stem = mesh_file[7:-4] if mesh_file.startswith("meshes/") and mesh_file.endswith(".glb") else ""
+                _require(0 < len(stem) <= 89 and all(c.isascii() and (c.isalnum() or c in "_-") for c in stem),
+                         where + "/mesh_file", "expected meshes/<name>.glb (letters, digits, _ and - only)")
+                mesh_bytes = _field(s, "mesh_bytes", "int", where)
+                _require(0 < mesh_bytes <= MAX_MESH_BYTES, where + "/mesh_bytes", "out of range")
+                digest = _field(s, "mesh_xxh3_64", "str", where)
+                _require(len(digest) == 16 and all(c in "0123456789abcdef" for c in digest),
+                         where + "/mesh_xxh3_64", "expected 16 lowercase hex digits")
+                mesh_hash = int(digest, 16)
             self.species.append(Species(
                 i, _field(s, "name", "str", where), kind,
                 *(float(_field(s, k, "num", where)) for k in (
                     "mesh_height", "crown_radius", "scale_min", "scale_max", "bounding_center_y",
                     "bounding_radius")),
-                tuple(color), mesh_asset))
+                tuple(color), mesh_asset, form, mesh_file, mesh_bytes, mesh_hash))
         self.tiles = []
         for i, t in enumerate(_field(doc, "tiles", "list", path)):
             where = f"{path}: /tiles/{i}"
@@ -221,6 +247,18 @@ class Bake:
     @property
     def instance_count(self) -> int:
         return sum(t.instances for t in self.tiles)
+
+    def read_mesh(self, species: Species) -> bytes:
+        """The bytes of a species' mesh file (a self-contained GLB: positions in metres, normals,
+        a "bark" and a "foliage" primitive; docs/meshes.md), size and XXH3-64 checked."""
+        _require(bool(species.mesh_file), f"{self._manifest_path}: /species/{species.id}", "has no mesh file")
+        path = os.path.join(self.folder, species.mesh_file)
+        data = _read_regular(path, species.mesh_bytes)
+        _require(len(data) == species.mesh_bytes, path, f"{len(data)} bytes, manifest says {species.mesh_bytes}")
+        actual = xxhash.xxh3_64_intdigest(data)
+        _require(actual == species.mesh_xxh3_64, path,
+                 f"checksum mismatch (xxh3_64 {actual:016x}, manifest says {species.mesh_xxh3_64:016x})")
+        return data
 
     def read_tile(self, entry: TileEntry, verify: bool = True) -> TileData:
         """Reads and decodes one tile. With verify (the default) its size and XXH3-64 must match

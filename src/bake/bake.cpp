@@ -12,6 +12,8 @@
 
 namespace eco {
 
+namespace fs = std::filesystem;
+
 namespace {
 
 class SuitabilityDensity final : public DensityField {
@@ -72,7 +74,7 @@ std::vector<TileData> bakeInMemory(const World& world, int threads, std::optiona
   SuitabilityRasters rasters = computeSuitability(world, threads);
   SuitabilityDensity density(rasters, order);
   const HeightDerivatives terrain = heightDerivatives(world.terrain);
-  std::vector<SpeciesRecord> species = speciesRecords(world.config);
+  std::vector<SpeciesRecord> species = speciesRecords(world);
   TileRange range = tiles.value_or(TileRange{0, 0, tilesX(params), tilesZ(params)});
 
   std::mutex mutex;
@@ -99,7 +101,7 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
   SuitabilityRasters rasters = computeSuitability(world, options.threads);
   SuitabilityDensity density(rasters, order);
   const HeightDerivatives terrain = heightDerivatives(world.terrain);
-  Manifest manifest = baseManifest(world, params, speciesRecords(world.config));
+  Manifest manifest = baseManifest(world, params, speciesRecords(world));
   TileRange range = options.shard ? options.shard->tiles
                                   : options.tiles.value_or(TileRange{0, 0, tilesX(params), tilesZ(params)});
   if (options.shard) {
@@ -149,6 +151,13 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
 
   const Clock::time_point finishStart = Clock::now();
   if (!manifest.part || manifest.part->hasTerrain) writeTerrainRaw(out.staging, world.terrain.metres);
+  // The species' mesh files, normalised (every part writes them: merge checks they agree).
+  for (size_t i = 0; i < manifest.species.size(); ++i) {
+    if (manifest.species[i].meshFile.empty()) continue;
+    const std::vector<uint8_t> glb = writeGlb(world.meshes[i]);
+    fs::create_directories(fs::path(out.staging) / "meshes");
+    writeFilePlain((fs::path(out.staging) / manifest.species[i].meshFile).string(), glb.data(), glb.size());
+  }
   computeTotals(manifest);
   writeManifest(out.staging, manifest);
   syncFileSystemOf(out.staging);  // every tile durable before the swap

@@ -16,6 +16,11 @@
 namespace eco {
 
 std::vector<SpeciesRecord> speciesRecords(const BiomeConfig& config);
+// The same with what the loaded mesh files add: each file's normalised GLB name
+// (bakeMeshFile), size and checksum, and the bounding sphere of the real mesh.
+std::vector<SpeciesRecord> speciesRecords(const World& world);
+// "meshes/<species id>.glb": where a bake stores a species' mesh file (meshes/meshes.h writeGlb).
+std::string bakeMeshFile(size_t species);
 // Linear RGB in [0, 1] (clamped) to opaque RGBA8, R in the low byte.
 uint32_t packColor(const float rgb[3]);
 
@@ -120,6 +125,7 @@ struct MergeSummary {
   int parts = 0;
   int tiles = 0;
   int linked = 0;  // files hard-linked (with MergeOptions::link), the rest copied
+  int files = 0;   // files placed: the terrain, the tiles and the species' mesh files
   uint64_t instances = 0;
   uint64_t bytes = 0;  // tile bytes
   double seconds = 0;

@@ -71,7 +71,8 @@ std::vector<std::pair<std::string, std::string>> identity(const Manifest& m) {
   add("species count", m.species.size());
   for (const SpeciesRecord& s : m.species)
     add("species " + std::to_string(s.id), s.name, int(s.kind), s.meshHeight, s.crownRadius, s.scaleMin, s.scaleMax,
-        s.boundingCenterY, s.boundingRadius, s.baseColor);
+        s.boundingCenterY, s.boundingRadius, s.baseColor, int(speciesMeshForm(s)),
+        s.meshFile.empty() ? std::string("(no mesh file)") : s.meshFile + " " + hex64(s.meshChecksum));
   return id;
 }
 
@@ -259,6 +260,14 @@ MergeSummary mergeParts(const std::vector<std::string>& dirs, const MergeOptions
   s.linked += place(options, (fs::path(first.dir) / first.manifest.terrain.file).string(),
                     (fs::path(out.staging) / "terrain.r32f").string(), terrainBytes, first.part().terrainChecksum,
                     manifestOf(first.dir));
+  // Every part carries the species' mesh files (the same bytes, checked by their hashes in
+  // the parts' identity); part 1's are placed.
+  for (const SpeciesRecord& sp : first.manifest.species) {
+    if (sp.meshFile.empty()) continue;
+    fs::create_directories(fs::path(out.staging) / "meshes");
+    s.linked += place(options, (fs::path(first.dir) / sp.meshFile).string(), (fs::path(out.staging) / sp.meshFile).string(),
+                      sp.meshBytes, sp.meshChecksum, manifestOf(first.dir));
+  }
   for (const Part& p : parts) {
     for (const TileEntry& entry : p.manifest.tiles) {
       s.linked += place(options, (fs::path(p.dir) / entry.file).string(), (fs::path(out.staging) / entry.file).string(),
@@ -274,6 +283,8 @@ MergeSummary mergeParts(const std::vector<std::string>& dirs, const MergeOptions
 
   s.parts = int(parts.size());
   s.tiles = int(merged.tiles.size());
+  s.files = 1 + s.tiles;
+  for (const SpeciesRecord& sp : merged.species) s.files += !sp.meshFile.empty();
   s.instances = merged.totals.instances;
   s.bytes = merged.totals.bytes;
   s.seconds = std::chrono::duration<double>(Clock::now() - start).count();

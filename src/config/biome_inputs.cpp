@@ -136,6 +136,13 @@ int loadMap(const MapInput& map, const std::string& jsonPath, double extentX, do
   return int(inputs.maps.size() - 1);
 }
 
+// Mesh files are inputs the manifest hashes (hashes.inputs), after the maps and exclusions.
+void addMeshInputs(const BiomeConfig& config, BiomeInputs& inputs) {
+  for (size_t s = 0; s < config.species.size(); ++s)
+    if (!config.species[s].meshFile.empty())
+      inputs.extraInputs.emplace_back("/species/" + std::to_string(s) + "/mesh/file", config.species[s].meshFile);
+}
+
 }  // namespace
 
 BiomeInputs loadBiomeInputs(const BiomeConfig& config, std::vector<ConfigProblem>& problems) {
@@ -164,11 +171,28 @@ BiomeInputs loadBiomeInputs(const BiomeConfig& config, std::vector<ConfigProblem
     }
   }
 
+  // Mesh files: read and checked in full here, so `validate` refuses a bad one (exit 2) with
+  // the loader's message, which names the file and the glTF element.
+  inputs.meshes.resize(config.species.size());
+  for (size_t s = 0; s < config.species.size(); ++s) {
+    const std::string& file = config.species[s].meshFile;
+    if (file.empty()) continue;
+    const std::string path = "/species/" + std::to_string(s) + "/mesh/file";
+    try {
+      inputs.meshes[s] = loadMetricMesh(file);
+    } catch (const InputError& e) {
+      problems.push_back({path, e.what()});
+    }
+  }
+
   // Painted maps and vector exclusions are placed over the world's extent.
   const bool anyMap = config.exclusionMap.given() ||
                       std::any_of(config.species.begin(), config.species.end(),
                                   [](const SpeciesConfig& s) { return s.densityMap.given() || s.excludeMap.given(); });
-  if (!inputs.heightmap || (!anyMap && config.vectorExclusions.empty())) return inputs;
+  if (!inputs.heightmap || (!anyMap && config.vectorExclusions.empty())) {
+    addMeshInputs(config, inputs);
+    return inputs;
+  }
   const double extentX = double(inputs.heightmap->pixels.width - 1) * double(inputs.cellSize);
   const double extentZ = double(inputs.heightmap->pixels.height - 1) * double(inputs.cellSize);
   std::vector<std::pair<std::string, int>> seen;
@@ -185,6 +209,7 @@ BiomeInputs loadBiomeInputs(const BiomeConfig& config, std::vector<ConfigProblem
     inputs.extraInputs.emplace_back("/vector_exclusions/" + std::to_string(g) + "/file", config.vectorExclusions[g].file);
   if (!config.vectorExclusions.empty())
     inputs.shapes = loadExclusionShapes(config, extentX, extentZ, problems);
+  addMeshInputs(config, inputs);
   return inputs;
 }
 

@@ -2,6 +2,7 @@
 // touching the input images. The format is documented field by field in
 // schemas/biome.schema.json; keep the two in step (tests/config_schema_test.cpp checks).
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <cstdio>
 #include <map>
@@ -19,6 +20,13 @@ namespace fs = std::filesystem;
 using Problems = std::vector<ConfigProblem>;
 
 const std::vector<std::string> kKindNames(kSpeciesKindNames.begin(), kSpeciesKindNames.end());
+const std::vector<std::string> kFormNames(kMeshFormNames.begin(), kMeshFormNames.end());
+
+std::string lowerExtension(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
 namespace limits = config_limits;
 const std::string kDensityModes[] = {"variable_radius", "roulette"};
 const std::string kSamplingMethods[] = {"pool", "bridson"};
@@ -263,6 +271,25 @@ bool readSpecies(const Json& json, const std::string& path, const fs::path& fold
     mr.number("crown_radius", s.crownRadius, size);
     if (mr.string("asset", s.meshAsset, false, true))
       if (std::string why = meshAssetProblem(s.meshAsset); !why.empty()) mr.report(mr.pathOf("asset"), why);
+    // mesh.file: a glTF 2.0 file the viewer draws (and the bake copies, normalised); read and
+    // checked with the other inputs (biome_inputs.cpp).
+    std::string file;
+    if (mr.string("file", file)) {
+      const std::string ext = lowerExtension(file);
+      if (ext != ".gltf" && ext != ".glb")
+        mr.report(mr.pathOf("file"), "unsupported mesh file type '" + fs::path(file).extension().string() + "' (use .gltf, .glb)");
+      else
+        s.meshFile = (fs::path(file).is_absolute() ? fs::path(file) : folder / file).lexically_normal().string();
+    }
+    s.meshForm = defaultMeshForm(s.kind);
+    int form = 0;
+    if (mr.choice("form", kFormNames, form)) {
+      if (meshFormSuits(MeshForm(form), s.kind))
+        s.meshForm = MeshForm(form);
+      else
+        mr.report(mr.pathOf("form"), std::string("form ") + meshFormName(MeshForm(form)) + " does not suit a " +
+                                         speciesKindName(s.kind) + (s.kind == SpeciesKind::Tree ? " (use broadleaf or conifer)" : " (use " + std::string(meshFormName(defaultMeshForm(s.kind))) + ")"));
+    }
     mr.rejectUnknownKeys();
   }
   r.number("max_tilt_deg", s.maxTiltDeg, Limits::between(0, 90));

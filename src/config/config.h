@@ -13,6 +13,7 @@
 #include "core/bilinear.h"
 #include "core/error.h"
 #include "core/species_kind.h"
+#include "meshes/meshes.h"
 #include "sampling/sampling.h"
 #include "terrain/terrain.h"
 
@@ -108,6 +109,8 @@ struct SpeciesConfig {
   float meshHeight = 1.f;         // metres at scale 1
   float crownRadius = 0.5f;       // metres at scale 1
   std::string meshAsset;          // mesh.asset: the species' own mesh for exports; empty: a proxy
+  std::string meshFile;           // mesh.file: a .gltf/.glb drawn by the viewer; empty: procedural
+  MeshForm meshForm = MeshForm::Broadleaf;  // mesh.form; defaults to the kind's (defaultMeshForm)
   float maxTiltDeg = 0.f;         // > 0: tilt toward the terrain normal, at most this much
   MapInput densityMap;            // multiplied into the suitability
   MapInput excludeMap;            // suitability * (1 - value): painted where it must not grow
@@ -206,6 +209,9 @@ struct BiomeInputs {
   // JSON pointer of every input beyond the heightmap and the river, with its file: what the
   // manifest hashes (only when given, so the manifest of a config without them is unchanged).
   std::vector<std::pair<std::string, std::string>> extraInputs;
+  // Each species' mesh.file, loaded and checked (meshes/meshes.h); empty where none is given
+  // or where it failed (a problem at /species/N/mesh/file).
+  std::vector<MetricMesh> meshes;
 };
 // The vector_exclusions files of a config over a world of extentX x extentZ metres, parsed,
 // checked (problems at /vector_exclusions/N/file naming the GeoJSON file and the pointer in
@@ -247,6 +253,7 @@ struct World {
   std::vector<int> densityMap, excludeMap;  // by species id, -1: none
   ExclusionShapes shapes;
   std::vector<std::pair<std::string, std::string>> extraInputs;  // BiomeInputs::extraInputs
+  std::vector<MetricMesh> meshes;  // BiomeInputs::meshes: by species id, empty without mesh.file
   // The painted factor of a species at (x, z): density_map * (1 - exclude_map) *
   // (1 - exclusion_map), each present map bilinearly. 1 without maps.
   float paintedFactor(size_t species, float x, float z) const;

@@ -39,6 +39,7 @@ World makeWorld(BiomeConfig config, BiomeInputs&& inputs) {
   world.excludeMap.resize(c.species.size(), -1);
   world.shapes = std::move(inputs.shapes);
   world.extraInputs = std::move(inputs.extraInputs);
+  world.meshes = std::move(inputs.meshes);
   return world;
 }
 

@@ -26,4 +26,39 @@ constexpr std::optional<SpeciesKind> speciesKindFromName(std::string_view name) 
   return std::nullopt;
 }
 
+// The shape of a species' mesh (config mesh.form, manifest "mesh_form"): which procedural
+// mesh stands in when no mesh.file is given. Each kind has a default form and accepts only
+// the forms that suit it (a conifer is a tree; grass is not a tree).
+enum class MeshForm : uint8_t { Broadleaf, Conifer, Shrub, Grass, GroundCover };
+
+inline constexpr std::array<std::string_view, 5> kMeshFormNames = {"broadleaf", "conifer", "shrub", "grass",
+                                                                  "ground_cover"};
+
+constexpr const char* meshFormName(MeshForm form) {
+  return size_t(form) < kMeshFormNames.size() ? kMeshFormNames[size_t(form)].data() : "unknown";
+}
+
+constexpr std::optional<MeshForm> meshFormFromName(std::string_view name) {
+  for (size_t i = 0; i < kMeshFormNames.size(); ++i)
+    if (kMeshFormNames[i] == name) return MeshForm(i);
+  return std::nullopt;
+}
+
+// tree: broadleaf, shrub: shrub, grass: grass, ground cover: ground_cover.
+constexpr MeshForm defaultMeshForm(SpeciesKind kind) {
+  switch (kind) {
+    case SpeciesKind::Tree: return MeshForm::Broadleaf;
+    case SpeciesKind::Shrub: return MeshForm::Shrub;
+    case SpeciesKind::Grass: return MeshForm::Grass;
+    case SpeciesKind::GroundCover: return MeshForm::GroundCover;
+  }
+  return MeshForm::Broadleaf;
+}
+
+// Trees are broadleaf or conifer; every other kind has exactly its own form.
+constexpr bool meshFormSuits(MeshForm form, SpeciesKind kind) {
+  if (kind == SpeciesKind::Tree) return form == MeshForm::Broadleaf || form == MeshForm::Conifer;
+  return form == defaultMeshForm(kind);
+}
+
 }  // namespace eco

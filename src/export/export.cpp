@@ -193,7 +193,7 @@ uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, Ex
         const std::string text = usdTileLayer(manifest, sel.keep, tile, extent);
         writeFilePlain((root / file).string(), text.data(), text.size());
       } else {
-        const std::vector<uint8_t> glb = gltfTile(manifest, sel.keep, tile);
+        const std::vector<uint8_t> glb = gltfTile(manifest, sel.keep, sel.meshes, tile);
         writeFilePlain((root / file).string(), glb.data(), glb.size());
       }
       refs.push_back({entry.x, entry.z, file, extent});
@@ -206,7 +206,7 @@ uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, Ex
     throw std::logic_error("export: " + std::to_string(count) + " instances written, " + std::to_string(*expected) +
                            " expected");
   if (usd) {
-    const std::string prototypes = usdPrototypesLayer(manifest, sel.keep);
+    const std::string prototypes = usdPrototypesLayer(manifest, sel.keep, sel.meshes);
     writeFilePlain((root / "prototypes.usda").string(), prototypes.data(), prototypes.size());
     const std::string world = usdRootLayer(manifest, refs);
     writeFilePlain((root / "world.usda").string(), world.data(), world.size());

@@ -1,4 +1,4 @@
-// glTF export: one binary glTF 2.0 file (GLB) per tile, instancing each species' proxy mesh
+// glTF export: one binary glTF 2.0 file (GLB) per tile, instancing each species' mesh
 // with EXT_mesh_gpu_instancing. Layout and the choices behind it: docs/export.md.
 #include <cmath>
 #include <cstring>
@@ -54,7 +54,8 @@ void put32(std::vector<uint8_t>& out, uint32_t v) {
 
 }  // namespace
 
-std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>& keep, const SelectedTile& tile) {
+std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>& keep, const SpeciesParts& speciesParts,
+                              const SelectedTile& tile) {
   Builder b;
   const std::string name = "tile_" + std::to_string(tile.x) + "_" + std::to_string(tile.z);
   Json nodes = Json::array(), meshes = Json::array(), children = Json::array();
@@ -84,7 +85,7 @@ std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>&
                            {"metallicFactor", 0.0},
                            {"roughnessFactor", 1.0}}}});
     Json primitives = Json::array();
-    for (const ProxyPart& part : proxyMesh(s)) {
+    for (const ProxyPart& part : speciesParts[species]) {
       if (part.bark && barkMaterial < 0) {
         const float bark[3] = {BARK_COLOR};
         barkMaterial = int(materials.size());
@@ -98,8 +99,13 @@ std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>&
       b.accessors[size_t(pos)]["min"] = floats(part.min.data(), 3);
       b.accessors[size_t(pos)]["max"] = floats(part.max.data(), 3);
       const int nrm = b.accessor(part.normals.data(), part.normals.size(), 12, kFloat, "VEC3", kArrayBuffer);
-      std::vector<uint16_t> idx16(part.indices.begin(), part.indices.end());  // proxies have < 65536 vertices
-      const int idx = b.accessor(idx16.data(), idx16.size(), 2, kUnsignedShort, "SCALAR", kElementArrayBuffer);
+      int idx = 0;
+      if (part.points.size() <= 65536) {  // procedural meshes and small files: 16-bit indices
+        std::vector<uint16_t> idx16(part.indices.begin(), part.indices.end());
+        idx = b.accessor(idx16.data(), idx16.size(), 2, kUnsignedShort, "SCALAR", kElementArrayBuffer);
+      } else {
+        idx = b.accessor(part.indices.data(), part.indices.size(), 4, kUnsignedInt, "SCALAR", kElementArrayBuffer);
+      }
       primitives.push_back({{"attributes", {{"POSITION", pos}, {"NORMAL", nrm}}},
                             {"indices", idx},
                             {"material", part.bark ? barkMaterial : foliage},
@@ -135,7 +141,7 @@ std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>&
                      {"mesh", int(meshes.size()) - 1},
                      {"extensions", {{"EXT_mesh_gpu_instancing", {{"attributes", std::move(attributes)}}}}},
                      {"extras", {{"ecobake_species_id", s.id}, {"ecobake_tile", {tile.x, tile.z}}}}});
-    // glTF cannot reference another file's mesh: the proxy stays, and the species' own mesh
+    // glTF cannot reference another file's mesh: the species mesh stays, and the export asset
     // is named for the importer to swap in.
     if (!s.meshAsset.empty()) nodes.back()["extras"]["ecobake_mesh_asset"] = s.meshAsset;
     first = end;

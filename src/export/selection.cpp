@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "core/error.h"
 #include "core/json.h"
@@ -42,6 +43,7 @@ ExportSelection selectForExport(const std::string& bakeDir, const ExportOptions&
     }
     sel.tiles.push_back(i);
   }
+  sel.meshes = speciesMeshes(bakeDir, m);
   return sel;
 }
 
@@ -73,10 +75,10 @@ SelectedTile selectFromTile(const ExportSelection& selection, const TileData& ti
   return out;
 }
 
-std::vector<ProxyPart> proxyMesh(const SpeciesRecord& species) {
-  static const MeshSet set = buildMeshes();
-  const uint32_t kind = std::min<uint32_t>(species.kind, gpu::KIND_COUNT - 1);
-  const MeshRange& range = set.ranges[kind * gpu::LOD_COUNT];
+namespace {
+
+std::vector<ProxyPart> speciesParts(const MeshSet& set, const SpeciesMesh& mesh, const SpeciesRecord& species) {
+  const MeshRange& range = mesh.lods[0];
   const float size[3] = {species.crownRadius, species.meshHeight, species.crownRadius};
 
   std::vector<ProxyPart> parts(2);
@@ -118,6 +120,29 @@ std::vector<ProxyPart> proxyMesh(const SpeciesRecord& species) {
         part.max[c] = std::max(part.max[c], p[c]);
       }
     out.push_back(std::move(part));
+  }
+  return out;
+}
+
+}  // namespace
+
+SpeciesParts speciesMeshes(const std::string& bakeDir, const Manifest& manifest) {
+  std::vector<SpeciesMeshSource> sources;
+  for (const SpeciesRecord& s : manifest.species) {
+    SpeciesMeshSource src{speciesMeshForm(s), "", s.meshHeight, s.crownRadius};
+    if (!s.meshFile.empty()) {
+      readMeshVerified(bakeDir, s);  // size and checksum against the manifest first
+      src.file = (std::filesystem::path(bakeDir) / s.meshFile).string();
+    }
+    sources.push_back(src);
+  }
+  const MeshSet set = buildMeshes(sources);
+  SpeciesParts out;
+  for (size_t i = 0; i < manifest.species.size(); ++i) {
+    // A bake's mesh file that passed its checksum but fails to load is corrupt, not a
+    // reason to export a stand-in.
+    if (!set.species[i].error.empty()) throw InputError(set.species[i].error);
+    out.push_back(speciesParts(set, set.species[i], manifest.species[i]));
   }
   return out;
 }

@@ -101,7 +101,7 @@ std::string usdPrimName(const SpeciesRecord& species) {
   return name;
 }
 
-std::string usdPrototypesLayer(const Manifest& manifest, const std::vector<bool>& keep) {
+std::string usdPrototypesLayer(const Manifest& manifest, const std::vector<bool>& keep, const SpeciesParts& meshes) {
   std::string out = layerHeader("Prototypes", "ecobake export: the species prototypes of " + manifest.name);
   out += "def Scope \"Prototypes\"\n{\n";
   for (const SpeciesRecord& s : manifest.species) {
@@ -116,7 +116,7 @@ std::string usdPrototypesLayer(const Manifest& manifest, const std::vector<bool>
       continue;
     }
     out += "    )\n    {\n";
-    for (const ProxyPart& part : proxyMesh(s)) {
+    for (const ProxyPart& part : meshes[s.id]) {
       out += part.bark ? "        def Mesh \"bark\"\n        {\n" : "        def Mesh \"foliage\"\n        {\n";
       // Foliage includes single-sided grass blades; a proxy should not vanish from behind.
       if (!part.bark) out += "            uniform bool doubleSided = true\n";

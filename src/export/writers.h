@@ -13,6 +13,22 @@
 
 namespace eco {
 
+// A species' mesh (meshes/meshes.h, LOD 0 of its file or form) at its size at scale 1: unit
+// points times (crown radius, mesh height, crown radius), normals by the inverse scale and
+// renormalised. Split into the bark (drawn in BARK_COLOR) and the foliage (the instance's
+// colour); a part without triangles is absent.
+struct ProxyPart {
+  bool bark = false;
+  std::vector<std::array<float, 3>> points, normals;
+  std::vector<uint32_t> indices;  // triangles
+  std::array<float, 3> min{}, max{};
+};
+// Every species' parts by id: its mesh file when the bake carries one (read through
+// readMeshVerified, so a tampered file is an InputError naming it), else the procedural
+// mesh of its form.
+using SpeciesParts = std::vector<std::vector<ProxyPart>>;
+SpeciesParts speciesMeshes(const std::string& bakeDir, const Manifest& manifest);
+
 // What an export reads: the tiles that can hold a selected instance (indices into
 // manifest.tiles, manifest order) and the species kept. InputError for an unknown species.
 struct ExportSelection {
@@ -20,6 +36,7 @@ struct ExportSelection {
   std::vector<size_t> tiles;
   std::vector<bool> keep;  // by species id
   std::optional<std::array<double, 4>> region;
+  SpeciesParts meshes;  // by species id (speciesMeshes)
 
   bool selected(const Instance& in) const;
   // The selected instances of every listed tile, from the manifest's per-tile species counts;
@@ -36,17 +53,6 @@ struct SelectedTile {
 };
 SelectedTile selectFromTile(const ExportSelection& selection, const TileData& tile);
 
-// A species' proxy mesh (meshes/meshes.h, LOD 0 of its kind) at its size at scale 1: unit
-// points times (crown radius, mesh height, crown radius), normals by the inverse scale and
-// renormalised. Split into the bark (drawn in BARK_COLOR) and the foliage (the instance's
-// colour); a part without triangles is absent.
-struct ProxyPart {
-  bool bark = false;
-  std::vector<std::array<float, 3>> points, normals;
-  std::vector<uint32_t> indices;  // triangles
-  std::array<float, 3> min{}, max{};
-};
-std::vector<ProxyPart> proxyMesh(const SpeciesRecord& species);
 
 // Linear RGB in [0, 1] of an RGBA8 colour (R low byte), as the viewer reads instance tints.
 std::array<float, 3> linearRgb(uint32_t rgba);
@@ -57,7 +63,7 @@ std::array<float, 3> linearRgb(uint32_t rgba);
 // underscores (others become '_'), so distinct ids give distinct names.
 std::string usdPrimName(const SpeciesRecord& species);
 // prototypes.usda: /Prototypes/<prim> per kept species, its proxy mesh as Mesh prims.
-std::string usdPrototypesLayer(const Manifest& manifest, const std::vector<bool>& keep);
+std::string usdPrototypesLayer(const Manifest& manifest, const std::vector<bool>& keep, const SpeciesParts& meshes);
 // A conservative box of everything a tile's instancer draws: each instance's bounding sphere
 // (its species' sphere at its scale) around its position. The tile layer's `extent`, and
 // the root layer's `extentsHint`, which gives an unloaded payload its bounds.
@@ -83,6 +89,7 @@ float roundToHalf(float value);
 
 // tiles/X_Z.glb: binary glTF 2.0 with a root node for the tile and one child node per kept
 // species that has instances in it, instanced with EXT_mesh_gpu_instancing.
-std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>& keep, const SelectedTile& tile);
+std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>& keep, const SpeciesParts& meshes,
+                              const SelectedTile& tile);
 
 }  // namespace eco

@@ -1,130 +1,128 @@
-#include "meshes/meshes.h"
-
+// buildMeshes: every species' two LODs in one vertex and index buffer. A file mesh is welded
+// (identical vertices merged), ordered for the vertex cache, and simplified for LOD 1 with
+// meshoptimizer in metres (so the error target is isotropic in the real object), then divided
+// into the species' unit space. Procedural meshes have hand-made LODs (procedural.cpp).
+#include <algorithm>
 #include <cmath>
+
+#include <meshoptimizer.h>
+
+#include "core/error.h"
+#include "meshes/mesh_build.h"
+#include "meshes/meshes.h"
 
 namespace eco {
 
 namespace {
 
-constexpr float kTwoPi = 6.28318530718f;
-
-struct Builder {
-  std::vector<MeshVertex> vertices;
-  std::vector<uint32_t> indices;
-
-  uint32_t vertex(float x, float y, float z, float nx, float ny, float nz, float tint) {
-    float len = std::sqrt(nx * nx + ny * ny + nz * nz);
-    if (len > 0) nx /= len, ny /= len, nz /= len;
-    vertices.push_back({{x, y, z, tint}, {nx, ny, nz, 0}});
-    return uint32_t(vertices.size() - 1);
-  }
-
-  // Surface of revolution through profile points (radius, y), bottom to top.
-  void lathe(const std::vector<std::pair<float, float>>& profile, int segments, float tint) {
-    uint32_t base = uint32_t(vertices.size());
-    int rings = int(profile.size());
-    for (int r = 0; r < rings; ++r) {
-      // profile normal: average of the adjacent segments' outward normals (dy, -dr)
-      float nr = 0, ny = 0;
-      for (int s = r - 1; s <= r; ++s) {
-        if (s < 0 || s + 1 >= rings) continue;
-        float dr = profile[size_t(s + 1)].first - profile[size_t(s)].first;
-        float dy = profile[size_t(s + 1)].second - profile[size_t(s)].second;
-        float len = std::sqrt(dr * dr + dy * dy);
-        nr += dy / len;
-        ny += -dr / len;
-      }
-      for (int i = 0; i < segments; ++i) {
-        float a = kTwoPi * float(i) / float(segments);
-        float c = std::cos(a), s = std::sin(a);
-        const std::pair<float, float>& pt = profile[size_t(r)];
-        vertex(pt.first * c, pt.second, pt.first * s, nr * c, ny, nr * s, tint);
-      }
-    }
-    for (int r = 0; r + 1 < rings; ++r) {
-      for (int i = 0; i < segments; ++i) {
-        uint32_t a = base + uint32_t(r * segments + i);
-        uint32_t b = base + uint32_t(r * segments + (i + 1) % segments);
-        uint32_t c = a + uint32_t(segments), d = b + uint32_t(segments);
-        indices.insert(indices.end(), {a, c, b, b, c, d});
-      }
-    }
-  }
-
-  // Tapered blades leaning outward from the centre.
-  void blades(int count, float baseHalfWidth, float tint) {
-    for (int i = 0; i < count; ++i) {
-      float a = kTwoPi * (float(i) + 0.37f * float(i % 3)) / float(count);
-      float c = std::cos(a), s = std::sin(a);
-      float bx = 0.25f * c, bz = 0.25f * s;
-      float tx = 0.95f * c, tz = 0.95f * s;
-      // blade plane contains the lean direction and the vertical; normal along the tangent
-      float nx = -s, nz = c;
-      uint32_t v0 = vertex(bx - nx * baseHalfWidth, 0, bz - nz * baseHalfWidth, nx, 0.3f, nz, tint);
-      uint32_t v1 = vertex(bx + nx * baseHalfWidth, 0, bz + nz * baseHalfWidth, nx, 0.3f, nz, tint);
-      uint32_t v2 = vertex(tx * 0.5f, 1, tz * 0.5f, nx, 0.3f, nz, tint);
-      indices.insert(indices.end(), {v0, v1, v2});
-    }
-  }
-
-  MeshRange finish(uint32_t firstVertex, uint32_t firstIndex) {
-    // indices were written as absolute; rebase to the mesh's first vertex
-    for (size_t i = firstIndex; i < indices.size(); ++i) indices[i] -= firstVertex;
-    return {firstIndex, uint32_t(indices.size()) - firstIndex, firstVertex};
-  }
+struct Lods {
+  LoadedMesh mesh;                          // unit space, shared by both LODs
+  std::vector<uint32_t> lod[gpu::LOD_COUNT];  // triangle lists into mesh.vertices
 };
 
-}  // namespace
+Lods fileLods(const MetricMesh& metric, float meshHeight, float crownRadius) {
+  // Weld: a file's vertices are often split per face or per primitive; merging identical
+  // ones (position, normal and tint alike) loses nothing and lets the simplifier see the
+  // surface's connectivity.
+  const size_t n = metric.indices.size();
+  std::vector<uint32_t> remap(metric.vertices.size());
+  const size_t count = meshopt_generateVertexRemap(remap.data(), metric.indices.data(), n, metric.vertices.data(),
+                                                   metric.vertices.size(), sizeof(MeshVertex));
+  MetricMesh welded;
+  welded.vertices.resize(count);
+  welded.indices.resize(n);
+  meshopt_remapVertexBuffer(welded.vertices.data(), metric.vertices.data(), metric.vertices.size(), sizeof(MeshVertex),
+                            remap.data());
+  meshopt_remapIndexBuffer(welded.indices.data(), metric.indices.data(), n, remap.data());
 
-MeshSet buildMeshes() {
-  Builder b;
-  MeshSet set;
-  auto add = [&](gpu::uint kind, gpu::uint lod, auto&& build) {
-    uint32_t v = uint32_t(b.vertices.size()), i = uint32_t(b.indices.size());
-    build();
-    set.ranges[kind * gpu::LOD_COUNT + lod] = b.finish(v, i);
-  };
-  // tree: bark trunk and a conifer-like crown
-  add(0, 0, [&] {
-    b.lathe({{0.09f, 0.0f}, {0.06f, 0.35f}}, 6, 0);
-    b.lathe({{0.05f, 0.22f}, {0.95f, 0.32f}, {1.0f, 0.45f}, {0.72f, 0.7f}, {0.3f, 0.9f}, {0.0f, 1.0f}}, 10, 1);
-  });
-  add(0, 1, [&] { b.lathe({{0.0f, 0.25f}, {1.0f, 0.35f}, {0.0f, 1.0f}}, 4, 1); });
-  // shrub: rounded bush
-  add(1, 0, [&] { b.lathe({{0.55f, 0.0f}, {0.95f, 0.3f}, {0.9f, 0.65f}, {0.5f, 0.92f}, {0.0f, 1.0f}}, 8, 1); });
-  add(1, 1, [&] { b.lathe({{0.7f, 0.0f}, {1.0f, 0.4f}, {0.0f, 1.0f}}, 4, 1); });
-  // grass clump: leaning blades
-  add(2, 0, [&] { b.blades(7, 0.08f, 1); });
-  add(2, 1, [&] { b.blades(3, 0.2f, 1); });
-  // ground cover: low dome
-  add(3, 0, [&] { b.lathe({{1.0f, 0.0f}, {0.85f, 0.55f}, {0.45f, 0.9f}, {0.0f, 1.0f}}, 8, 1); });
-  add(3, 1, [&] { b.lathe({{1.0f, 0.0f}, {0.0f, 1.0f}}, 4, 1); });
-  set.vertices = std::move(b.vertices);
-  set.indices = std::move(b.indices);
-  return set;
+  Lods out;
+  out.lod[0].resize(n);
+  meshopt_optimizeVertexCache(out.lod[0].data(), welded.indices.data(), n, count);
+  // LOD 1: at most kLod1IndexFraction of the indices, within kLod1RelativeError of the
+  // mesh's extent (meshoptimizer's error is relative to the largest side of its bounding box).
+  std::vector<uint32_t> simple(n);
+  const size_t target = std::max<size_t>(3, size_t(float(n) * kLod1IndexFraction) / 3 * 3);
+  const size_t kept = meshopt_simplify(simple.data(), out.lod[0].data(), n, welded.vertices[0].position, count,
+                                       sizeof(MeshVertex), target, kLod1RelativeError, 0, nullptr);
+  simple.resize(kept);
+  if (simple.empty()) simple = out.lod[0];  // never an empty LOD
+  out.lod[1].resize(simple.size());
+  meshopt_optimizeVertexCache(out.lod[1].data(), simple.data(), simple.size(), count);
+  out.mesh = toUnitSpace(welded, meshHeight, crownRadius);
+  out.mesh.indices.clear();
+  return out;
 }
 
-}  // namespace eco
-
-namespace eco {
-SpeciesMeshSet buildSpeciesMeshes(std::span<const SpeciesMeshSource> species) {
-  MeshSet kinds = buildMeshes();
-  SpeciesMeshSet out{kinds.vertices, kinds.indices, {}};
-  for (const SpeciesMeshSource& s : species) {
-    uint32_t kind = s.form == MeshForm::Broadleaf || s.form == MeshForm::Conifer ? 0
-                    : s.form == MeshForm::Shrub                                 ? 1
-                    : s.form == MeshForm::Grass                                 ? 2
-                                                                                : 3;
-    SpeciesMesh m{};
-    for (uint32_t l = 0; l < gpu::LOD_COUNT; ++l) {
-      m.lods[l] = kinds.ranges[kind * gpu::LOD_COUNT + l];
-      m.triangles[l] = m.lods[l].indexCount / 3;
-    }
-    float h = s.meshHeight, r = s.crownRadius;
-    m.sphere[0] = 0, m.sphere[1] = 0.5f, m.sphere[2] = 0, m.sphere[3] = std::sqrt(0.25f * h * h + r * r);
-    m.source = "procedural";
-    out.species.push_back(m);
+Lods proceduralLods(MeshForm form) {
+  Lods out;
+  for (uint32_t lod = 0; lod < gpu::LOD_COUNT; ++lod) {
+    LoadedMesh m = proceduralMesh(form, int(lod));
+    const uint32_t base = uint32_t(out.mesh.vertices.size());
+    out.mesh.vertices.insert(out.mesh.vertices.end(), m.vertices.begin(), m.vertices.end());
+    for (uint32_t i : m.indices) out.lod[lod].push_back(base + i);
   }
   return out;
 }
+
+// The bounding sphere of LOD 0 in metres at scale 1 (box centre, farthest vertex), its centre
+// given back in unit space.
+void boundingSphere(const Lods& l, float meshHeight, float crownRadius, float sphere[4]) {
+  const double s[3] = {double(crownRadius), double(meshHeight), double(crownRadius)};
+  double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  for (uint32_t i : l.lod[0])
+    for (int c = 0; c < 3; ++c) {
+      const double x = double(l.mesh.vertices[i].position[c]) * s[c];
+      lo[c] = std::min(lo[c], x);
+      hi[c] = std::max(hi[c], x);
+    }
+  double centre[3], r2 = 0;
+  for (int c = 0; c < 3; ++c) centre[c] = 0.5 * (lo[c] + hi[c]);
+  for (uint32_t i : l.lod[0]) {
+    double d2 = 0;
+    for (int c = 0; c < 3; ++c) {
+      const double d = double(l.mesh.vertices[i].position[c]) * s[c] - centre[c];
+      d2 += d * d;
+    }
+    r2 = std::max(r2, d2);
+  }
+  for (int c = 0; c < 3; ++c) sphere[c] = float(centre[c] / s[c]);
+  // rounded up so that float rounding never leaves a vertex outside
+  sphere[3] = float(std::sqrt(r2) * (1 + 1e-6));
+}
+
+}  // namespace
+
+MeshSet buildMeshes(std::span<const SpeciesMeshSource> species) {
+  MeshSet set;
+  for (const SpeciesMeshSource& src : species) {
+    SpeciesMesh out{};
+    const float h = src.meshHeight > 0 ? src.meshHeight : 1, cr = src.crownRadius > 0 ? src.crownRadius : 1;
+    Lods lods;
+    bool loaded = false;
+    if (!src.file.empty()) {
+      try {
+        lods = fileLods(loadMetricMesh(src.file), h, cr);
+        out.source = src.file;
+        loaded = true;
+      } catch (const std::exception& e) {  // InputError; bad_alloc of a huge but legal file
+        out.error = e.what();
+      }
+    }
+    if (!loaded) {
+      lods = proceduralLods(src.form);
+      out.source = std::string("procedural ") + meshFormName(src.form);
+    }
+    boundingSphere(lods, h, cr, out.sphere);
+    const uint32_t vertexOffset = uint32_t(set.vertices.size());
+    set.vertices.insert(set.vertices.end(), lods.mesh.vertices.begin(), lods.mesh.vertices.end());
+    for (uint32_t lod = 0; lod < gpu::LOD_COUNT; ++lod) {
+      out.lods[lod] = {uint32_t(set.indices.size()), uint32_t(lods.lod[lod].size()), vertexOffset};
+      out.triangles[lod] = uint32_t(lods.lod[lod].size() / 3);
+      set.indices.insert(set.indices.end(), lods.lod[lod].begin(), lods.lod[lod].end());
+    }
+    set.species.push_back(std::move(out));
+  }
+  return set;
+}
+
 }  // namespace eco

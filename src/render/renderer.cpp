@@ -135,11 +135,16 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   // vegetation meshes, one per species (procedural by its form, or the bake's mesh file)
   {
     std::vector<SpeciesMeshSource> sources;
-    for (const SpeciesRecord& sp : world.species) sources.push_back(meshSource(sp, world.bakeDir));
-    meshes_ = buildSpeciesMeshes(sources);
-    for (size_t i = 0; i < meshes_.species.size(); ++i)
-      if (!meshes_.species[i].error.empty())
-        spdlog::warn("species {}: {}; drawing its procedural mesh", world.species[i].name, meshes_.species[i].error);
+    std::vector<std::string> problems(world.species.size());
+    for (size_t i = 0; i < world.species.size(); ++i)
+      sources.push_back(meshSource(world.species[i], world.bakeDir, &problems[i]));
+    meshes_ = buildMeshes(sources);
+    for (size_t i = 0; i < meshes_.species.size(); ++i) {
+      if (problems[i].empty()) problems[i] = meshes_.species[i].error;
+      if (!problems[i].empty())
+        spdlog::warn("species {}: {}; drawing the procedural {} mesh", world.species[i].name, problems[i],
+                     meshFormName(sources[i].form));
+    }
   }
   vertices_ = createBuffer(ctx, std::max<size_t>(meshes_.vertices.size(), 1) * sizeof(MeshVertex),
                            VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, MemoryUse::Upload);

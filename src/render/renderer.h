@@ -210,7 +210,7 @@ class Renderer {
   std::vector<std::pair<VkBufferCopy, uint32_t>> copies_;  // this frame's staged copies (region, block)
 
   Buffer visible_, draws_, stats_, species_, vertices_, indices_;
-  SpeciesMeshSet meshes_;
+  MeshSet meshes_;
   TerrainDraw terrain_;
   FarField farField_;
   GpuImage color_, colorMsaa_, depth_, pyramid_, shadowMap_;  // colorMsaa_: samples_ > 1 only

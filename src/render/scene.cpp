@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -31,12 +32,21 @@ LoadedTile makeLoadedTile(size_t tile, const std::vector<Instance>& instances, c
   return out;
 }
 
-SpeciesMeshSource meshSource(const SpeciesRecord& s, const std::string& bakeDir) {
+SpeciesMeshSource meshSource(const SpeciesRecord& s, const std::string& bakeDir, std::string* problem) {
   SpeciesMeshSource m;
-  m.form = s.kind == 0 ? MeshForm::Broadleaf : s.kind == 1 ? MeshForm::Shrub : s.kind == 2 ? MeshForm::Grass : MeshForm::GroundCover;
+  m.form = speciesMeshForm(s);
   m.meshHeight = s.meshHeight;
   m.crownRadius = s.crownRadius;
-  (void)bakeDir;
+  if (!s.meshFile.empty() && !bakeDir.empty()) {
+    // the bake's copy, checked against the manifest's size and hash before it is parsed; a
+    // bad one leaves the procedural mesh of the species' form, with the reason
+    try {
+      readMeshVerified(bakeDir, s);
+      m.file = (std::filesystem::path(bakeDir) / s.meshFile).string();
+    } catch (const std::exception& e) {
+      if (problem) *problem = e.what();
+    }
+  }
   return m;
 }
 

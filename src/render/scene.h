@@ -54,8 +54,9 @@ gpu::PackedInstance gpuRecord(const PackedRecord& record, uint16_t species);
 // `box`: the quantization box (the file's bounds, or tileQuantizationBox for new tiles).
 LoadedTile makeLoadedTile(size_t tile, const std::vector<Instance>& instances,
                           const std::vector<SpeciesRecord>& species, Vec3 boxMin, Vec3 boxMax);
-// What the viewer draws for a species: its form's procedural mesh, or the bake's mesh file.
-SpeciesMeshSource meshSource(const SpeciesRecord& species, const std::string& bakeDir);
+// What the viewer draws for a species: the bake's mesh file (verified against the manifest),
+// or its form's procedural mesh; `problem` receives why a file the manifest names is not used.
+SpeciesMeshSource meshSource(const SpeciesRecord& species, const std::string& bakeDir, std::string* problem = nullptr);
 // The GPU species table: 256 entries (ids past the table are zero-sized).
 std::vector<gpu::GpuSpecies> gpuSpeciesTable(const std::vector<SpeciesRecord>& species);
 

@@ -64,6 +64,14 @@ static Json speciesJson(const SpeciesRecord& s) {
           {"base_color",
            {s.baseColor & 0xff, (s.baseColor >> 8) & 0xff, (s.baseColor >> 16) & 0xff, s.baseColor >> 24}}};
   if (!s.meshAsset.empty()) j["mesh_asset"] = s.meshAsset;  // only when used: other manifests keep their bytes
+  // Likewise the mesh fields: a form only when it is not the kind's default, a file only when used.
+  if (s.meshForm && s.kind < kSpeciesKindNames.size() && *s.meshForm != defaultMeshForm(SpeciesKind(s.kind)))
+    j["mesh_form"] = meshFormName(*s.meshForm);
+  if (!s.meshFile.empty()) {
+    j["mesh_file"] = s.meshFile;
+    j["mesh_bytes"] = s.meshBytes;
+    j["mesh_xxh3_64"] = hex64(s.meshChecksum);
+  }
   return j;
 }
 
@@ -195,6 +203,40 @@ SpeciesRecord readSpecies(ObjectReader& r) {
   }
   if (r.string("mesh_asset", s.meshAsset, false, true))
     if (std::string why = meshAssetProblem(s.meshAsset); !why.empty()) r.report(r.pathOf("mesh_asset"), why);
+  std::string form;
+  if (r.string("mesh_form", form)) {
+    const std::optional<MeshForm> parsed = meshFormFromName(form);
+    if (!parsed)
+      r.report(r.pathOf("mesh_form"), "unknown mesh form \"" + form + "\"");
+    else if (s.kind < kSpeciesKindNames.size() && !meshFormSuits(*parsed, SpeciesKind(s.kind)))
+      r.report(r.pathOf("mesh_form"), "mesh form " + form + " does not suit a " + speciesKindName(s.kind));
+    else
+      s.meshForm = *parsed;
+  }
+  // A mesh file is one this tool wrote: meshes/<name>.glb, nothing else, so a hostile
+  // manifest cannot point a reader outside the bake.
+  if (r.has("mesh_file") || r.has("mesh_xxh3_64") || r.has("mesh_bytes")) {
+    if (r.string("mesh_file", s.meshFile, true)) {
+      const std::string_view f = s.meshFile;
+      const bool ok = f.size() > 11 && f.size() <= 100 && f.substr(0, 7) == "meshes/" && f.substr(f.size() - 4) == ".glb" &&
+                      std::all_of(f.begin() + 7, f.end() - 4, [](char c) {
+                        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '-';
+                      });
+      if (!ok) {
+        r.report(r.pathOf("mesh_file"), "expected meshes/<name>.glb (letters, digits, _ and - only)");
+        s.meshFile.clear();
+      }
+    }
+    int64_t bytes = 0;
+    if (r.integer("mesh_bytes", bytes, Limits::between(1, double(kMaxBakeMeshBytes)), true)) s.meshBytes = uint64_t(bytes);
+    std::string hash;
+    if (r.string("mesh_xxh3_64", hash, true)) {
+      if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos)
+        r.report(r.pathOf("mesh_xxh3_64"), "expected 16 lowercase hex digits");
+      else
+        s.meshChecksum = std::stoull(hash, nullptr, 16);
+    }
+  }
   return s;
 }
 
@@ -493,6 +535,20 @@ const char* differingField(const SpeciesRecord& a, const SpeciesRecord& b) {
 }
 
 }  // namespace
+
+std::vector<uint8_t> readMeshVerified(const std::string& dir, const SpeciesRecord& species) {
+  if (species.meshFile.empty()) throw std::invalid_argument("readMeshVerified: species " + species.name + " has no mesh file");
+  const std::string path = (fs::path(dir) / species.meshFile).string();
+  const uint64_t size = regularFileSize(path);
+  if (size != species.meshBytes)
+    throw InputError(path + ": " + std::to_string(size) + " bytes, the manifest says " + std::to_string(species.meshBytes));
+  std::vector<uint8_t> bytes = readFileBytes(path, species.meshBytes, "mesh file");
+  const uint64_t actual = checksum64(bytes);
+  if (actual != species.meshChecksum)
+    throw InputError(path + ": checksum mismatch (xxh3_64 " + hex64(actual) + ", manifest says " +
+                     hex64(species.meshChecksum) + ")");
+  return bytes;
+}
 
 void verifyTileAgainstManifest(const Manifest& manifest, const TileEntry& entry, const TileData& tile,
                                const std::string& name) {

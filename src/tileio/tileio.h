@@ -10,11 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "core/species_kind.h"
 #include "core/types.h"
 
 namespace eco {
-
-enum class SpeciesKind : uint8_t;
 
 // One species as stored in tiles and the manifest.
 struct SpeciesRecord {
@@ -27,7 +26,18 @@ struct SpeciesRecord {
   uint32_t baseColor = 0xffffffff;                   // RGBA8, R low byte
   // The config's mesh.asset (manifest "mesh_asset", absent when empty); not in tile files.
   std::string meshAsset;
+  // The mesh the viewer draws (not in tile files): manifest "mesh_form", written only when it
+  // is not the kind's default; with a mesh.file, the normalised GLB the bake wrote
+  // ("mesh_file", always meshes/<name>.glb), its size and XXH3-64 ("mesh_bytes",
+  // "mesh_xxh3_64"). docs/meshes.md.
+  std::optional<MeshForm> meshForm;  // empty: the kind's default (speciesMeshForm)
+  std::string meshFile;
+  uint64_t meshBytes = 0, meshChecksum = 0;
 };
+// The form of a species' mesh: its record's, else its kind's default.
+inline MeshForm speciesMeshForm(const SpeciesRecord& s) {
+  return s.meshForm ? *s.meshForm : defaultMeshForm(s.kind < kSpeciesKindNames.size() ? SpeciesKind(s.kind) : SpeciesKind::Tree);
+}
 
 // Decoded instance, as the bake produces it and as readers get it back.
 struct Instance {
@@ -176,6 +186,11 @@ void writeTerrainRaw(const std::string& dir, const Grid& heights);
 // table. InputError naming the tile file and the first mismatch. Every reader of a bake
 // (inspect, export, masks --bake, the viewer) goes through this.
 TileData readTileVerified(const std::string& dir, const Manifest& manifest, const TileEntry& entry);
+// Largest mesh file a manifest may list (the loader's own limit, meshes/meshes.h).
+constexpr uint64_t kMaxBakeMeshBytes = uint64_t(256) << 20;
+// dir/<species.meshFile> checked against the manifest (size before reading, then XXH3-64):
+// the bytes the viewer and the exports load. InputError naming the file.
+std::vector<uint8_t> readMeshVerified(const std::string& dir, const SpeciesRecord& species);
 // The checks of readTileVerified after the decode, for a tile already in memory.
 void verifyTileAgainstManifest(const Manifest& manifest, const TileEntry& entry, const TileData& tile,
                                const std::string& name);

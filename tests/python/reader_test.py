@@ -5,6 +5,7 @@
 Skips (exit 77) where numpy, flatbuffers or xxhash cannot be imported.
 """
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -132,6 +133,38 @@ def main() -> int:
         check(False, "a part of a sharded bake was opened as a bake")
     except eb.BakeError as e:
         check("is part 2 of 3 of a sharded bake" in str(e) and "ecobake merge" in str(e), f"unexpected message: {e}")
+
+    # The mesh fields: arid_canyon draws two species with the sample GLBs (samples/world/meshes).
+    arid_dir = os.path.join(scratch, "arid")
+    subprocess.run([ecobake, "bake", os.path.join(source, "configs", "arid_canyon.json"), "-o", arid_dir,
+                    "--tiles", "10,10,11,11", "-q"], check=True)
+    arid = eb.open_bake(arid_dir)
+    forms = {s.name: (s.mesh_form, s.mesh_file) for s in arid.species}
+    check(forms["fremont_cottonwood"] == ("broadleaf", "meshes/0.glb"), f"cottonwood: {forms['fremont_cottonwood']}")
+    check(forms["pinyon_pine"] == ("conifer", "meshes/2.glb"), f"pinyon: {forms['pinyon_pine']}")
+    check(forms["utah_juniper"] == ("conifer", ""), f"juniper: {forms['utah_juniper']}")
+    check(forms["big_sagebrush"] == ("shrub", ""), f"sagebrush: {forms['big_sagebrush']}")
+    glb = arid.read_mesh(arid.species[0])
+    with open(os.path.join(source, "samples", "world", "meshes", "cottonwood.glb"), "rb") as f:
+        check(glb == f.read(), "the bake's cottonwood.glb differs from the sample's")
+    with open(os.path.join(arid_dir, "meshes", "2.glb"), "ab") as f:
+        f.write(b"!")
+    try:
+        arid.read_mesh(arid.species[2])
+        check(False, "a tampered mesh file was read")
+    except eb.BakeError as e:
+        check("2.glb" in str(e), f"unexpected message: {e}")
+    manifest_path = os.path.join(arid_dir, "manifest.json")
+    with open(manifest_path) as f:
+        doc = json.load(f)
+    doc["species"][0]["mesh_file"] = "../../etc/passwd.glb"
+    with open(manifest_path, "w") as f:
+        json.dump(doc, f)
+    try:
+        eb.open_bake(arid_dir)
+        check(False, "a mesh_file outside the bake was accepted")
+    except eb.BakeError as e:
+        check("/species/0/mesh_file" in str(e), f"unexpected message: {e}")
 
     shutil.rmtree(scratch, ignore_errors=True)
     for f in failures[:20]:
