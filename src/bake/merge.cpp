@@ -72,6 +72,13 @@ std::vector<std::pair<std::string, std::string>> identity(const Manifest& m) {
   for (const SpeciesRecord& s : m.species)
     add("species " + std::to_string(s.id), s.name, int(s.kind), s.meshHeight, s.crownRadius, s.scaleMin, s.scaleMax,
         s.boundingCenterY, s.boundingRadius, s.baseColor);
+  add("sun", m.sunAzimuthDeg, m.sunElevationDeg);
+  // Every part computes the layers from the whole world; parts baked with and without
+  // --layers masks are parts of different bakes.
+  add("layer count", m.layers.size());
+  for (const LayerEntry& l : m.layers)
+    add("layer " + l.name, l.kind, l.species, l.file, l.width, l.height, layerEncodingName(l.encoding), l.valueMin,
+        l.valueMax, l.unit, l.waterDistance, hex64(l.checksum));
   return id;
 }
 
@@ -259,6 +266,13 @@ MergeSummary mergeParts(const std::vector<std::string>& dirs, const MergeOptions
   s.linked += place(options, (fs::path(first.dir) / first.manifest.terrain.file).string(),
                     (fs::path(out.staging) / "terrain.r32f").string(), terrainBytes, first.part().terrainChecksum,
                     manifestOf(first.dir));
+  // The layers, like the terrain, from part 1 (every part lists the same ones).
+  for (const LayerEntry& layer : first.manifest.layers) {
+    const fs::path dst = fs::path(out.staging) / layer.file;
+    fs::create_directories(dst.parent_path());
+    s.linked += place(options, (fs::path(first.dir) / layer.file).string(), dst.string(), layerFileBytes(layer),
+                      layer.checksum, manifestOf(first.dir));
+  }
   for (const Part& p : parts) {
     for (const TileEntry& entry : p.manifest.tiles) {
       s.linked += place(options, (fs::path(p.dir) / entry.file).string(), (fs::path(out.staging) / entry.file).string(),

@@ -1,0 +1,107 @@
+// The bake's raster layers (tileio.h LayerEntry, docs/tile-format.md "Layers"): the river's
+// distance field, and on request the eco-masks and each species' suitability, each sampled at
+// the heightmap's pixels from the whole world, so every bake of a world (any -j, any tile
+// range, any shard) writes the same layers.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <thread>
+
+#include "bake/bake.h"
+#include "core/hash.h"
+
+namespace eco {
+
+namespace {
+
+// f(i, j) at every heightmap pixel, rows split over threads (each pixel on its own, so any
+// split gives the same values).
+std::vector<float> perPixel(const Grid& grid, int threads, const std::function<float(int, int)>& f) {
+  std::vector<float> out(size_t(grid.width) * size_t(grid.height));
+  auto rows = [&](int first, int step) {
+    for (int j = first; j < grid.height; j += step)
+      for (int i = 0; i < grid.width; ++i) out[size_t(j) * size_t(grid.width) + size_t(i)] = f(i, j);
+  };
+  threads = std::clamp(threads, 1, std::max(1, grid.height));
+  std::vector<std::jthread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(rows, t, threads);
+  rows(0, threads);
+  return out;
+}
+
+BakeLayer makeLayer(const Grid& grid, std::string name, std::string kind, LayerEncoding encoding, float lo, float hi,
+                    std::string unit, const std::vector<float>& values, const std::string& fileStem) {
+  BakeLayer layer;
+  LayerEntry& e = layer.entry;
+  e.name = std::move(name);
+  e.kind = std::move(kind);
+  e.file = "layers/" + fileStem + (encoding == LayerEncoding::Unorm16 ? ".r16" : ".r8");
+  e.width = grid.width;
+  e.height = grid.height;
+  e.encoding = encoding;
+  e.valueMin = lo;
+  e.valueMax = hi > lo ? hi : lo + 1;  // a constant field still needs a range
+  e.unit = std::move(unit);
+  layer.bytes = encodeLayer(e, values);
+  e.checksum = checksum64(layer.bytes);
+  return layer;
+}
+
+}  // namespace
+
+float waterDistance(const World& world) {
+  if (world.config.river.channelWidth) return *world.config.river.channelWidth / 2;
+  return world.river.cellSize / 2;
+}
+
+std::vector<BakeLayer> bakeLayers(const World& world, const SuitabilityRasters& rasters, bool masks, int threads) {
+  const Heightmap& t = world.terrain;
+  const Grid& grid = t.metres;
+  const float cell = t.cellSize;
+  std::vector<BakeLayer> layers;
+  if (world.hasRiver) {
+    // The distance to the nearest river at each heightmap pixel, as the masks read it
+    // (bilinear in the river field, which may have another resolution). 16 bits over
+    // [0, largest distance], capped at kRiverLayerMaxDistance so that the step stays at most
+    // 0.25 m for the water's edge; farther pixels read the cap.
+    std::vector<float> d = perPixel(grid, threads, [&](int i, int j) {
+      return world.river.distanceAt(float(i) * cell, float(j) * cell);
+    });
+    const float largest = *std::max_element(d.begin(), d.end());
+    BakeLayer river = makeLayer(grid, "river_distance", "river", LayerEncoding::Unorm16, 0.f,
+                                std::min(largest, kRiverLayerMaxDistance), "m", d, "river_distance");
+    river.entry.waterDistance = waterDistance(world);
+    layers.push_back(std::move(river));
+  }
+  if (!masks) return layers;
+
+  // The masks' own per-pixel functions (masks.h), at the pixels the suitability rasters use.
+  const Grid& h = grid;
+  auto [lo, hi] = std::minmax_element(h.values.begin(), h.values.end());
+  auto surface = [&](int i, int j) { return surfaceAt(t, float(i) * cell, float(j) * cell, world.sunDirXZ); };
+  layers.push_back(makeLayer(grid, "elevation", "mask", LayerEncoding::Unorm8, *lo, *hi, "m",
+                             perPixel(grid, threads, [&](int i, int j) { return t.heightAt(float(i) * cell, float(j) * cell); }),
+                             "elevation"));
+  layers.push_back(makeLayer(grid, "slope", "mask", LayerEncoding::Unorm8, 0.f, 90.f, "deg",
+                             perPixel(grid, threads, [&](int i, int j) { return surface(i, j).slopeDeg; }), "slope"));
+  layers.push_back(makeLayer(grid, "aspect", "mask", LayerEncoding::Unorm8, 0.f, 360.f, "deg",
+                             perPixel(grid, threads, [&](int i, int j) { return surface(i, j).aspectDeg; }), "aspect"));
+  layers.push_back(makeLayer(grid, "sun_exposure", "mask", LayerEncoding::Unorm8, -1.f, 1.f, "",
+                             perPixel(grid, threads, [&](int i, int j) { return surface(i, j).sunExposure; }),
+                             "sun_exposure"));
+  layers.push_back(makeLayer(grid, "moisture", "mask", LayerEncoding::Unorm8, 0.f, 1.f, "",
+                             perPixel(grid, threads, [&](int i, int j) { return moistureAt(world, float(i) * cell, float(j) * cell); }),
+                             "moisture"));
+  // The rasters the sampler reads (painted maps, nodata and vector exclusions included). File
+  // names by species id: names may hold spaces and any letter.
+  for (size_t s = 0; s < world.config.species.size(); ++s) {
+    BakeLayer layer = makeLayer(grid, "suitability_" + world.config.species[s].name, "suitability",
+                                LayerEncoding::Unorm8, 0.f, 1.f, "", rasters.species[s].values,
+                                "suitability_" + std::to_string(s));
+    layer.entry.species = world.config.species[s].name;
+    layers.push_back(std::move(layer));
+  }
+  return layers;
+}
+
+}  // namespace eco
