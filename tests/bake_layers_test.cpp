@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "bake/bake.h"
@@ -21,19 +20,8 @@ using eco::test::TempDir;
 
 namespace {
 
-// The ridge world (257 x 257 pixels, 4 m apart) with a river mask of 129 x 129 pixels (8 m
-// apart) whose column 50, x = 400 m, is river from north to south: the distance to it is
-// |x - 400| everywhere. `river` extra JSON fields go into the config's river object.
-std::string writeRiverWorld(const TempDir& dir, const std::string& riverExtra = "", const std::string& sunExtra = "") {
-  const std::string config = eco::test::writeRidgeWorld(dir);
-  std::vector<uint16_t> mask(129 * 129, 0);
-  for (int j = 0; j < 129; ++j) mask[size_t(j) * 129 + 50] = 65535;
-  eco::writePng16(dir.file("river.png"), 129, 129, mask.data());
-  nlohmann::ordered_json j = nlohmann::ordered_json::parse(eco::test::readBytes(config));
-  j["river"] = nlohmann::ordered_json::parse("{\"mask\": \"river.png\"" + riverExtra + "}");
-  if (!sunExtra.empty()) j["sun"] = nlohmann::ordered_json::parse(sunExtra);
-  std::ofstream(config) << j.dump(2);
-  return config;
+std::string writeRiverWorld(const TempDir& dir, const std::string& riverExtra = "", const std::string& sun = "") {
+  return eco::test::writeRiverRidgeWorld(dir, riverExtra, sun);
 }
 
 eco::BakeSummary bakeTo(const eco::World& world, const std::string& dir, int threads, bool masks,
