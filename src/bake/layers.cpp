@@ -14,19 +14,17 @@ namespace eco {
 
 namespace {
 
-// f(i, j) at every heightmap pixel, rows split over threads (each pixel on its own, so any
-// split gives the same values).
-std::vector<float> perPixel(const Grid& grid, int threads, const std::function<float(int, int)>& f) {
-  std::vector<float> out(size_t(grid.width) * size_t(grid.height));
+// f(i, j, k) at every heightmap pixel (k: its index, row-major), rows split over threads
+// (each pixel on its own, so any split gives the same values).
+void forEachPixel(const Grid& grid, int threads, const std::function<void(int, int, size_t)>& f) {
   auto rows = [&](int first, int step) {
     for (int j = first; j < grid.height; j += step)
-      for (int i = 0; i < grid.width; ++i) out[size_t(j) * size_t(grid.width) + size_t(i)] = f(i, j);
+      for (int i = 0; i < grid.width; ++i) f(i, j, size_t(j) * size_t(grid.width) + size_t(i));
   };
   threads = std::clamp(threads, 1, std::max(1, grid.height));
   std::vector<std::jthread> pool;
   for (int t = 1; t < threads; ++t) pool.emplace_back(rows, t, threads);
   rows(0, threads);
-  return out;
 }
 
 BakeLayer makeLayer(const Grid& grid, std::string name, std::string kind, LayerEncoding encoding, float lo, float hi,
@@ -64,9 +62,8 @@ std::vector<BakeLayer> bakeLayers(const World& world, const SuitabilityRasters& 
     // (bilinear in the river field, which may have another resolution). 16 bits over
     // [0, largest distance], capped at kRiverLayerMaxDistance so that the step stays at most
     // 0.25 m for the water's edge; farther pixels read the cap.
-    std::vector<float> d = perPixel(grid, threads, [&](int i, int j) {
-      return world.river.distanceAt(float(i) * cell, float(j) * cell);
-    });
+    std::vector<float> d(grid.values.size());
+    forEachPixel(grid, threads, [&](int i, int j, size_t k) { d[k] = world.river.distanceAt(float(i) * cell, float(j) * cell); });
     const float largest = *std::max_element(d.begin(), d.end());
     BakeLayer river = makeLayer(grid, "river_distance", "river", LayerEncoding::Unorm16, 0.f,
                                 std::min(largest, kRiverLayerMaxDistance), "m", d, "river_distance");
@@ -75,23 +72,25 @@ std::vector<BakeLayer> bakeLayers(const World& world, const SuitabilityRasters& 
   }
   if (!masks) return layers;
 
-  // The masks' own per-pixel functions (masks.h), at the pixels the suitability rasters use.
-  const Grid& h = grid;
-  auto [lo, hi] = std::minmax_element(h.values.begin(), h.values.end());
-  auto surface = [&](int i, int j) { return surfaceAt(t, float(i) * cell, float(j) * cell, world.sunDirXZ); };
-  layers.push_back(makeLayer(grid, "elevation", "mask", LayerEncoding::Unorm8, *lo, *hi, "m",
-                             perPixel(grid, threads, [&](int i, int j) { return t.heightAt(float(i) * cell, float(j) * cell); }),
-                             "elevation"));
-  layers.push_back(makeLayer(grid, "slope", "mask", LayerEncoding::Unorm8, 0.f, 90.f, "deg",
-                             perPixel(grid, threads, [&](int i, int j) { return surface(i, j).slopeDeg; }), "slope"));
-  layers.push_back(makeLayer(grid, "aspect", "mask", LayerEncoding::Unorm8, 0.f, 360.f, "deg",
-                             perPixel(grid, threads, [&](int i, int j) { return surface(i, j).aspectDeg; }), "aspect"));
-  layers.push_back(makeLayer(grid, "sun_exposure", "mask", LayerEncoding::Unorm8, -1.f, 1.f, "",
-                             perPixel(grid, threads, [&](int i, int j) { return surface(i, j).sunExposure; }),
-                             "sun_exposure"));
-  layers.push_back(makeLayer(grid, "moisture", "mask", LayerEncoding::Unorm8, 0.f, 1.f, "",
-                             perPixel(grid, threads, [&](int i, int j) { return moistureAt(world, float(i) * cell, float(j) * cell); }),
-                             "moisture"));
+  // The masks' own per-pixel functions (masks.h: environmentAt's parts, with the aspect), at
+  // the pixels the suitability rasters use, all five in one pass.
+  const size_t n = grid.values.size();
+  std::vector<float> height(n), slope(n), aspect(n), sun(n), moisture(n);
+  forEachPixel(grid, threads, [&](int i, int j, size_t k) {
+    const float x = float(i) * cell, z = float(j) * cell;
+    const SurfaceSample s = surfaceAt(t, x, z, world.sunDirXZ);
+    height[k] = t.heightAt(x, z);
+    slope[k] = s.slopeDeg;
+    aspect[k] = s.aspectDeg;
+    sun[k] = s.sunExposure;
+    moisture[k] = moistureAt(world, x, z);
+  });
+  auto [lo, hi] = std::minmax_element(grid.values.begin(), grid.values.end());
+  layers.push_back(makeLayer(grid, "elevation", "mask", LayerEncoding::Unorm8, *lo, *hi, "m", height, "elevation"));
+  layers.push_back(makeLayer(grid, "slope", "mask", LayerEncoding::Unorm8, 0.f, 90.f, "deg", slope, "slope"));
+  layers.push_back(makeLayer(grid, "aspect", "mask", LayerEncoding::Unorm8, 0.f, 360.f, "deg", aspect, "aspect"));
+  layers.push_back(makeLayer(grid, "sun_exposure", "mask", LayerEncoding::Unorm8, -1.f, 1.f, "", sun, "sun_exposure"));
+  layers.push_back(makeLayer(grid, "moisture", "mask", LayerEncoding::Unorm8, 0.f, 1.f, "", moisture, "moisture"));
   // The rasters the sampler reads (painted maps, nodata and vector exclusions included). File
   // names by species id: names may hold spaces and any letter.
   for (size_t s = 0; s < world.config.species.size(); ++s) {
