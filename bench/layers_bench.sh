@@ -22,11 +22,12 @@ bake_once() {
   local file=$1 dir=$2
   shift 2
   local log
-  log=$("$ecobake" bake "$config" -o "$dir" -j "$threads" "$@")
+  log=$("$ecobake" bake "$config" -o "$dir" -j "$threads" "$@" 2>"$out/log") || { cat "$out/log" >&2; exit 1; }
   local seconds layer_seconds
   seconds=$(sed -n 's/.*, \([0-9.]*\) s, [0-9.]* M instances\/s$/\1/p' <<<"$log")
   layer_seconds=$(sed -n 's/.*, layers \([0-9.]*\) s (.*/\1/p' <<<"$log")
-  echo "$seconds ${layer_seconds:-0} $(du -sb "$dir/layers" 2>/dev/null | cut -f1 || echo 0) $(du -sb "$dir" | cut -f1)" >>"$file"
+  bytes() { find "$1" -type f -printf '%s\n' 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
+  echo "$seconds ${layer_seconds:-0} $(bytes "$dir/layers") $(bytes "$dir")" >>"$file"
 }
 
 for ((i = 0; i < repeats; i++)); do
@@ -36,7 +37,7 @@ for ((i = 0; i < repeats; i++)); do
 done
 
 col() { awk -v c="$2" '{print $c}' "$1" | median; }
-printf '| bake | runs | seconds, median | layers seconds, median | layer bytes | folder bytes |\n|---|---|---|---|---|---|\n'
+printf '| bake | runs | seconds, median | layers seconds, median | layer bytes | bake bytes |\n|---|---|---|---|---|---|\n'
 for kind in plain masks; do
   printf '| %s | %d | %.2f | %.3f | %s | %s |\n' "$([[ $kind == plain ]] && echo "without --layers masks" || echo "--layers masks")" \
     "$repeats" "$(col "$out/$kind" 1)" "$(col "$out/$kind" 2)" "$(col "$out/$kind" 3)" "$(col "$out/$kind" 4)"
