@@ -123,7 +123,7 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
   // Layers come from the whole world, so every part of a sharded bake lists the same ones
   // (merge compares them) and part 1 writes the files, like the terrain.
   const Clock::time_point layersStart = Clock::now();
-  for (BakeLayer& layer : bakeLayers(world, rasters, options.maskLayers, options.threads)) {
+  bakeLayers(world, rasters, options.maskLayers, options.threads, [&](BakeLayer&& layer) {
     if (!manifest.part || manifest.part->hasTerrain) {
       std::filesystem::create_directories((std::filesystem::path(out.staging) / layer.entry.file).parent_path());
       writeFilePlain(out.staging + "/" + layer.entry.file, layer.bytes.data(), layer.bytes.size());
@@ -131,7 +131,7 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
     ++s.layers;
     s.layerBytes += layer.bytes.size();
     manifest.layers.push_back(std::move(layer.entry));
-  }
+  });
   s.layersSeconds = since(layersStart);
 
   const Clock::time_point scatterStart = Clock::now();

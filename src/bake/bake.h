@@ -89,7 +89,10 @@ float waterDistance(const World& world);
 // also the eco-masks "elevation" (m), "slope" (deg), "aspect" (deg), "sun_exposure" [-1, 1],
 // "moisture" [0, 1] and "suitability_<species>" [0, 1] for each species (rasters: the bake's
 // suitability), unorm8. Each at the heightmap's pixels, from the masks' per-pixel functions.
-std::vector<BakeLayer> bakeLayers(const World& world, const SuitabilityRasters& rasters, bool masks, int threads);
+// Hands each layer to `write` as soon as it is done (the bake writes it and drops the bytes),
+// so that the bake never holds more than the five masks' codes (5 bytes per pixel).
+void bakeLayers(const World& world, const SuitabilityRasters& rasters, bool masks, int threads,
+                const std::function<void(BakeLayer&&)>& write);
 
 struct BakeOptions {
   std::string outDir;

@@ -27,10 +27,9 @@ void forEachPixel(const Grid& grid, int threads, const std::function<void(int, i
   rows(0, threads);
 }
 
-BakeLayer makeLayer(const Grid& grid, std::string name, std::string kind, LayerEncoding encoding, float lo, float hi,
-                    std::string unit, const std::vector<float>& values, const std::string& fileStem) {
-  BakeLayer layer;
-  LayerEntry& e = layer.entry;
+LayerEntry layerEntry(const Grid& grid, std::string name, std::string kind, LayerEncoding encoding, float lo,
+                      float hi, std::string unit, const std::string& fileStem) {
+  LayerEntry e;
   e.name = std::move(name);
   e.kind = std::move(kind);
   e.file = "layers/" + fileStem + (encoding == LayerEncoding::Unorm16 ? ".r16" : ".r8");
@@ -40,9 +39,12 @@ BakeLayer makeLayer(const Grid& grid, std::string name, std::string kind, LayerE
   e.valueMin = lo;
   e.valueMax = hi > lo ? hi : lo + 1;  // a constant field still needs a range
   e.unit = std::move(unit);
-  layer.bytes = encodeLayer(e, values);
-  e.checksum = checksum64(layer.bytes);
-  return layer;
+  return e;
+}
+
+BakeLayer finished(LayerEntry entry, std::vector<uint8_t> bytes) {
+  entry.checksum = checksum64(bytes);
+  return {std::move(entry), std::move(bytes)};
 }
 
 }  // namespace
@@ -52,55 +54,57 @@ float waterDistance(const World& world) {
   return world.river.cellSize / 2;
 }
 
-std::vector<BakeLayer> bakeLayers(const World& world, const SuitabilityRasters& rasters, bool masks, int threads) {
+void bakeLayers(const World& world, const SuitabilityRasters& rasters, bool masks, int threads,
+                const std::function<void(BakeLayer&&)>& write) {
   const Heightmap& t = world.terrain;
   const Grid& grid = t.metres;
   const float cell = t.cellSize;
-  std::vector<BakeLayer> layers;
+  const size_t n = grid.values.size();
   if (world.hasRiver) {
     // The distance to the nearest river at each heightmap pixel, as the masks read it
     // (bilinear in the river field, which may have another resolution). 16 bits over
     // [0, largest distance], capped at kRiverLayerMaxDistance so that the step stays at most
     // 0.25 m for the water's edge; farther pixels read the cap.
-    std::vector<float> d(grid.values.size());
+    std::vector<float> d(n);
     forEachPixel(grid, threads, [&](int i, int j, size_t k) { d[k] = world.river.distanceAt(float(i) * cell, float(j) * cell); });
     const float largest = *std::max_element(d.begin(), d.end());
-    BakeLayer river = makeLayer(grid, "river_distance", "river", LayerEncoding::Unorm16, 0.f,
-                                std::min(largest, kRiverLayerMaxDistance), "m", d, "river_distance");
-    river.entry.waterDistance = waterDistance(world);
-    layers.push_back(std::move(river));
+    LayerEntry river = layerEntry(grid, "river_distance", "river", LayerEncoding::Unorm16, 0.f,
+                                  std::min(largest, kRiverLayerMaxDistance), "m", "river_distance");
+    river.waterDistance = waterDistance(world);
+    std::vector<uint8_t> bytes = encodeLayer(river, d);
+    d = {};
+    write(finished(std::move(river), std::move(bytes)));
   }
-  if (!masks) return layers;
+  if (!masks) return;
 
   // The masks' own per-pixel functions (masks.h: environmentAt's parts, with the aspect), at
-  // the pixels the suitability rasters use, all five in one pass.
-  const size_t n = grid.values.size();
-  std::vector<float> height(n), slope(n), aspect(n), sun(n), moisture(n);
+  // the pixels the suitability rasters use, all five in one pass, each pixel quantised at once
+  // (one byte a mask: the bake holds 5 bytes per pixel here, less than the terrain's 4 plus
+  // each species' suitability raster).
+  auto [lo, hi] = std::minmax_element(grid.values.begin(), grid.values.end());
+  std::vector<LayerEntry> entries = {
+      layerEntry(grid, "elevation", "mask", LayerEncoding::Unorm8, *lo, *hi, "m", "elevation"),
+      layerEntry(grid, "slope", "mask", LayerEncoding::Unorm8, 0.f, 90.f, "deg", "slope"),
+      layerEntry(grid, "aspect", "mask", LayerEncoding::Unorm8, 0.f, 360.f, "deg", "aspect"),
+      layerEntry(grid, "sun_exposure", "mask", LayerEncoding::Unorm8, -1.f, 1.f, "", "sun_exposure"),
+      layerEntry(grid, "moisture", "mask", LayerEncoding::Unorm8, 0.f, 1.f, "", "moisture")};
+  std::vector<std::vector<uint8_t>> codes(entries.size(), std::vector<uint8_t>(n));
   forEachPixel(grid, threads, [&](int i, int j, size_t k) {
     const float x = float(i) * cell, z = float(j) * cell;
     const SurfaceSample s = surfaceAt(t, x, z, world.sunDirXZ);
-    height[k] = t.heightAt(x, z);
-    slope[k] = s.slopeDeg;
-    aspect[k] = s.aspectDeg;
-    sun[k] = s.sunExposure;
-    moisture[k] = moistureAt(world, x, z);
+    const float values[] = {t.heightAt(x, z), s.slopeDeg, s.aspectDeg, s.sunExposure, moistureAt(world, x, z)};
+    for (size_t m = 0; m < entries.size(); ++m) codes[m][k] = uint8_t(layerCodeOf(entries[m], values[m]));
   });
-  auto [lo, hi] = std::minmax_element(grid.values.begin(), grid.values.end());
-  layers.push_back(makeLayer(grid, "elevation", "mask", LayerEncoding::Unorm8, *lo, *hi, "m", height, "elevation"));
-  layers.push_back(makeLayer(grid, "slope", "mask", LayerEncoding::Unorm8, 0.f, 90.f, "deg", slope, "slope"));
-  layers.push_back(makeLayer(grid, "aspect", "mask", LayerEncoding::Unorm8, 0.f, 360.f, "deg", aspect, "aspect"));
-  layers.push_back(makeLayer(grid, "sun_exposure", "mask", LayerEncoding::Unorm8, -1.f, 1.f, "", sun, "sun_exposure"));
-  layers.push_back(makeLayer(grid, "moisture", "mask", LayerEncoding::Unorm8, 0.f, 1.f, "", moisture, "moisture"));
+  for (size_t m = 0; m < entries.size(); ++m) write(finished(std::move(entries[m]), std::move(codes[m])));
   // The rasters the sampler reads (painted maps, nodata and vector exclusions included). File
   // names by species id: names may hold spaces and any letter.
   for (size_t s = 0; s < world.config.species.size(); ++s) {
-    BakeLayer layer = makeLayer(grid, "suitability_" + world.config.species[s].name, "suitability",
-                                LayerEncoding::Unorm8, 0.f, 1.f, "", rasters.species[s].values,
-                                "suitability_" + std::to_string(s));
-    layer.entry.species = world.config.species[s].name;
-    layers.push_back(std::move(layer));
+    LayerEntry e = layerEntry(grid, "suitability_" + world.config.species[s].name, "suitability", LayerEncoding::Unorm8,
+                              0.f, 1.f, "", "suitability_" + std::to_string(s));
+    e.species = world.config.species[s].name;
+    std::vector<uint8_t> bytes = encodeLayer(e, rasters.species[s].values);
+    write(finished(std::move(e), std::move(bytes)));
   }
-  return layers;
 }
 
 }  // namespace eco

@@ -24,24 +24,27 @@ uint64_t layerFileBytes(const LayerEntry& e) {
   return uint64_t(e.width) * uint64_t(e.height) * layerBytesPerCode(e.encoding);
 }
 
+uint32_t layerCodeOf(const LayerEntry& e, float value) {
+  // In double: (v - min) / (max - min) of floats is exact enough that a value equal to an end
+  // of the range gives exactly code 0 or codeMax. unorm8/16 clamp, and give 0 for NaN.
+  const float t = float((double(value) - double(e.valueMin)) / (double(e.valueMax) - double(e.valueMin)));
+  return e.encoding == LayerEncoding::Unorm16 ? unorm16(t) : unorm8(t);
+}
+
 std::vector<uint8_t> encodeLayer(const LayerEntry& e, const std::vector<float>& values) {
   if (e.width <= 0 || e.height <= 0 || values.size() != size_t(e.width) * size_t(e.height))
     throw std::invalid_argument("encodeLayer: " + std::to_string(values.size()) + " values for a " +
                                 std::to_string(e.width) + " x " + std::to_string(e.height) + " layer");
   if (!(std::isfinite(e.valueMin) && std::isfinite(e.valueMax) && e.valueMin < e.valueMax))
     throw std::invalid_argument("encodeLayer: layer " + e.name + " has no finite, increasing value range");
-  // In double: (v - min) / (max - min) of two floats is exact enough that a value equal to
-  // the range's ends gives exactly code 0 and codeMax.
-  const double lo = double(e.valueMin), span = double(e.valueMax) - double(e.valueMin);
   std::vector<uint8_t> out(values.size() * layerBytesPerCode(e.encoding));
   for (size_t i = 0; i < values.size(); ++i) {
-    const float t = float((double(values[i]) - lo) / span);
+    const uint32_t c = layerCodeOf(e, values[i]);
     if (e.encoding == LayerEncoding::Unorm16) {
-      const uint16_t c = unorm16(t);
       out[2 * i] = uint8_t(c & 0xff);
       out[2 * i + 1] = uint8_t(c >> 8);
     } else {
-      out[i] = unorm8(t);
+      out[i] = uint8_t(c);
     }
   }
   return out;

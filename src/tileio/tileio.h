@@ -132,6 +132,9 @@ uint64_t layerFileBytes(const LayerEntry& entry);
 // the nearest code (NaN gives 0), written as the file's bytes (little-endian). values holds
 // width * height floats, row-major. std::invalid_argument on a size mismatch or a bad range.
 std::vector<uint8_t> encodeLayer(const LayerEntry& entry, const std::vector<float>& values);
+// The code of one value: encodeLayer's quantisation, for writers that quantise pixel by pixel
+// (the entry's range must be finite and increasing).
+uint32_t layerCodeOf(const LayerEntry& entry, float value);
 // Code i of a layer file's bytes, and its value (the inverse of encodeLayer within half a step).
 uint32_t layerCode(const LayerEntry& entry, const std::vector<uint8_t>& bytes, size_t i);
 float layerValue(const LayerEntry& entry, uint32_t code);
