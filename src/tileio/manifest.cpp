@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <stdexcept>
 
@@ -298,6 +299,9 @@ void validate(const ManifestReader& r, const Manifest& m) {
   }
   // Layers: on the terrain's grid, each name and file once, a species' suitability naming
   // one of the manifest's species, a value range a legend can be drawn from.
+  std::set<std::string> names, files, species;
+  if (!m.layers.empty())
+    for (const SpeciesRecord& s : m.species) species.insert(s.name);
   for (size_t i = 0; i < m.layers.size(); ++i) {
     const LayerEntry& l = m.layers[i];
     const std::string where = jsonPointer("/layers", i);
@@ -307,15 +311,12 @@ void validate(const ManifestReader& r, const Manifest& m) {
                         " (layers are on the terrain's grid)");
     if (!(l.valueMin < l.valueMax)) r.fail(where, "value_min must be below value_max");
     const bool suitability = l.kind == "suitability";
-    if (suitability && std::none_of(m.species.begin(), m.species.end(), [&](const SpeciesRecord& s) { return s.name == l.species; }))
+    if (suitability && !species.count(l.species))
       r.fail(where + "/species", "\"" + l.species + "\" is not a species of the manifest");
     if (!suitability && !l.species.empty()) r.fail(where + "/species", "only a suitability layer names a species");
-    for (size_t k = 0; k < i; ++k) {
-      if (m.layers[k].name == l.name) r.fail(where + "/name", "\"" + l.name + "\" is given twice");
-      if (fs::path(m.layers[k].file).lexically_normal() == fs::path(l.file).lexically_normal())
-        r.fail(where + "/file", l.file + " is the file of another layer");
-    }
     const fs::path file = fs::path(l.file).lexically_normal();
+    if (!names.insert(l.name).second) r.fail(where + "/name", "\"" + l.name + "\" is given twice");
+    if (!files.insert(file.string()).second) r.fail(where + "/file", l.file + " is the file of another layer");
     if (file == fs::path(m.terrain.file).lexically_normal() || file == "manifest.json" ||
         (!file.empty() && *file.begin() == "tiles"))
       r.fail(where + "/file", "must not be the terrain, the manifest or under tiles/");
