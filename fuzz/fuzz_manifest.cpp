@@ -1,6 +1,6 @@
 // readManifest on arbitrary manifest.json text, then, for a manifest it accepts, the readers
-// that trust it next: the terrain and each tile entry. The private bake folder holds the
-// terrain and tiles of the small bake whose manifest is in the seed corpus
+// that trust it next: the terrain, each layer and each tile entry. The private bake folder holds the
+// terrain, a layer and the tiles of the small bake whose manifest is in the seed corpus
 // (fuzz/fixtures/bake), so a mutated manifest meets real files of the wrong size, checksum
 // or contents.
 #include <filesystem>
@@ -24,6 +24,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
       (void)eco::readTerrainRaw(dir, manifest);
     } catch (const eco::InputError&) {
+    }
+    for (const eco::LayerEntry& layer : manifest.layers) {
+      try {
+        (void)eco::readLayerVerified(dir, layer);
+      } catch (const eco::InputError&) {
+      }
     }
     for (const eco::TileEntry& entry : manifest.tiles) {
       try {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds ecobake with GCC and with clang (Release, folders build-cmp-gcc and build-cmp-clang)
-# and bakes one config with each: the two bakes must be byte-identical (tiles, manifest,
-# terrain). Two ecobake-only builds; scripts/test.sh runs it (ECO_SKIP_COMPILERS=1 skips).
+# and bakes one config with each, with every raster layer (--layers masks): the two bakes must
+# be byte-identical (tiles, manifest, terrain, layers). Two ecobake-only builds; scripts/test.sh runs it (ECO_SKIP_COMPILERS=1 skips).
 # Usage: scripts/compare-compilers.sh [CONFIG]   (default: the sample world)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,7 +19,7 @@ for cc in gcc clang; do
     -DECO_BUILD_VIEWER=OFF -DECO_BUILD_BENCH=OFF -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON \
     -DCMAKE_DISABLE_FIND_PACKAGE_glfw3=ON "${launcher[@]}" >/dev/null
   cmake --build "$build" -j"$(nproc)" --target ecobake
-  "$build/apps/ecobake/ecobake" bake "$config" -o "$out/$cc" >/dev/null
+  "$build/apps/ecobake/ecobake" bake "$config" -o "$out/$cc" --layers masks >/dev/null
 done
 if diff -r "$out/gcc" "$out/clang" >/dev/null; then
   echo "compare-compilers: identical ($(find "$out/gcc" -type f | wc -l) files)"

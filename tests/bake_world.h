@@ -61,6 +61,24 @@ inline std::string writeRidgeWorld(const TempDir& dir, int seed = 11, float tile
   return writeWorld(dir, 257, 4.f, ridgeHeight, species, seed, tileSize);
 }
 
+// The ridge world with a river mask of 129 x 129 pixels (8 m apart) whose column 50, x = 400 m,
+// is river from north to south: the distance to the river is |x - 400| everywhere.
+// riverExtra: more fields of the config's river object (", \"channel_width\": 30"); sun: the
+// config's sun object instead of the ridge world's, when not empty.
+inline std::string writeRiverRidgeWorld(const TempDir& dir, const std::string& riverExtra = "",
+                                        const std::string& sun = "") {
+  const std::string config = writeRidgeWorld(dir);
+  std::vector<uint16_t> mask(129 * 129, 0);
+  for (int j = 0; j < 129; ++j) mask[size_t(j) * 129 + 50] = 65535;
+  writePng16(dir.file("river.png"), 129, 129, mask.data());
+  std::string text = readBytes(config);
+  const std::string ridgeSun = R"("sun": {"azimuth_deg": 180})";
+  text.replace(text.find(ridgeSun), ridgeSun.size(),
+               R"("river": {"mask": "river.png")" + riverExtra + "}, \"sun\": " + (sun.empty() ? R"({"azimuth_deg": 180})" : sun));
+  std::ofstream(config) << text;
+  return config;
+}
+
 // Heights of a valley or ridge along z at x = 256 m with walls of wallDeg on a 512 m square
 // (129 pixels, 4 m apart), between 300 m and 450 m: a V-shaped valley cut into a plateau at
 // 450 m (valley = true; its floor pixels are i = 64) or a ridge standing on a plain at 300 m.

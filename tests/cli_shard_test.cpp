@@ -423,3 +423,48 @@ TEST(CliShard, MergeByHardLinks) {
   EXPECT_TRUE(has(r.output, tile.filename().string())) << r.output;
   EXPECT_FALSE(fs::exists(tmp.path / "merged2"));
 }
+
+// Raster layers (issue #20) in a sharded bake: every part lists them, part 1 carries the
+// files, and the merge equals the bake in one process; parts baked with and without
+// --layers masks are parts of different bakes.
+TEST(CliShard, MergedShardsWithLayersEqualABakeInOneProcess) {
+  TempDir tmp;
+  const std::string config = eco::test::writeRiverRidgeWorld(tmp);
+  const fs::path full = tmp.path / "full";
+  Result r = run("bake " + q(config) + " -o " + q(full) + " -q -j 2 --layers masks");
+  ASSERT_EQ(r.code, 0) << r.output;
+  ASSERT_TRUE(fs::exists(full / "layers" / "river_distance.r16"));
+  ASSERT_TRUE(fs::exists(full / "layers" / "suitability_3.r8"));
+  const fs::path parts = tmp.path / "parts";
+  for (int i : {3, 1, 2}) {
+    r = run("bake " + q(config) + " -o " + q(parts / std::to_string(i)) + " -q -j 1 --layers masks --shard " +
+            std::to_string(i) + "/3");
+    ASSERT_EQ(r.code, 0) << r.output;
+  }
+  EXPECT_TRUE(fs::exists(parts / "1" / "layers" / "elevation.r8"));
+  EXPECT_FALSE(fs::exists(parts / "2" / "layers"));  // part 1 carries the files, like the terrain
+  r = run("merge " + q(parts) + " -o " + q(tmp.path / "merged"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  expectSameFiles(full, tmp.path / "merged", "merge of 3 parts with layers");
+  r = run("merge --link " + q(parts) + " -o " + q(tmp.path / "linked"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  expectSameFiles(full, tmp.path / "linked", "merge by hard links of 3 parts with layers");
+
+  // Part 2 without --layers masks: another bake.
+  r = run("bake " + q(config) + " -o " + q(tmp.path / "plain2") + " -q -j 1 --shard 2/3");
+  ASSERT_EQ(r.code, 0) << r.output;
+  r = run("merge -q " + q(parts / "1") + " " + q(tmp.path / "plain2") + " " + q(parts / "3") + " -o " + q(tmp.path / "mixed"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "plain2: is a part of another bake: its layer count is 1")) << r.output;
+  EXPECT_FALSE(fs::exists(tmp.path / "mixed"));
+  // A damaged layer file in part 1 is named, and nothing is written.
+  fs::copy(parts / "1", tmp.path / "damaged1", fs::copy_options::recursive);
+  std::string bytes = eco::test::readBytes((tmp.path / "damaged1" / "layers" / "slope.r8").string());
+  bytes[bytes.size() / 2] = char(bytes[bytes.size() / 2] ^ 1);
+  eco::test::writeBytes((tmp.path / "damaged1" / "layers" / "slope.r8").string(), bytes);
+  r = run("merge -q " + q(tmp.path / "damaged1") + " " + q(parts / "2") + " " + q(parts / "3") + " -o " +
+          q(tmp.path / "bad"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "layers/slope.r8: checksum mismatch")) << r.output;
+  EXPECT_FALSE(fs::exists(tmp.path / "bad"));
+}

@@ -59,6 +59,7 @@ struct BakeArgs {
   std::optional<std::string> shard;       // I/N or auto
   std::optional<std::string> shardCount;  // with --shard auto
   bool quiet = false;
+  std::vector<std::string> layers;  // --layers: extra raster layers ("masks")
   LimitArgs limits;  // the estimate's limits (validate has the same options)
 };
 
@@ -71,6 +72,7 @@ struct ParsedOptions {
   std::vector<double> region;  // finite metres
   std::optional<ShardSpec> shard;
   std::string shardSource;  // where --shard auto found it
+  bool maskLayers = false;  // --layers masks
 };
 
 
@@ -79,6 +81,12 @@ ParsedOptions parseOptions(const BakeArgs& a) {
   o.threads = int(parseInteger(a.threads, "-j/--threads", 0, 1024));
   if (a.seed) o.seed = parseUnsigned(*a.seed, "--seed");
   parseArea(a.tiles, a.region, o.tiles, o.region);
+  for (const std::string& layer : a.layers) {
+    if (layer != "masks")
+      throw InputError("--layers: unknown layer set '" + layer +
+                       "'; use masks (the eco-masks and each species' suitability; the river layer is always written)");
+    o.maskLayers = true;
+  }
   if (a.shardCount && a.shard != "auto") throw InputError("--shard-count: only with --shard auto");
   if (a.shard == "auto") {
     std::optional<int> count;
@@ -150,6 +158,7 @@ void runBake(const BakeArgs& a) {
   BakeOptions options;
   options.outDir = a.outDir;
   options.threads = threads;
+  options.maskLayers = o.maskLayers;
   requireValidWorld(world);  // validate's checks of the loaded world: extent, heights, sampler
   SamplerParams params = samplerParams(world, speciesOrder(world.config));
   if (!a.tiles.empty() || !a.region.empty()) options.tiles = tileRangeFor(a, o, params);
@@ -179,8 +188,10 @@ void runBake(const BakeArgs& a) {
               static_cast<unsigned long long>(s.instances), s.tilesWritten, s.tilesTotal, double(s.bytes) / 1e6,
               s.instances ? double(s.bytes) / double(s.instances) : 0.0, seconds,
               seconds > 0 ? double(s.instances) / seconds / 1e6 : 0.0);
-  std::printf("time: inputs %.3f s, masks %.3f s, scatter and write %.3f s, flush and swap %.3f s\n", loadSeconds,
+  std::printf("time: inputs %.3f s, masks %.3f s, scatter and write %.3f s, flush and swap %.3f s", loadSeconds,
               s.masksSeconds, s.scatterSeconds, s.finishSeconds);
+  if (s.layers) std::printf(", layers %.3f s (%d, %.1f MB)", s.layersSeconds, s.layers, double(s.layerBytes) / 1e6);
+  std::printf("\n");
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::printf("peak memory %.1f MB\n", double(usage.ru_maxrss) / 1024.0);
@@ -210,6 +221,10 @@ void addBake(CLI::App& app) {
       ->excludes("--region");
   cmd->add_option("--shard-count", a->shardCount,
                   "With --shard auto: the number of shards N (else SLURM_ARRAY_TASK_COUNT or ECOBAKE_SHARD_COUNT)");
+  cmd->add_option("--layers", a->layers,
+                  "Extra raster layers for the viewer: 'masks' writes the eco-masks and each species' suitability "
+                  "(the river layer is written whenever the config has a river)")
+      ->delimiter(',');
   cmd->add_flag("-q,--quiet", a->quiet, "Print only warnings and errors");
   addLimitOptions(cmd, a->limits);
   cmd->callback([a] { runBake(*a); });

@@ -30,6 +30,21 @@ nlohmann::json tileSummary(const TileData& t) {
           {"species_counts", counts}};
 }
 
+nlohmann::json layersSummary(const Manifest& m) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (const LayerEntry& l : m.layers) {
+    nlohmann::json j = {{"name", l.name},         {"kind", l.kind},
+                        {"file", l.file},         {"size", {l.width, l.height}},
+                        {"encoding", layerEncodingName(l.encoding)},
+                        {"range", {l.valueMin, l.valueMax}}, {"unit", l.unit},
+                        {"bytes", layerFileBytes(l)}};
+    if (!l.species.empty()) j["species"] = l.species;
+    if (l.kind == "river") j["water_distance"] = l.waterDistance;
+    layers.push_back(j);
+  }
+  return layers;
+}
+
 nlohmann::json bakeSummary(const std::string& dir, const Manifest& m) {
   nlohmann::json species = nlohmann::json::array();
   for (const SpeciesRecord& s : m.species) {
@@ -55,7 +70,9 @@ nlohmann::json bakeSummary(const std::string& dir, const Manifest& m) {
           {"instances", m.totals.instances},
           {"bytes", m.totals.bytes},
           {"bytes_per_instance", m.totals.instances ? double(m.totals.bytes) / double(m.totals.instances) : 0.0},
-          {"species", species}};
+          {"species", species},
+          {"sun", {{"azimuth_deg", m.sunAzimuthDeg}, {"elevation_deg", m.sunElevationDeg}}},
+          {"layers", layersSummary(m)}};
 }
 
 void printHuman(const nlohmann::json& j) {
@@ -76,6 +93,18 @@ void printHuman(const nlohmann::json& j) {
       if (s.contains("mesh_file"))
         std::printf("  %s: %u / %u triangles (LOD 0 / 1)", s["mesh_file"].get<std::string>().c_str(),
                     s["mesh_triangles"][0].get<unsigned>(), s["mesh_triangles"][1].get<unsigned>());
+      std::printf("\n");
+    }
+    std::printf("sun from azimuth %g deg, %g deg above the horizon\n", j["sun"]["azimuth_deg"].get<double>(),
+                j["sun"]["elevation_deg"].get<double>());
+    if (!j["layers"].empty()) std::printf("layers (%zu, verified):\n", j["layers"].size());
+    for (const auto& l : j["layers"]) {
+      const std::string unit = l["unit"].get<std::string>();
+      std::printf("  %-28s %-11s %s %s, %g .. %g%s%s", l["name"].get<std::string>().c_str(),
+                  l["kind"].get<std::string>().c_str(), l["file"].get<std::string>().c_str(),
+                  l["encoding"].get<std::string>().c_str(), l["range"][0].get<double>(), l["range"][1].get<double>(),
+                  unit.empty() ? "" : " ", unit.c_str());
+      if (l.contains("water_distance")) std::printf(", water where <= %g m", l["water_distance"].get<double>());
       std::printf("\n");
     }
   } else {
@@ -102,6 +131,7 @@ void addInspect(CLI::App& app) {
     if (std::filesystem::is_directory(*path)) {
       Manifest m = readManifest(*path);
       for (const TileEntry& e : m.tiles) readTileVerified(*path, m, e);  // inspect verifies every tile
+      for (const LayerEntry& l : m.layers) readLayerVerified(*path, l);  // and every layer
       j = bakeSummary(*path, m);
     } else {
       j = tileSummary(readTileFile(*path));

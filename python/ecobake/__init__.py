@@ -27,8 +27,8 @@ import xxhash
 
 from eco.fb.Tile import Tile as _FbTile
 
-__all__ = ["BakeError", "Species", "TileEntry", "Bake", "TileData", "open_bake", "PACKED_DTYPE",
-           "SPECIES_KINDS", "MESH_FORMS"]
+__all__ = ["BakeError", "Species", "TileEntry", "Layer", "Bake", "TileData", "open_bake", "PACKED_DTYPE",
+           "SPECIES_KINDS", "MESH_FORMS", "LAYER_KINDS"]
 
 MANIFEST_FORMAT = "ecobake-manifest"
 MANIFEST_VERSION = 2
@@ -40,6 +40,10 @@ DEFAULT_MESH_FORM = {"tree": "broadleaf", "shrub": "shrub", "grass": "grass", "g
 KIND_MESH_FORMS = {"tree": ("broadleaf", "conifer"), "shrub": ("shrub",), "grass": ("grass",),
                    "ground_cover": ("ground_cover",)}
 MAX_MESH_BYTES = 256 << 20
+LAYER_KINDS = ("river", "mask", "suitability")  # tileio.h kLayerKinds
+LAYER_ENCODINGS = {"unorm8": ("<u1", 255), "unorm16": ("<u2", 65535)}  # numpy dtype, largest code
+MAX_LAYERS = 1024
+DEFAULT_SUN = (180.0, 40.0)  # azimuth_deg, elevation_deg of a manifest without "sun"
 MAX_MANIFEST_BYTES = 256 << 20
 MAX_TILE_BYTES = 1 << 30
 
@@ -81,6 +85,28 @@ class TileEntry:
     bytes: int
     xxh3_64: int
     species_counts: tuple
+
+
+@dataclass(frozen=True)
+class Layer:
+    """A raster layer on the terrain's grid (docs/tile-format.md "Layers"): code c means
+    value_min + c / code_max * (value_max - value_min) in `unit`."""
+    name: str
+    kind: str          # "river", "mask" or "suitability"
+    species: str       # suitability: the species' name; else ""
+    file: str
+    width: int
+    height: int
+    encoding: str      # "unorm8" or "unorm16"
+    value_min: float
+    value_max: float
+    unit: str          # "m", "deg" or ""
+    xxh3_64: int
+    water_distance: float = -1.0  # river: water where the distance is at most this (metres)
+
+    @property
+    def code_max(self) -> int:
+        return LAYER_ENCODINGS[self.encoding][1]
 
 
 def _require(cond: bool, where: str, problem: str) -> None:
@@ -229,6 +255,21 @@ class Bake:
                     "mesh_height", "crown_radius", "scale_min", "scale_max", "bounding_center_y",
                     "bounding_radius")),
                 tuple(color), mesh_asset, form, mesh_file, mesh_bytes, mesh_hash))
+        terrain = _field(doc, "terrain", "dict", path)
+        self.terrain_size = (_field(terrain, "width", "int", path + ": /terrain"),
+                             _field(terrain, "height", "int", path + ": /terrain"))
+        self.sun = DEFAULT_SUN
+        if "sun" in doc:
+            sun = _field(doc, "sun", "dict", path)
+            az, el = (float(_field(sun, k, "num", path + ": /sun")) for k in ("azimuth_deg", "elevation_deg"))
+            _require(0 <= az <= 360 and 0 < el <= 90, path + ": /sun", "azimuth_deg must be in [0, 360] and "
+                     "elevation_deg in (0, 90]")
+            self.sun = (az, el)
+        self.layers = []
+        layers = _field(doc, "layers", "list", path) if "layers" in doc else []
+        _require(len(layers) <= MAX_LAYERS, path + ": /layers", f"{len(layers)} layers, at most {MAX_LAYERS}")
+        for i, l in enumerate(layers):
+            self.layers.append(self._layer(l, f"{path}: /layers/{i}"))
         self.tiles = []
         for i, t in enumerate(_field(doc, "tiles", "list", path)):
             where = f"{path}: /tiles/{i}"
@@ -243,6 +284,65 @@ class Bake:
             self.tiles.append(TileEntry(_field(t, "x", "int", where), _field(t, "z", "int", where), name,
                                         _field(t, "instances", "int", where), _field(t, "bytes", "int", where),
                                         int(digest, 16), counts))
+
+    def _layer(self, l, where: str) -> Layer:
+        name = _field(l, "name", "str", where)
+        kind = _field(l, "kind", "str", where)
+        _require(kind in LAYER_KINDS, where + "/kind", f"unknown kind \"{kind}\"")
+        species = l.get("species", "")
+        _require(isinstance(species, str), where + "/species", "expected a string")
+        if kind == "suitability":
+            _require(species in [s.name for s in self.species], where + "/species",
+                     f"\"{species}\" is not a species of the manifest")
+        else:
+            _require(species == "", where + "/species", "only a suitability layer names a species")
+        file = _field(l, "file", "str", where)
+        parts = file.split("/")
+        _require(file and not os.path.isabs(file) and ".." not in parts and parts[0] != "tiles", where + "/file",
+                 "must be a relative path inside the bake folder, outside tiles/")
+        width, height = _field(l, "width", "int", where), _field(l, "height", "int", where)
+        _require((width, height) == self.terrain_size, where,
+                 f"{width} x {height} layer, but the terrain is {self.terrain_size[0]} x {self.terrain_size[1]}")
+        encoding = _field(l, "encoding", "str", where)
+        _require(encoding in LAYER_ENCODINGS, where + "/encoding", f"unknown encoding \"{encoding}\"")
+        lo, hi = float(_field(l, "value_min", "num", where)), float(_field(l, "value_max", "num", where))
+        _require(lo < hi, where, "value_min must be below value_max")
+        digest = _field(l, "xxh3_64", "str", where)
+        _require(len(digest) == 16 and all(c in "0123456789abcdef" for c in digest), where + "/xxh3_64",
+                 "expected 16 lowercase hex digits")
+        water = -1.0
+        if kind == "river":
+            water = float(_field(l, "water_distance", "num", where))
+            _require(water >= 0, where + "/water_distance", "must be >= 0")
+        _require(name not in [x.name for x in self.layers], where + "/name", f"\"{name}\" is given twice")
+        return Layer(name, kind, species, file, width, height, encoding, lo, hi, _field(l, "unit", "str", where),
+                     int(digest, 16), water)
+
+    def layer(self, name: str) -> Layer:
+        for l in self.layers:
+            if l.name == name:
+                return l
+        raise KeyError(f"{name}: no such layer (the bake has {', '.join(l.name for l in self.layers) or 'none'})")
+
+    def read_layer_codes(self, layer) -> np.ndarray:
+        """The layer's codes as a (height, width) uint8 or uint16 array, after checking the file's
+        size and XXH3-64 against the manifest. `layer`: a Layer or its name."""
+        layer = self.layer(layer) if isinstance(layer, str) else layer
+        path = os.path.join(self.folder, layer.file)
+        dtype = np.dtype(LAYER_ENCODINGS[layer.encoding][0])
+        size = layer.width * layer.height * dtype.itemsize
+        data = _read_regular(path, size)
+        _require(len(data) == size, path, f"{len(data)} bytes, manifest says {size}")
+        actual = xxhash.xxh3_64_intdigest(data)
+        _require(actual == layer.xxh3_64, path,
+                 f"checksum mismatch (xxh3_64 {actual:016x}, manifest says {layer.xxh3_64:016x})")
+        return np.frombuffer(data, dtype=dtype).reshape(layer.height, layer.width)
+
+    def read_layer(self, layer) -> np.ndarray:
+        """The layer dequantised to its unit: (height, width) float32, row j at world z = j * cell_size."""
+        layer = self.layer(layer) if isinstance(layer, str) else layer
+        codes = self.read_layer_codes(layer).astype(np.float64)
+        return (layer.value_min + codes / layer.code_max * (layer.value_max - layer.value_min)).astype(np.float32)
 
     @property
     def instance_count(self) -> int:

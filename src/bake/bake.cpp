@@ -59,6 +59,8 @@ Manifest baseManifest(const World& world, const SamplerParams& params, std::vect
   m.tiling = {params.tileSize, tilesX(params), tilesZ(params)};
   m.species = std::move(species);
   m.crs = world.crs;
+  m.sunAzimuthDeg = world.config.sunAzimuthDeg;
+  m.sunElevationDeg = world.config.sunElevationDeg;
   m.hashes.config = hashOf(world.config.configPath);
   m.hashes.heightmap = hashOf(world.config.terrain.heightmap);
   m.hashes.river = hashOf(world.config.river.file);
@@ -119,6 +121,20 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
   int total = (range.x1 - range.x0) * (range.z1 - range.z0);
   BakeSummary s;
   s.masksSeconds = since(start);
+
+  // Layers come from the whole world, so every part of a sharded bake lists the same ones
+  // (merge compares them) and part 1 writes the files, like the terrain.
+  const Clock::time_point layersStart = Clock::now();
+  bakeLayers(world, rasters, options.maskLayers, options.threads, [&](BakeLayer&& layer) {
+    if (!manifest.part || manifest.part->hasTerrain) {
+      std::filesystem::create_directories((std::filesystem::path(out.staging) / layer.entry.file).parent_path());
+      writeFilePlain(out.staging + "/" + layer.entry.file, layer.bytes.data(), layer.bytes.size());
+    }
+    ++s.layers;
+    s.layerBytes += layer.bytes.size();
+    manifest.layers.push_back(std::move(layer.entry));
+  });
+  s.layersSeconds = since(layersStart);
 
   const Clock::time_point scatterStart = Clock::now();
   std::mutex mutex;

@@ -76,6 +76,29 @@ struct ShardRange {
 };
 ShardRange planShard(const World& world, ShardSpec spec, int threads);
 
+// ---- Raster layers for the viewer (tileio.h LayerEntry, docs/tile-format.md "Layers") ----
+
+struct BakeLayer {
+  LayerEntry entry;            // as the manifest lists it, checksum included
+  std::vector<uint8_t> bytes;  // the file's bytes
+};
+// The river layer's range ends here (values beyond read as this): a 16-bit step of at most
+// 0.25 m at the water's edge for any world.
+inline constexpr float kRiverLayerMaxDistance = 16384.f;
+// The water rule of the river layer: water where the distance to the nearest river pixel is
+// at most this: half the config's river.channel_width, else half a river image cell (the
+// river's own pixels).
+float waterDistance(const World& world);
+// The layers of a bake, from the whole world (so the same for any tile range, shard or
+// thread count): "river_distance" (unorm16 metres) when the world has a river; with `masks`
+// also the eco-masks "elevation" (m), "slope" (deg), "aspect" (deg), "sun_exposure" [-1, 1],
+// "moisture" [0, 1] and "suitability_<species>" [0, 1] for each species (rasters: the bake's
+// suitability), unorm8. Each at the heightmap's pixels, from the masks' per-pixel functions.
+// Hands each layer to `write` as soon as it is done (the bake writes it and drops the bytes),
+// so that the bake never holds more than the five masks' codes (5 bytes per pixel).
+void bakeLayers(const World& world, const SuitabilityRasters& rasters, bool masks, int threads,
+                const std::function<void(BakeLayer&&)>& write);
+
 struct BakeOptions {
   std::string outDir;
   int threads = 1;
@@ -85,6 +108,9 @@ struct BakeOptions {
   // folder follows the output folder rules of a bake, so a retried shard replaces its part.
   std::optional<ShardRange> shard;
   std::function<void(int done, int total)> progress;  // called under a lock, in any order
+  // `--layers masks`: write the eco-mask and suitability layers (bakeLayers) besides the river
+  // layer every bake of a world with a river writes.
+  bool maskLayers = false;
 };
 
 struct BakeSummary {
@@ -97,6 +123,9 @@ struct BakeSummary {
   double masksSeconds = 0;    // suitability rasters
   double scatterSeconds = 0;  // sampler set-up, sampling, instances, encoding, writing tiles
   double finishSeconds = 0;   // terrain copy, manifest, flush to disk, swap
+  double layersSeconds = 0;   // computing and writing the raster layers (0 without any)
+  int layers = 0;             // raster layers written
+  uint64_t layerBytes = 0;
 };
 
 // Bakes into a staging folder beside outDir and swaps it in at the end, so an interrupted
@@ -125,7 +154,7 @@ struct MergeSummary {
   int parts = 0;
   int tiles = 0;
   int linked = 0;  // files hard-linked (with MergeOptions::link), the rest copied
-  int files = 0;   // files placed: the terrain, the tiles and the species' mesh files
+  int files = 0;   // files placed: the terrain, the tiles, the species' mesh files and the layers
   uint64_t instances = 0;
   uint64_t bytes = 0;  // tile bytes
   double seconds = 0;

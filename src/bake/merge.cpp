@@ -73,6 +73,13 @@ std::vector<std::pair<std::string, std::string>> identity(const Manifest& m) {
     add("species " + std::to_string(s.id), s.name, int(s.kind), s.meshHeight, s.crownRadius, s.scaleMin, s.scaleMax,
         s.boundingCenterY, s.boundingRadius, s.baseColor, int(speciesMeshForm(s)),
         s.meshFile.empty() ? std::string("(no mesh file)") : s.meshFile + " " + hex64(s.meshChecksum));
+  add("sun", m.sunAzimuthDeg, m.sunElevationDeg);
+  // Every part computes the layers from the whole world; parts baked with and without
+  // --layers masks are parts of different bakes.
+  add("layer count", m.layers.size());
+  for (const LayerEntry& l : m.layers)
+    add("layer " + l.name, l.kind, l.species, l.file, l.width, l.height, layerEncodingName(l.encoding), l.valueMin,
+        l.valueMax, l.unit, l.waterDistance, hex64(l.checksum));
   return id;
 }
 
@@ -268,6 +275,13 @@ MergeSummary mergeParts(const std::vector<std::string>& dirs, const MergeOptions
     s.linked += place(options, (fs::path(first.dir) / sp.meshFile).string(), (fs::path(out.staging) / sp.meshFile).string(),
                       sp.meshBytes, sp.meshChecksum, manifestOf(first.dir));
   }
+  // The layers, like the terrain, from part 1 (every part lists the same ones).
+  for (const LayerEntry& layer : first.manifest.layers) {
+    const fs::path dst = fs::path(out.staging) / layer.file;
+    fs::create_directories(dst.parent_path());
+    s.linked += place(options, (fs::path(first.dir) / layer.file).string(), dst.string(), layerFileBytes(layer),
+                      layer.checksum, manifestOf(first.dir));
+  }
   for (const Part& p : parts) {
     for (const TileEntry& entry : p.manifest.tiles) {
       s.linked += place(options, (fs::path(p.dir) / entry.file).string(), (fs::path(out.staging) / entry.file).string(),
@@ -285,6 +299,7 @@ MergeSummary mergeParts(const std::vector<std::string>& dirs, const MergeOptions
   s.tiles = int(merged.tiles.size());
   s.files = 1 + s.tiles;
   for (const SpeciesRecord& sp : merged.species) s.files += !sp.meshFile.empty();
+  s.files += int(merged.layers.size());
   s.instances = merged.totals.instances;
   s.bytes = merged.totals.bytes;
   s.seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -155,6 +155,9 @@ void readRiver(const Json& json, const std::string& path, const fs::path& folder
     r.markKnown("distance_scale");
     r.report(r.pathOf("distance_scale"), "only used with a distance image");
   }
+  float channelWidth = 0;
+  if (r.number("channel_width", channelWidth, Limits::between(0, limits::kMaxChannelWidth)))
+    river.channelWidth = channelWidth;
   if (distanceOk && !maskGiven) {
     river.file = distanceFile;
     river.source = RiverSource::Distance;
@@ -579,6 +582,7 @@ BiomeConfig parseBiomeConfig(const std::string& path, std::vector<ConfigProblem>
   if (const Json* sun = root.object("sun")) {
     ObjectReader r(*sun, "/sun", problems);
     r.number("azimuth_deg", config.sunAzimuthDeg, Limits::between(0, 360));
+    r.number("elevation_deg", config.sunElevationDeg, {0, 90, true, false});
     r.rejectUnknownKeys();
   }
   if (const Json* m = root.object("moisture")) readMoisture(*m, "/moisture", problems, config.moisture);

@@ -35,6 +35,7 @@ inline constexpr double kMaxDistanceScale = 1e7;    // metres per river image un
 inline constexpr double kMinNoiseWavelength = 1, kMaxNoiseWavelength = 1e7;  // metres
 inline constexpr double kMaxScale = 1e3;            // instance scale
 inline constexpr double kMaxMeshSize = 1e3;         // metres: mesh height and crown radius
+inline constexpr double kMaxChannelWidth = 1e4;     // metres: river.channel_width (the widest rivers)
 // The tile format stores species ids as uint16; every species also costs a suitability
 // raster the size of the heightmap and a slot in every tile's species table.
 inline constexpr size_t kMaxSpecies = 256;
@@ -76,6 +77,10 @@ struct RiverConfig {
   std::string file;  // empty: no rivers (moisture from noise alone)
   RiverSource source = RiverSource::Distance;
   float distanceScale = 1.f;  // metres per image unit (for Distance images)
+  // river.channel_width: metres of water around the river's pixels, drawn by the viewer
+  // where the bake's river layer reads distance <= channel_width / 2. Absent: one river image
+  // cell, so exactly the river's own pixels (a mask's river pixels, a distance image's zeros).
+  std::optional<float> channelWidth;
 };
 
 struct MoistureConfig {
@@ -129,6 +134,7 @@ struct BiomeConfig {
   TerrainConfig terrain;
   RiverConfig river;
   float sunAzimuthDeg = 180.f;    // direction the sun shines from, clockwise from north
+  float sunElevationDeg = 40.f;   // degrees above the horizon, (0, 90]: the viewer's light only
   MoistureConfig moisture;
   float tileSize = 128.f;         // metres
   uint64_t seed = 1;

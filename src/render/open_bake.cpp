@@ -33,6 +33,27 @@ Scene openBake(const std::string& dir) {
   w.species = manifest->species;
   w.speciesInstances = manifest->totals.speciesCounts;
   w.bakeDir = dir;
+  w.sunAzimuthDeg = manifest->sunAzimuthDeg;
+  w.sunElevationDeg = manifest->sunElevationDeg;
+  // readManifest has put every layer on the terrain's grid; the read checks size and checksum
+  // (InputError naming the file).
+  for (const LayerEntry& l : manifest->layers) {
+    SceneLayer layer;
+    layer.name = l.name;
+    layer.kind = l.kind;
+    layer.species = l.species;
+    layer.unit = l.unit;
+    layer.width = l.width;
+    layer.height = l.height;
+    layer.bytesPerCode = int(layerBytesPerCode(l.encoding));
+    layer.codeMax = layerCodeMax(l.encoding);
+    layer.valueMin = l.valueMin;
+    layer.valueMax = l.valueMax;
+    layer.waterDistance = l.kind == "river" ? l.waterDistance : -1.f;
+    layer.data = readLayerVerified(dir, l);
+    if (l.kind == "river" && w.riverLayer < 0) w.riverLayer = int(w.layers.size());
+    w.layers.push_back(std::move(layer));
+  }
   for (const TileEntry& e : manifest->tiles) {
     SceneTile t;
     t.x = e.x;

@@ -30,6 +30,33 @@ struct LoadedTile {
   std::vector<gpu::PackedInstance> instances;
 };
 
+// A raster layer of the bake (tileio.h LayerEntry) as the viewer gets it: one code per
+// terrain sample, row-major on the heights' grid, the file's bytes as they are (verified).
+struct SceneLayer {
+  std::string name;     // "river_distance", "slope", "suitability_beech", ...
+  std::string kind;     // "river", "mask" or "suitability"
+  std::string species;  // suitability: the species' name
+  std::string unit;     // "m", "deg" or "" (for the legend)
+  int width = 0, height = 0;  // == the heights' grid
+  // 1: unorm8 (an R8_UNORM texel each); 2: unorm16, little-endian (R16_UNORM).
+  int bytesPerCode = 1;
+  uint32_t codeMax = 255;  // 255 or 65535
+  float valueMin = 0, valueMax = 1;  // code c is valueMin + c / codeMax * (valueMax - valueMin)
+  // River only: water where the value (distance to the nearest river, metres) is at most
+  // this; negative for other layers.
+  float waterDistance = -1;
+  std::vector<uint8_t> data;  // width * height * bytesPerCode
+
+  uint32_t code(int i, int j) const {
+    const size_t k = (size_t(j) * size_t(width) + size_t(i)) * size_t(bytesPerCode);
+    return bytesPerCode == 2 ? uint32_t(data[k]) | uint32_t(data[k + 1]) << 8 : data[k];
+  }
+  float value(int i, int j) const {
+    return float(double(valueMin) + double(code(i, j)) / double(codeMax) * (double(valueMax) - double(valueMin)));
+  }
+  bool water(int i, int j) const { return waterDistance >= 0 && value(i, j) <= waterDistance; }
+};
+
 struct Scene {
   std::string name;
   Grid heights;  // metres; sample (i, j) at world (i * cellSize, j * cellSize)
@@ -38,9 +65,14 @@ struct Scene {
   std::vector<SceneTile> tiles;
   std::vector<SpeciesRecord> species;  // indexed by id (at most 256: the GPU record keeps 8 bits)
   std::vector<uint64_t> speciesInstances;  // world total by species id (the manifest's); may be empty
-  // The sun (biome config sun.azimuth_deg: where it shines from, clockwise from north).
-  float sunAzimuthDeg = 180, sunElevationDeg = 40;
   std::string bakeDir;  // the bake folder (mesh files are relative to it); empty for synthetic worlds
+  // The config's sun: the direction it shines from (degrees clockwise from north, as the
+  // aspect mask uses it) and its height above the horizon.
+  float sunAzimuthDeg = kDefaultSunAzimuthDeg, sunElevationDeg = kDefaultSunElevationDeg;
+  // The bake's raster layers, verified and loaded (empty for a synthetic scene); riverLayer
+  // indexes the river's distance field in them, -1 without one.
+  std::vector<SceneLayer> layers;
+  int riverLayer = -1;
   // Called from the streaming thread; must be thread-safe. Throws on unreadable data.
   std::function<LoadedTile(size_t tile)> loadTile;
   // The tile's instances as placed (decoded, verified), for CPU-side consumers such as the

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <stdexcept>
 
@@ -75,6 +76,21 @@ static Json speciesJson(const SpeciesRecord& s) {
   return j;
 }
 
+static Json layerJson(const LayerEntry& l) {
+  Json j = {{"name", l.name}, {"kind", l.kind}};
+  if (!l.species.empty()) j["species"] = l.species;
+  j["file"] = l.file;
+  j["width"] = l.width;
+  j["height"] = l.height;
+  j["encoding"] = layerEncodingName(l.encoding);
+  j["value_min"] = l.valueMin;
+  j["value_max"] = l.valueMax;
+  j["unit"] = l.unit;
+  if (l.kind == "river") j["water_distance"] = l.waterDistance;
+  j["xxh3_64"] = hex64(l.checksum);
+  return j;
+}
+
 // nlohmann writes NaN and infinities as `null`, which readManifest (rightly) refuses.
 static void requireFinite(const Json& j, const std::string& where) {
   if (j.is_number_float() && !std::isfinite(j.get<double>()))
@@ -107,9 +123,16 @@ void writeManifest(const std::string& dir, const Manifest& m) {
                   {"height", m.terrain.height},
                   {"cell_size", m.terrain.cellSize}};
   if (!m.crs.empty()) j["terrain"]["crs"] = m.crs;
+  // Only when not the default: bakes of configs that leave the sun alone keep their bytes.
+  if (m.sunAzimuthDeg != kDefaultSunAzimuthDeg || m.sunElevationDeg != kDefaultSunElevationDeg)
+    j["sun"] = {{"azimuth_deg", m.sunAzimuthDeg}, {"elevation_deg", m.sunElevationDeg}};
   j["tiling"] = {{"tile_size", m.tiling.tileSize}, {"tiles_x", m.tiling.tilesX}, {"tiles_z", m.tiling.tilesZ}};
   j["species"] = Json::array();
   for (const SpeciesRecord& s : m.species) j["species"].push_back(speciesJson(s));
+  if (!m.layers.empty()) {  // likewise only when there are any
+    j["layers"] = Json::array();
+    for (const LayerEntry& l : m.layers) j["layers"].push_back(layerJson(l));
+  }
   j["tiles"] = Json::array();
   for (const TileEntry& t : tiles)
     j["tiles"].push_back({{"x", t.x},
@@ -169,6 +192,10 @@ void relativePath(ObjectReader& r, const char* key, std::string& out) {
   fs::path p(out);
   if (p.is_absolute() || std::any_of(p.begin(), p.end(), [](const fs::path& c) { return c == ".."; }))
     r.report(r.pathOf(key), "must be a relative path inside the bake folder");
+}
+
+bool hasControl(const std::string& text) {
+  return std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
 }
 
 template <typename T>
@@ -251,6 +278,30 @@ void hexChecksum(ObjectReader& r, const char* key, uint64_t& out) {
   }
 }
 
+LayerEntry readLayer(ObjectReader& r) {
+  LayerEntry l;
+  if (r.string("name", l.name, true) && (l.name.size() > 256 || hasControl(l.name)))
+    r.report(r.pathOf("name"), "must be at most 256 bytes without control characters");
+  int kind = 0;
+  static const std::vector<std::string> kKinds(std::begin(kLayerKinds), std::end(kLayerKinds));
+  if (r.choice("kind", kKinds, kind, true)) l.kind = kKinds[size_t(kind)];
+  r.string("species", l.species);
+  relativePath(r, "file", l.file);
+  boundedInteger(r, "width", l.width, 1, 1 << 20);
+  boundedInteger(r, "height", l.height, 1, 1 << 20);
+  static const std::vector<std::string> kEncodings = {"unorm8", "unorm16"};
+  int encoding = 0;
+  if (r.choice("encoding", kEncodings, encoding, true)) l.encoding = LayerEncoding(encoding);
+  r.number("value_min", l.valueMin, Limits::any(), true);
+  r.number("value_max", l.valueMax, Limits::any(), true);
+  if (r.string("unit", l.unit, true, true) && (l.unit.size() > 32 || hasControl(l.unit)))
+    r.report(r.pathOf("unit"), "must be at most 32 bytes without control characters");
+  if (l.kind == "river")
+    r.number("water_distance", l.waterDistance, Limits::atLeast(0), true);
+  hexChecksum(r, "xxh3_64", l.checksum);
+  return l;
+}
+
 TileEntry readTile(ObjectReader& r) {
   TileEntry t;
   boundedInteger(r, "x", t.x, 0, std::numeric_limits<int>::max());
@@ -287,6 +338,30 @@ void validate(const ManifestReader& r, const Manifest& m) {
       sum += c;
     }
     if (sum != t.instances) r.fail(where + "/species_counts", "does not add up to instances");
+  }
+  // Layers: on the terrain's grid, each name and file once, a species' suitability naming
+  // one of the manifest's species, a value range a legend can be drawn from.
+  std::set<std::string> names, files, species;
+  if (!m.layers.empty())
+    for (const SpeciesRecord& s : m.species) species.insert(s.name);
+  for (size_t i = 0; i < m.layers.size(); ++i) {
+    const LayerEntry& l = m.layers[i];
+    const std::string where = jsonPointer("/layers", i);
+    if (l.width != m.terrain.width || l.height != m.terrain.height)
+      r.fail(where, std::to_string(l.width) + " x " + std::to_string(l.height) + " layer, but the terrain is " +
+                        std::to_string(m.terrain.width) + " x " + std::to_string(m.terrain.height) +
+                        " (layers are on the terrain's grid)");
+    if (!(l.valueMin < l.valueMax)) r.fail(where, "value_min must be below value_max");
+    const bool suitability = l.kind == "suitability";
+    if (suitability && !species.count(l.species))
+      r.fail(where + "/species", "\"" + l.species + "\" is not a species of the manifest");
+    if (!suitability && !l.species.empty()) r.fail(where + "/species", "only a suitability layer names a species");
+    const fs::path file = fs::path(l.file).lexically_normal();
+    if (!names.insert(l.name).second) r.fail(where + "/name", "\"" + l.name + "\" is given twice");
+    if (!files.insert(file.string()).second) r.fail(where + "/file", l.file + " is the file of another layer");
+    if (file == fs::path(m.terrain.file).lexically_normal() || file == "manifest.json" ||
+        (!file.empty() && *file.begin() == "tiles"))
+      r.fail(where + "/file", "must not be the terrain, the manifest or under tiles/");
   }
   if (m.part) {
     const ManifestPart& p = *m.part;
@@ -406,6 +481,17 @@ Manifest readManifestOf(const std::string& dir, bool wantPart) {
   if (const Json* tiles = root.array("tiles", true))
     for (size_t i = 0; i < tiles->size(); ++i, mr.throwFirst())
       if (auto r = mr.element(*tiles, "/tiles", i)) m.tiles.push_back(readTile(*r));
+  if (const Json* sun = root.object("sun")) {
+    ObjectReader r(*sun, "/sun", mr.problems);
+    r.number("azimuth_deg", m.sunAzimuthDeg, Limits::between(0, 360), true);
+    r.number("elevation_deg", m.sunElevationDeg, {0, 90, true, false}, true);
+  }
+  if (const Json* layers = root.array("layers")) {
+    if (layers->size() > kMaxLayers)
+      mr.fail("/layers", std::to_string(layers->size()) + " layers, at most " + std::to_string(kMaxLayers));
+    for (size_t i = 0; i < layers->size(); ++i, mr.throwFirst())
+      if (auto r = mr.element(*layers, "/layers", i)) m.layers.push_back(readLayer(*r));
+  }
   if (auto hashes = mr.object(root, "hashes")) {
     hashes->string("config", m.hashes.config, true, true);
     hashes->string("heightmap", m.hashes.heightmap, true, true);

@@ -109,6 +109,46 @@ struct ManifestPart {
   uint64_t terrainChecksum = 0;     // checksum64 of the terrain file's bytes
 };
 
+// ---- Raster layers (docs/tile-format.md "Layers") ----
+// A quantised raster over the terrain's grid (one code per terrain.r32f sample, row-major),
+// stored raw in the bake folder: the river's distance field (kind "river", always written
+// when the config has a river) and, with `ecobake bake --layers masks`, the eco-masks (kind
+// "mask") and each species' suitability (kind "suitability"). A code c means the value
+// valueMin + c / codeMax * (valueMax - valueMin) in `unit`; values outside the range were
+// clamped to it.
+enum class LayerEncoding : uint8_t { Unorm8, Unorm16 };  // "unorm8": 1 byte; "unorm16": 2 bytes, little-endian
+struct LayerEntry {
+  std::string name;     // unique in the bake: "river_distance", "slope", "suitability_beech", ...
+  std::string kind;     // "river", "mask" or "suitability"
+  std::string species;  // suitability: the species' name (one of the manifest's); else ""
+  std::string file;     // relative to the bake folder, e.g. "layers/slope.r8"
+  int width = 0, height = 0;  // the terrain's
+  LayerEncoding encoding = LayerEncoding::Unorm8;
+  float valueMin = 0, valueMax = 1;  // finite, valueMin < valueMax
+  std::string unit;     // "m", "deg", or "" (a fraction or an index without unit)
+  uint64_t checksum = 0;  // XXH3-64 of the file, "xxh3_64" like the tiles'
+  // River only: the viewer draws water where the distance is at most this many metres
+  // (half the config's river.channel_width; "water_distance" in JSON). Negative: not a river.
+  float waterDistance = -1;
+};
+constexpr size_t kMaxLayers = 1024;
+inline constexpr const char* kLayerKinds[] = {"river", "mask", "suitability"};
+const char* layerEncodingName(LayerEncoding encoding);  // "unorm8", "unorm16"
+uint32_t layerCodeMax(LayerEncoding encoding);         // 255, 65535
+size_t layerBytesPerCode(LayerEncoding encoding);      // 1, 2
+// The file's size: width * height * bytes per code.
+uint64_t layerFileBytes(const LayerEntry& entry);
+// The one quantisation of a layer: each value clamped to [valueMin, valueMax] and rounded to
+// the nearest code (NaN gives 0), written as the file's bytes (little-endian). values holds
+// width * height floats, row-major. std::invalid_argument on a size mismatch or a bad range.
+std::vector<uint8_t> encodeLayer(const LayerEntry& entry, const std::vector<float>& values);
+// The code of one value: encodeLayer's quantisation, for writers that quantise pixel by pixel
+// (the entry's range must be finite and increasing).
+uint32_t layerCodeOf(const LayerEntry& entry, float value);
+// Code i of a layer file's bytes, and its value (the inverse of encodeLayer within half a step).
+uint32_t layerCode(const LayerEntry& entry, const std::vector<uint8_t>& bytes, size_t i);
+float layerValue(const LayerEntry& entry, uint32_t code);
+
 struct Manifest {
   std::string toolVersion = ECO_VERSION;
   std::string name;
@@ -140,7 +180,15 @@ struct Manifest {
     std::vector<uint64_t> speciesCounts;
   } totals;
   std::optional<ManifestPart> part;  // set only in the manifest of a part of a sharded bake
+  // The config's sun (sun.azimuth_deg, sun.elevation_deg), for the viewer's light. Written as
+  // "sun" only when it differs from the default kDefaultSun*, so that bakes of configs that
+  // leave the sun alone keep their bytes; a manifest without "sun" has the default.
+  float sunAzimuthDeg = 180, sunElevationDeg = 40;
+  // Raster layers, in the order written; "layers" in JSON only when there are any. In a part
+  // of a sharded bake every part lists them (merge compares them) and part 1 holds the files.
+  std::vector<LayerEntry> layers;
 };
+inline constexpr float kDefaultSunAzimuthDeg = 180, kDefaultSunElevationDeg = 40;
 
 // "tiles/X_Z.ecot": the one name of a tile's file in a bake folder.
 std::string tileFileName(int x, int z);
@@ -179,6 +227,11 @@ bool hasEcobakeManifest(const std::string& dir, std::string* why);
 std::vector<float> readTerrainRaw(const std::string& dir, const Manifest& manifest);
 // Writes dir/terrain.r32f atomically (little-endian float32, row-major).
 void writeTerrainRaw(const std::string& dir, const Grid& heights);
+
+// Reads dir/<entry.file>, a layer of the manifest: its size (before anything is allocated)
+// must be layerFileBytes(entry) and its XXH3-64 the entry's. Returns the file's bytes
+// (layerCode reads them). InputError naming the file otherwise.
+std::vector<uint8_t> readLayerVerified(const std::string& dir, const LayerEntry& entry);
 
 // Reads dir/<entry.file> and checks it before trusting any of it: the file size against
 // entry.bytes (before allocating), the checksum, the decode, then the decoded tile against

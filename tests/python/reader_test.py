@@ -28,7 +28,8 @@ def main() -> int:
     os.makedirs(scratch)
     bake_dir = os.path.join(scratch, "bake")
     config = os.path.join(source, "configs", "temperate_mountain.json")
-    subprocess.run([ecobake, "bake", config, "-o", bake_dir, "--tiles", "10,10,13,12", "-q"], check=True)
+    subprocess.run([ecobake, "bake", config, "-o", bake_dir, "--tiles", "10,10,13,12", "--layers", "masks", "-q"],
+                   check=True)
     csv_path = os.path.join(scratch, "instances.csv")
     subprocess.run([ecobake, "export", bake_dir, "--format", "csv", "-o", csv_path], check=True,
                    stdout=subprocess.DEVNULL)
@@ -67,6 +68,59 @@ def main() -> int:
         check(list(tile.species_ids) == [int(r["species_id"]) for r in expected], f"{entry.file}: species differ")
         check([bake.species[s].name for s in tile.species_ids[:3]] == [r["species"] for r in expected[:3]],
               f"{entry.file}: species names differ")
+
+    # Raster layers: the river's distance and, with --layers masks, the masks and suitability.
+    check(bake.sun == (180.0, 40.0), f"sun {bake.sun}")
+    names = [l.name for l in bake.layers]
+    check(names[:6] == ["river_distance", "elevation", "slope", "aspect", "sun_exposure", "moisture"],
+          f"layers {names}")
+    check(len(names) == 6 + len(bake.species), f"{len(names)} layers")
+    river = bake.layer("river_distance")
+    check(river.kind == "river" and river.unit == "m" and river.water_distance == 6.0, f"river layer {river}")
+    codes = bake.read_layer_codes(river)
+    check(codes.dtype == np.uint16 and codes.shape == (1025, 1025), f"river codes {codes.dtype} {codes.shape}")
+    raw = np.fromfile(os.path.join(bake_dir, river.file), dtype="<u2").reshape(1025, 1025)
+    check(np.array_equal(codes, raw), "river codes differ from the file")
+    distance = bake.read_layer("river_distance")
+    check(distance.dtype == np.float32 and distance.min() == 0 and abs(distance.max() - river.value_max) < 1e-3,
+          f"river distance range {distance.min()} .. {distance.max()}")
+    check(0 < np.mean(distance <= river.water_distance) < 0.1, "water covers no or too much of the world")
+    # The elevation layer against terrain.r32f (what the viewer draws), within half a code step.
+    heights = np.fromfile(os.path.join(bake_dir, "terrain.r32f"), dtype="<f4").reshape(1025, 1025)
+    elevation = bake.layer("elevation")
+    step = (elevation.value_max - elevation.value_min) / 255
+    check(np.max(np.abs(bake.read_layer(elevation) - heights)) <= step / 2 * 1.001 + 1e-3, "elevation layer differs")
+    for l in bake.layers[1:]:
+        values = bake.read_layer(l)
+        check(values.shape == (1025, 1025) and values.min() >= l.value_min - 1e-4 and
+              values.max() <= l.value_max + 1e-4, f"{l.name}: values outside its range")
+    check(bake.layers[-1].species == bake.species[-1].name, "the last suitability layer is not the last species'")
+    # A damaged layer file is a BakeError naming it.
+    slope_path = os.path.join(bake_dir, bake.layer("slope").file)
+    slope_bytes = open(slope_path, "rb").read()
+    with open(slope_path, "wb") as f:
+        f.write(slope_bytes[:-1] + bytes([slope_bytes[-1] ^ 1]))
+    try:
+        bake.read_layer("slope")
+        check(False, "a damaged layer was read")
+    except eb.BakeError as e:
+        check("layers/slope.r8: checksum mismatch" in str(e), f"unexpected message: {e}")
+    # A layer escaping the bake folder, or off the terrain's grid, is refused when opening.
+    manifest_path = os.path.join(bake_dir, "manifest.json")
+    good_manifest = open(manifest_path).read()
+    for key, value, expected in (("file", "../outside.r8", "/layers/2/file"), ("width", 7, "7 x 1025 layer"),
+                                 ("encoding", "float", "unknown encoding"), ("value_max", -5, "value_min must be below")):
+        doc = json.loads(good_manifest)
+        doc["layers"][2][key] = value
+        with open(manifest_path, "w") as f:
+            json.dump(doc, f)
+        try:
+            eb.open_bake(bake_dir)
+            check(False, f"a manifest with layer {key} {value!r} was opened")
+        except eb.BakeError as e:
+            check(expected in str(e), f"unexpected message: {e}")
+    with open(manifest_path, "w") as f:
+        f.write(good_manifest)
 
     # Corrupt data: a flipped byte fails the checksum; garbage fails the decoder; both as BakeError.
     entry = bake.tiles[0]
