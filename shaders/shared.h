@@ -128,8 +128,8 @@ struct FrameData {
   vec4 shadowPlanes[CASCADE_COUNT * FRUSTUM_PLANES];
   vec4 shadowSplits; // xyz: end of cascade 0, 1, 2 (metres along the view direction), w: 1 when on
   vec4 shadowTexel;  // x: world metres per shadow texel of each cascade (xyz), w: map size in texels
-  // Rivers (render/layers.h): x 1 when drawn, y metres per unit of the river layer's texels,
-  // z water where the distance to the river is below this (metres), w unused
+  // Rivers (render/layers.h): x 1 when drawn; the distance to the river in metres is
+  // w + texel * y; water where it is at most z
   vec4 water;
   vec4 overlay;      // x 1 when a mask layer is shown, y opacity, zw unused
   uvec4 look;        // x: LOOK_* flags

@@ -5,7 +5,7 @@
 layout(binding = 0) uniform Frame { FrameData frame; };
 layout(binding = 2) uniform sampler2DArray farField;  // render/far_field.h: premultiplied rgb, coverage
 layout(binding = 5) uniform sampler2DArrayShadow shadowMap;
-layout(binding = 6) uniform sampler2D river;    // distance to the river, frame.water.y metres per unit
+layout(binding = 6) uniform sampler2D river;    // distance to the river: frame.water.w + texel * frame.water.y metres
 layout(binding = 7) uniform sampler2D overlay;  // the selected mask layer, 0..1 over its legend
 #include "shadow.glsl"
 #include "overlay_ramp.h"
@@ -107,7 +107,7 @@ void main() {
 
   // rivers: still water where the river field says the channel is, reflecting the sky
   if (frame.water.x > 0.5) {
-    float dist = texture(river, layerUv).r * frame.water.y;
+    float dist = frame.water.w + texture(river, layerUv).r * frame.water.y;
     float wet = 1.0 - smoothstep(frame.water.z * 0.8, frame.water.z, dist);
     if (wet > 0.0) {
       vec3 v = normalize(frame.eye.xyz - inWorld);

@@ -192,6 +192,16 @@ int main(int argc, char** argv) {
       if (it == world.species.end()) throw InputError("--hide: no species '" + name + "' in this bake");
       o.view.hiddenSpecies.set(size_t(it - world.species.begin()));
     }
+    if (!overlay.empty()) {
+      auto it = std::find_if(world.layers.begin(), world.layers.end(), [&](const SceneLayer& l) { return l.name == overlay; });
+      if (it == world.layers.end()) {
+        std::string names;
+        for (const SceneLayer& l : world.layers) names += (names.empty() ? "" : ", ") + l.name;
+        throw InputError("--overlay: no layer '" + overlay + "' in this bake (" +
+                         (names.empty() ? "it has none; bake with --layers masks" : "layers: " + names) + ")");
+      }
+      o.view.overlay = int(it - world.layers.begin());
+    }
 
     if (!headless && !bench) {
       int rc = runWindow(world, o, app.count("--frames") ? o.frames : 0, bookmarksPath);
@@ -204,6 +214,8 @@ int main(int argc, char** argv) {
     ecoview::PanelState panel;
     panel.scene = &world;
     panel.cull = o.cull;
+    panel.view = o.view;
+    panel.layers = ecoview::layerInfos(world);
     panel.camera = o.camera;
     panel.bookmarks = &bookmarks;
     panel.status = bookmarks.warning;

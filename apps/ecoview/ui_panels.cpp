@@ -264,4 +264,10 @@ void drawPanels(PanelState& st) {
   ImGui::End();
 }
 
+std::vector<LayerInfo> layerInfos(const eco::render::Scene& scene) {
+  std::vector<LayerInfo> out;
+  for (const eco::render::SceneLayer& l : scene.layers) out.push_back({l.name, l.unit, l.valueMin, l.valueMax});
+  return out;
+}
+
 }  // namespace ecoview

@@ -41,6 +41,9 @@ constexpr float kPanelX = 8, kPanelY = 8, kPanelWidth = 380;
 
 void drawPanels(PanelState& state);
 
+// The legend entries of a bake's raster layers, in Scene::layers order (ViewSettings::overlay).
+std::vector<LayerInfo> layerInfos(const eco::render::Scene& scene);
+
 // The legend's colour of a normalised value, as the terrain shader colours it
 // (shaders/overlay_ramp.h), packed as ImGui's RGBA8.
 unsigned legendColor(float t);

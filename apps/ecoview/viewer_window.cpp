@@ -153,6 +153,7 @@ int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames,
     panel.scene = &world;
     panel.cull = options.cull;
     panel.view = options.view;
+    panel.layers = ecoview::layerInfos(world);
     panel.bookmarks = &bookmarks;
     CullSettings& cull = panel.cull;  // one copy: the panels and the O key both edit it
     bool showUi = true;

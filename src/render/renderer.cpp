@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "render/layers.h"
 
 namespace eco::render {
 
@@ -178,6 +179,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
       }
   }
   terrain_ = createTerrainDraw(ctx, world.heights, world.cellSize, kColorFormat, kDepthFormat, samples_);
+  layers_ = uploadLayers(ctx, world.layers);
   farField_ = createFarField(ctx, world);
   {
     auto [lo, hi] = std::minmax_element(world.heights.values.begin(), world.heights.values.end());
@@ -330,6 +332,7 @@ Renderer::~Renderer() {
   for (Pipeline* p : {&vegetation_, &vegetationShadow_, &sky_, &cull_, &cullFinish_, &reduce_, &reduceMs_})
     destroyPipeline(ctx_, *p);
   destroyImage(ctx_, shadowMap_);
+  for (GpuImage& l : layers_) destroyImage(ctx_, l);
   vkDestroySampler(dev, sampler_, nullptr);
   destroyTerrainDraw(ctx_, terrain_);
   destroyFarField(ctx_, farField_);
@@ -633,6 +636,13 @@ void Renderer::setLight(gpu::FrameData& frame, const CullSettings& cull) const {
   float snow = world_.heights.values.empty() || range < 800 ? 1e30f : minY_ + 0.88f * (maxY_ - minY_);
   frame.elevation = {minY_, maxY_, snow, 0};
   frame.look.x = view_.sky ? 0 : gpu::LOOK_FLAT_SKY;
+  // rivers: the river layer's codes to metres, water up to the bake's water distance
+  const int river = world_.riverLayer;
+  if (view_.water && river >= 0 && size_t(river) < world_.layers.size()) {
+    const SceneLayer& l = world_.layers[size_t(river)];
+    frame.water = {1, l.valueMax - l.valueMin, l.waterDistance, l.valueMin};
+  }
+  if (view_.overlay >= 0 && size_t(view_.overlay) < layers_.size()) frame.overlay = {1, view_.overlayOpacity, 0, 0};
   frame.shadowSplits.w = 0;
   bool anyCaster = false;
   for (uint32_t k = 0; k < speciesCount_; ++k) anyCaster = anyCaster || (casts_[k] && !view_.hiddenSpecies[k]);
@@ -779,6 +789,8 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
   textures.farField = farField_.image.view;
   textures.farSampler = farField_.sampler;
   textures.shadowMap = shadowMap_.view;
+  if (slot.data.water.x > 0) textures.river = layers_[size_t(world_.riverLayer)].view;
+  if (slot.data.overlay.x > 0) textures.overlay = layers_[size_t(view_.overlay)].view;
   imageBarrier(cmd, depth_.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
                VK_IMAGE_LAYOUT_UNDEFINED,
                VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,

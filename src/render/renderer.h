@@ -213,6 +213,7 @@ class Renderer {
   MeshSet meshes_;
   TerrainDraw terrain_;
   FarField farField_;
+  std::vector<GpuImage> layers_;  // Scene::layers as textures (render/layers.h)
   GpuImage color_, colorMsaa_, depth_, pyramid_, shadowMap_;  // colorMsaa_: samples_ > 1 only
   VkSampleCountFlagBits samples_ = VK_SAMPLE_COUNT_1_BIT;
   VkSampler sampler_ = VK_NULL_HANDLE;
