@@ -94,7 +94,9 @@ void main() {
     uint ref = (pageIndex << PAGE_SHIFT) | slot;
 
     // decisions every view shares: hidden, draw distance, LOD
-    bool drawn = !speciesHidden(frame, speciesId);
+    // ids past the table have no draw records (tiles are checked on load; this keeps the
+    // writes inside the buffer whatever a record says)
+    bool drawn = speciesId < frame.draws.x && !speciesHidden(frame, speciesId);
     uint kind = inst.kind;
     float dist = length(rel);
     uint lod = 0;

@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
   app.add_flag("--no-water", noWater, "do not draw the bake's rivers as water");
   app.add_option("--exposure", exposure, "scene brightness before tone mapping, 0.01 to 100");
   app.add_option("--msaa", msaa, "samples per pixel of the colour pass: 1, 2, 4 or 8 (lowered to what the device offers)");
-  app.add_option("--shadow-map", shadowMap, "texels per side of each shadow cascade, 64 to 8192");
+  app.add_option("--shadow-map", shadowMap, "texels per side of each shadow cascade, 64 to 4096");
   app.add_option("--shadow-distance", shadowDistance, "metres of view depth that receive shadows, 10 to 1e5");
   app.add_option("--overlay", overlay, "show this mask layer of the bake on the terrain (ecobake bake --layers; names: ecobake inspect)");
   app.add_option("--hide", hide, "species names to hide, comma-separated");
@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
     o.view.fog = !noFog;
     o.view.water = !noWater;
     o.view.exposure = float(parseReal(exposure, "--exposure", 0.01, 100));
-    o.shadows.mapSize = uint32_t(parseInteger(shadowMap, "--shadow-map", 64, 8192));
+    o.shadows.mapSize = uint32_t(parseInteger(shadowMap, "--shadow-map", 64, 4096));
     o.samples = uint32_t(parseInteger(msaa, "--msaa", 1, 8));
     if ((o.samples & (o.samples - 1)) != 0) throw InputError("--msaa: expected 1, 2, 4 or 8, got " + msaa);
     o.shadows.distance = float(parseReal(shadowDistance, "--shadow-distance", 10, 1e5));

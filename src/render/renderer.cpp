@@ -190,27 +190,14 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
     maxY_ += tallest;
   }
   const uint32_t mapSize = options_.shadows.enabled
-                               ? std::clamp<uint32_t>(options_.shadows.mapSize, 64, ctx.properties.limits.maxImageDimension2D)
-                               : 64;  // sampled, never drawn
+                               ? std::clamp<uint32_t>(options_.shadows.mapSize, 64,
+                                                      std::min(4096u, ctx.properties.limits.maxImageDimension2D))
+                               : 64;  // never drawn
   options_.shadows.mapSize = mapSize;
+  // Left undefined until a shadow pass draws it; frames without one sample the terrain
+  // module's lit fallback (terrain_.noShadow) instead.
   shadowMap_ = createImage(ctx, mapSize, mapSize, 1, kShadowFormat,
-                           VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                           gpu::CASCADE_COUNT);
-  {
-    // sampled before any shadow pass has run (shadows off): start in the sampled layout, lit
-    VkCommandBuffer one = beginOneShot(ctx);
-    imageBarrier(one, shadowMap_.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_NONE, 0,
-                 VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    VkClearDepthStencilValue far{1.0f, 0};
-    VkImageSubresourceRange range{VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, gpu::CASCADE_COUNT};
-    vkCmdClearDepthStencilImage(one, shadowMap_.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &far, 1, &range);
-    imageBarrier(one, shadowMap_.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_CLEAR_BIT,
-                 VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                 VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
-                 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-    endOneShot(ctx, one);
-  }
+                           VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, gpu::CASCADE_COUNT);
 
   VkSamplerCreateInfo si{.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
   si.magFilter = si.minFilter = VK_FILTER_NEAREST;
@@ -428,10 +415,8 @@ uint64_t Renderer::upload(uint64_t budget, double deadlineMs, FrameSlot& slot) {
 
 void Renderer::commit(PendingUpload& p) {
   TileSlot& slot = tiles_[p.tile.tile];
-  const auto* species = static_cast<const gpu::GpuSpecies*>(species_.data);
   // Species regions of the visible list are sized from the species the shader decodes
   // (ids were checked against the species table when the tile was read).
-  (void)species;
   slot.speciesCounts.assign(speciesCount_, 0);
   for (const gpu::PackedInstance& g : p.tile.instances) slot.speciesCounts[std::min(g.w >> 24, speciesCount_ - 1)]++;
   for (size_t i = 0; i < p.pages.size(); ++i) {
@@ -624,7 +609,7 @@ FrameStats Renderer::finishFrame(FrameSlot& slot) {
   return s;
 }
 
-void Renderer::setLight(gpu::FrameData& frame, const CullSettings& cull) const {
+void Renderer::setLight(gpu::FrameData& frame) const {
   Vec3 sun = sunDirection(world_.sunAzimuthDeg, world_.sunElevationDeg);
   frame.sun = {sun.x, sun.y, sun.z, 1.9f};
   frame.fog.x = 0.58f, frame.fog.y = 0.68f, frame.fog.z = 0.80f;  // horizon haze
@@ -647,10 +632,9 @@ void Renderer::setLight(gpu::FrameData& frame, const CullSettings& cull) const {
   bool anyCaster = false;
   for (uint32_t k = 0; k < speciesCount_; ++k) anyCaster = anyCaster || (casts_[k] && !view_.hiddenSpecies[k]);
   if (options_.shadows.enabled && view_.shadows && sun.y > 0.02f) {
-    setShadowCascades(frame, options_.shadows, minY_, maxY_);
+    setShadowCascades(frame, options_.shadows, maxY_);
     if (anyCaster && casterCapacity_ > 0) frame.cull.y |= gpu::CULL_SHADOWS;
   }
-  (void)cull;
 }
 
 void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const FrameHooks* hooks) {
@@ -686,7 +670,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   frame.lod.w = float(pyramid_.height);
   frame.cull.x = pageCount_;
   frame.cull.z = pyramid_.mips;
-  setLight(frame, cull);
+  setLight(frame);
   const uint32_t fs = uint32_t(frameIndex_ % kFramesInFlight);
   if (frame.shadowSplits.w > 0) prepareTerrainShadows(terrain_, frame, fs);
   frame.draws = {speciesCount_, frame.shadowSplits.w > 0 ? gpu::VIEW_COUNT : 1u, 0, 0};
@@ -788,7 +772,9 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
   TerrainTextures textures;
   textures.farField = farField_.image.view;
   textures.farSampler = farField_.sampler;
-  textures.shadowMap = shadowMap_.view;
+  const bool shadows = slot.data.shadowSplits.w > 0;
+  const VkImageView shadowView = shadows ? shadowMap_.view : terrain_.noShadow.view;
+  textures.shadowMap = shadowView;
   if (slot.data.water.x > 0) textures.river = layers_[size_t(world_.riverLayer)].view;
   if (slot.data.overlay.x > 0) textures.overlay = layers_[size_t(view_.overlay)].view;
   imageBarrier(cmd, depth_.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
@@ -909,7 +895,7 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
     DescriptorWrites d;
     d.buffer(0, kUbo, slot.frame);
     d.buffer(1, kSsbo, slot.pageTable, VkDeviceSize(pageCount_) * sizeof(gpu::GpuPage));
-    if (view == 0) d.image(3, kSampled, terrain_.shadowSampler, shadowMap_.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    if (view == 0) d.image(3, kSampled, terrain_.shadowSampler, shadowView, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
     d.buffer(7, kSsbo, species_);
     d.push(cmd, p);
     struct {
@@ -925,7 +911,6 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
   };
 
   // 4. shadow cascades: terrain and the casters the culling pass listed for each
-  const bool shadows = slot.data.shadowSplits.w > 0;
   if (shadows) {
     imageBarrier(cmd, shadowMap_.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, 0,
                  VK_IMAGE_LAYOUT_UNDEFINED,

@@ -180,7 +180,7 @@ class Renderer {
   uint32_t allocatePage();
   void checkCullCapacity() const;  // std::logic_error unless every cull shader write fits
   void record(FrameSlot& slot, const CullSettings& cull, const FrameHooks* hooks);
-  void setLight(gpu::FrameData& frame, const CullSettings& cull) const;  // sun, sky, fog, shadow cascades
+  void setLight(gpu::FrameData& frame) const;  // sun, sky, fog, water, overlay, shadow cascades
   FrameStats finishFrame(FrameSlot& slot);  // after its fence: read-back into the stats
   uint64_t residentBytes() const;
 

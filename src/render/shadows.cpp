@@ -18,7 +18,7 @@ Vec3 sunDirection(float azimuthDeg, float elevationDeg) {
   return normalize(Vec3{std::sin(az) * std::cos(el), std::sin(el), -std::cos(az) * std::cos(el)});
 }
 
-void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float minY, float maxY) {
+void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float maxY) {
   const Vec3 eye{f.eye.x, f.eye.y, f.eye.z};
   const Vec3 forward{f.forward.x, f.forward.y, f.forward.z};
   const Vec3 toSun = normalize(Vec3{f.sun.x, f.sun.y, f.sun.z});
@@ -53,7 +53,6 @@ void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float minY, f
     float towardSun = r + std::max(0.f, maxY - (centre.y - r)) / std::max(toSun.y, 0.05f) + 50.f;
     towardSun = std::min(towardSun, r + 20000.f);
     float zNear = -towardSun, zFar = r;
-    (void)minY;
     gpu::vec4* clip = &f.shadowClip[c * 4];
     clip[0] = plane(lr * (1 / r), -dot(lr, centre) / r);
     clip[1] = plane(lu * (1 / r), -dot(lu, centre) / r);

@@ -19,14 +19,14 @@ struct ShadowSettings {
   // cascade lists every resident shadow caster once at most: 4 bytes per resident tree or
   // shrub and cascade.
   bool enabled = true;
-  uint32_t mapSize = 1024;   // texels per side of each cascade
+  uint32_t mapSize = 1024;   // texels per side of each cascade (at most 4096: 3 x 64 MiB)
   float distance = 1500;     // metres of view depth that receive shadows
   float split = 0.75f;       // practical split scheme: 0 uniform slices, 1 logarithmic
 };
 
 // Fills frame.shadowClip, shadowPlanes, shadowSplits and shadowTexel from the camera in
-// `frame` (eye, basis, proj, near) and frame.sun. minY, maxY: the world's height range (with
-// its tallest plants), so casters between the sun and a cascade are inside its depth range.
-void setShadowCascades(gpu::FrameData& frame, const ShadowSettings& settings, float minY, float maxY);
+// `frame` (eye, basis, proj, near) and frame.sun. maxY: the world's highest point plus its
+// tallest plant, so casters between the sun and a cascade are inside its depth range.
+void setShadowCascades(gpu::FrameData& frame, const ShadowSettings& settings, float maxY);
 
 }  // namespace eco::render
