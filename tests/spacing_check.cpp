@@ -20,6 +20,10 @@ SpacingReport checkSpacing(const SamplerParams& params, const DensityField* dens
     const Sample& s = samples[i];
     const SampleClass& c = params.classes[s.cls];
     radius[i] = variable ? sampleRadius(c, density->density(int(s.cls), s.x, s.z)) : c.radius;
+    // Size-spacing coupling: the sample's own spacing grows linearly with its size draw, from
+    // 1 to sizeSpread times (the rule of SampleClass, restated here).
+    if (variable && c.sizeSpread > 1.f)
+      radius[i] = float(double(radius[i]) * (1.0 + (double(c.sizeSpread) - 1.0) * double(sizeDraw(params.seed, int(s.cls), s.x, s.z))));
   }
 
   auto key = [](int64_t cx, int64_t cz) { return uint64_t(cx) << 32 ^ uint64_t(uint32_t(cz)); };

@@ -18,9 +18,16 @@ namespace {
 
 class SuitabilityDensity final : public DensityField {
  public:
-  SuitabilityDensity(const SuitabilityRasters& rasters, const SpeciesOrder& order) : rasters_(rasters), order_(order) {
-    for (uint16_t s : order.speciesOfClass) views_.push_back(rasters.view(s));
+  SuitabilityDensity(const World& world, const SuitabilityRasters& rasters, const SpeciesOrder& order)
+      : world_(world), rasters_(rasters), order_(order) {
+    for (uint16_t s : order.speciesOfClass) {
+      views_.push_back(rasters.view(s));
+      dry_.push_back(world.hasRiver && !world.config.species[s].growsInWater);
+    }
   }
+  // Water is not ground: the river layer's rule at the exact position (makeInstances checks
+  // the same function, so no instance is dropped there).
+  bool excluded(int cls, float x, float z) const override { return dry_[size_t(cls)] && world_.inWater(x, z); }
   float density(int cls, float x, float z) const override { return bilinearScaled(views_[size_t(cls)], x, z); }
   float maxDensity(int cls, float x0, float z0, float x1, float z1) const override {
     return rasters_.maxIn(order_.speciesOfClass[size_t(cls)], x0, z0, x1, z1);
@@ -28,9 +35,11 @@ class SuitabilityDensity final : public DensityField {
   const RasterView* raster(int cls) const override { return &views_[size_t(cls)]; }
 
  private:
+  const World& world_;
   const SuitabilityRasters& rasters_;
   const SpeciesOrder& order_;
   std::vector<RasterView> views_;  // per class
+  std::vector<uint8_t> dry_;       // per class: keeps out of the water
 };
 
 TileData makeTile(const World& world, const SpeciesOrder& order, const HeightDerivatives& terrain,
@@ -74,7 +83,7 @@ std::vector<TileData> bakeInMemory(const World& world, int threads, std::optiona
   SpeciesOrder order = speciesOrder(world.config);
   SamplerParams params = samplerParams(world, order);
   SuitabilityRasters rasters = computeSuitability(world, threads);
-  SuitabilityDensity density(rasters, order);
+  SuitabilityDensity density(world, rasters, order);
   const HeightDerivatives terrain = heightDerivatives(world.terrain);
   std::vector<SpeciesRecord> species = speciesRecords(world);
   TileRange range = tiles.value_or(TileRange{0, 0, tilesX(params), tilesZ(params)});
@@ -101,7 +110,7 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
   SpeciesOrder order = speciesOrder(world.config);
   SamplerParams params = samplerParams(world, order);
   SuitabilityRasters rasters = computeSuitability(world, options.threads);
-  SuitabilityDensity density(rasters, order);
+  SuitabilityDensity density(world, rasters, order);
   const HeightDerivatives terrain = heightDerivatives(world.terrain);
   Manifest manifest = baseManifest(world, params, speciesRecords(world));
   TileRange range = options.shard ? options.shard->tiles

@@ -78,7 +78,8 @@ class PointDensity {
     const BiomeConfig& c = world.config;
     perArea_.resize(c.species.size());  // instances per square metre at suitability 1
     for (size_t s = 0; s < c.species.size(); ++s)
-      perArea_[s] = kPackingPerRadius2 / (double(c.species[s].radius) * double(c.species[s].radius));
+      perArea_[s] = kPackingPerRadius2 / (double(c.species[s].radius) * double(c.species[s].radius)) *
+                    double(patternCountFactor(c.species[s], c.densityMode == DensityMode::VariableRadius));
   }
   // Adds each species' density at (x, z) to sum[species id]; returns their total.
   double add(float x, float z, double* sum) const {
@@ -91,6 +92,7 @@ class PointDensity {
       // Painted maps and vector exclusions, as the bake applies them (only when given).
       if (suitability > 0 && world_.hasPaintedMaps(s)) suitability *= double(world_.paintedFactor(s, x, z));
       if (suitability > 0 && world_.shapes.excludes(s, double(x), double(z))) suitability = 0;
+      if (suitability > 0 && !sp.growsInWater && world_.inWater(x, z)) suitability = 0;
       if (!(suitability > 0)) continue;
       const double f = double(sp.footprint);
       const double free = std::exp(-3.14159265358979 * (n2 + 2.0 * f * n1 + f * f * n0));

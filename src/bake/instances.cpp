@@ -79,6 +79,7 @@ bool insideBand(const ElevationBand& band, float height) {
 
 void appendInstance(const World& world, const HeightDerivatives& terrain, uint16_t id, const SpeciesConstants& c,
                     const Sample& sample, std::vector<Instance>& out) {
+  const uint32_t cls = sample.cls;
   const SpeciesConfig& sp = world.config.species[id];
   const HeightGradient hg = terrain.at(sample.x, sample.z);
   if (!insideBand(sp.elevation, hg.height)) return;
@@ -93,6 +94,8 @@ void appendInstance(const World& world, const HeightDerivatives& terrain, uint16
   if (world.terrain.noDataAt(sample.x, sample.z)) return;
   if (world.hasPaintedMaps(id) && !(world.paintedFactor(id, sample.x, sample.z) > 0.f)) return;
   if (world.shapes.excludes(id, double(sample.x), double(sample.z))) return;
+  // Water is not ground, unless the species grows in it (the river layer's rule).
+  if (!sp.growsInWater && world.inWater(sample.x, sample.z)) return;
   const Vec2 g = hg.gradient;
   const float g2 = g.x * g.x + g.z * g.z;
   const float invLength = 1.f / std::sqrt(g2 + 1.f);
@@ -104,7 +107,9 @@ void appendInstance(const World& world, const HeightDerivatives& terrain, uint16
   inst.position = {sample.x, hg.height, sample.z};
   inst.species = id;
   inst.yaw = rng.uniform() * 2.f * std::numbers::pi_v<float>;
-  inst.scale = sp.scaleMin + (sp.scaleMax - sp.scaleMin) * rng.uniform();
+  // The size draw the sampler spaced the sample by (size-spacing coupling): big instances
+  // are the ones with room.
+  inst.scale = sp.scaleMin + (sp.scaleMax - sp.scaleMin) * sizeDraw(world.config.seed, int(cls), sample.x, sample.z);
   inst.up = tiltedUp(sp, c, normal, g2);
   inst.color = variedColor(sp, rng);
 }

@@ -49,10 +49,7 @@ BakeLayer finished(LayerEntry entry, std::vector<uint8_t> bytes) {
 
 }  // namespace
 
-float waterDistance(const World& world) {
-  if (world.config.river.channelWidth) return *world.config.river.channelWidth / 2;
-  return world.river.cellSize / 2;
-}
+float waterDistance(const World& world) { return world.waterDistance; }
 
 void bakeLayers(const World& world, const SuitabilityRasters& rasters, bool masks, int threads,
                 const std::function<void(BakeLayer&&)>& write) {

@@ -213,6 +213,40 @@ void readColor(ObjectReader& r, float color[3]) {
   }
 }
 
+const std::vector<std::string> kPatternStyles = {"natural", "packed"};
+const std::vector<std::string> kCanopyResponses = {"none", "shade", "sun"};
+
+// species.pattern over the kind's natural defaults (already in s.pattern).
+void readPattern(const Json& json, const std::string& path, Problems& problems, SpeciesConfig& s) {
+  ObjectReader r(json, path, problems);
+  PatternConfig& p = s.pattern;
+  int style = 0;
+  if (r.choice("style", kPatternStyles, style)) p.style = PatternStyle(style);
+  r.number("hard_core", p.hardCore, {0.2, 1, false, false});
+  r.number("size_spacing", p.sizeSpacing, Limits::between(0, 1));
+  const Limits length = Limits::between(limits::kMinLength, limits::kMaxLength);
+  if (const Json* c = r.object("clumping")) {
+    ObjectReader cr(*c, r.pathOf("clumping"), problems);
+    cr.number("share", p.clumpShare, Limits::between(0, 0.9));
+    if (cr.number("radius", p.clumpRadius, length) && p.clumpRadius < s.radius)
+      cr.report(cr.pathOf("radius"), "clump radius " + describeNumber(double(p.clumpRadius)) +
+                                          " m is below the species' radius " + describeNumber(double(s.radius)) +
+                                          " m: a clump would hold one plant");
+    cr.number("between", p.clumpBetween, Limits::between(0, 1));
+    cr.rejectUnknownKeys();
+  }
+  if (const Json* g = r.object("gaps")) {
+    ObjectReader gr(*g, r.pathOf("gaps"), problems);
+    gr.number("share", p.gapShare, Limits::between(0, 0.9));
+    gr.number("size", p.gapSize, length);
+    gr.rejectUnknownKeys();
+  }
+  int canopy = 0;
+  if (r.choice("canopy", kCanopyResponses, canopy)) p.canopy = CanopyResponse(canopy);
+  r.number("canopy_contrast", p.canopyContrast, Limits::between(1, 100));
+  r.rejectUnknownKeys();
+}
+
 // Returns false when a field that spacing depends on (radius, factor, footprint) is invalid.
 bool readSpecies(const Json& json, const std::string& path, const fs::path& folder, Problems& problems,
                  SpeciesConfig& s) {
@@ -255,6 +289,21 @@ bool readSpecies(const Json& json, const std::string& path, const fs::path& fold
     mr.rejectUnknownKeys();
   }
   r.number("density", s.density, Limits::between(0, 1));
+  float cover = 0.f;
+  if (r.number("cover", cover, {0, 0.95, true, false})) {
+    if (r.has("density"))
+      r.report(r.pathOf("cover"), "give density or cover, not both (cover finds the density that gives it)");
+    else
+      s.cover = cover;
+  }
+  r.markKnown("grows_in_water");
+  if (r.has("grows_in_water")) {
+    const Json& w = json.at("grows_in_water");
+    if (w.is_boolean())
+      s.growsInWater = w.get<bool>();
+    else
+      r.report(r.pathOf("grows_in_water"), "expected a boolean, got " + jsonTypeName(w));
+  }
   if (const Json* scale = r.object("scale")) {
     ObjectReader sr(*scale, r.pathOf("scale"), problems);
     const Limits scaleLimits{0, limits::kMaxScale, true, false};
@@ -296,6 +345,8 @@ bool readSpecies(const Json& json, const std::string& path, const fs::path& fold
     mr.rejectUnknownKeys();
   }
   r.number("max_tilt_deg", s.maxTiltDeg, Limits::between(0, 90));
+  s.pattern = naturalPattern(s.kind, s.radius);
+  if (const Json* pattern = r.object("pattern")) readPattern(*pattern, r.pathOf("pattern"), problems, s);
   readMapInput(r, json, "density_map", folder, problems, s.densityMap);
   readMapInput(r, json, "exclude_map", folder, problems, s.excludeMap);
   r.rejectUnknownKeys();

@@ -77,6 +77,7 @@ void checkSamplingConfig(const BiomeConfig& c, float worldX, float worldZ, Probl
 }
 
 void checkWorld(const World& world, Problems& problems) {
+  problems.insert(problems.end(), world.coverProblems.begin(), world.coverProblems.end());
   const BiomeConfig& c = world.config;
   const Heightmap& t = world.terrain;
   const double extentX = double(t.metres.width - 1) * double(t.cellSize);

@@ -94,6 +94,29 @@ struct ElevationBand {
   float min = 0, optLow = 0, optHigh = 0, max = 0;  // metres; min <= optLow <= optHigh <= max
 };
 
+// The point pattern of a species (config `pattern`, docs/ecology.md): every field has a
+// natural default by kind (naturalPattern), and style "packed" turns them all off (the
+// maximal packing at `radius`, a near-lattice).
+enum class PatternStyle : uint8_t { Natural, Packed };
+enum class CanopyResponse : uint8_t { None, Shade, Sun };
+struct PatternConfig {
+  PatternStyle style = PatternStyle::Natural;
+  // The exact minimum spacing of the smallest instance at full density, as a share of
+  // radius; the count at full density stays that of a packing at radius (the hard-core set is
+  // thinned to it).
+  float hardCore = 1.f;
+  // How much of the scale range the spacing follows: a sample's spacing grows from the
+  // smallest instance's by (1 + size_spacing * (scale / scale.min - 1)).
+  float sizeSpacing = 0.f;
+  float clumpRadius = 0.f, clumpShare = 0.f, clumpBetween = 1.f;  // clumping; share 0: none
+  float gapSize = 0.f, gapShare = 0.f;                              // gaps (diameter); share 0: none
+  CanopyResponse canopy = CanopyResponse::None;
+  float canopyContrast = 3.f;  // density ratio between preferred and avoided ground
+};
+// The defaults of a kind for a species of spacing `radius`: what a species gets without a
+// `pattern` field.
+PatternConfig naturalPattern(SpeciesKind kind, float radius);
+
 struct SpeciesConfig {
   std::string name;
   SpeciesKind kind = SpeciesKind::Tree;
@@ -119,6 +142,11 @@ struct SpeciesConfig {
   float maxTiltDeg = 0.f;         // > 0: tilt toward the terrain normal, at most this much
   MapInput densityMap;            // multiplied into the suitability
   MapInput excludeMap;            // suitability * (1 - value): painted where it must not grow
+  PatternConfig pattern;          // natural point pattern (filled from the kind when absent)
+  bool growsInWater = false;      // false: nothing stands where the river layer draws water
+  // cover: share of ground under crowns asked for instead of density; makeWorld turns it into
+  // the density that gives it (World::coverDensity).
+  std::optional<float> cover;
 };
 
 // Minimum distance between instances of two different species (overrides the default of
@@ -260,6 +288,14 @@ struct World {
   ExclusionShapes shapes;
   std::vector<std::pair<std::string, std::string>> extraInputs;  // BiomeInputs::extraInputs
   std::vector<MetricMesh> meshes;  // BiomeInputs::meshes: by species id, empty without mesh.file
+  // Species with `cover`: config.species[i].density is the density found for it; problems
+  // (a cover out of reach) reported by checkWorld.
+  std::vector<ConfigProblem> coverProblems;
+  // The water rule of the river layer: water where the river distance is at most this (half
+  // river.channel_width, else half a river image cell); nothing stands there unless its
+  // species grows_in_water. 0 without a river.
+  float waterDistance = 0.f;
+  bool inWater(float x, float z) const { return hasRiver && river.distanceAt(x, z) <= waterDistance; }
   // The painted factor of a species at (x, z): density_map * (1 - exclude_map) *
   // (1 - exclusion_map), each present map bilinearly. 1 without maps.
   float paintedFactor(size_t species, float x, float z) const;
@@ -268,6 +304,20 @@ struct World {
            (species < excludeMap.size() && excludeMap[species] >= 0);
   }
 };
+
+// The density that gives a species its `cover` (share of ground under its crowns where its
+// suitability is full), found by sampling a patch of flat ground with the species' own
+// pattern and measuring the crowns' union; sets *reached to the cover at density 1.
+// Deterministic (one thread, the config's seed).
+float densityForCover(const SpeciesConfig& species, uint64_t seed, float cover, float* reached);
+// The sampler class of a species: spacing, size coupling, thinning, clumps and gaps (the
+// canopy's class order is filled by samplerParams).
+SampleClass sampleClass(const SpeciesConfig& sp, bool variableRadius);
+
+// Expected instances of a species with its pattern over those of the packed set at its radius
+// (clumps, gaps and the hard core's thinning; not the canopy response, which depends on the
+// crowns placed): the estimate's factor. 1 for style packed.
+float patternCountFactor(const SpeciesConfig& sp, bool variableRadius);
 
 // Loads the config and its inputs (InputError on any problem).
 World loadWorld(const std::string& configPath);

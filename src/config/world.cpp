@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "config/config.h"
+#include "core/json.h"
 
 namespace eco {
 
@@ -28,6 +29,7 @@ World makeWorld(BiomeConfig config, BiomeInputs&& inputs) {
                       : riverFieldFromDistance(std::move(*inputs.river), c.river.distanceScale, world.terrain,
                                                c.river.file);
     world.hasRiver = true;
+    world.waterDistance = c.river.channelWidth ? *c.river.channelWidth / 2 : world.river.cellSize / 2;
   }
   world.sunDirXZ = sunDirectionXZ(c.sunAzimuthDeg);
   world.crs = std::move(inputs.crs);
@@ -40,6 +42,19 @@ World makeWorld(BiomeConfig config, BiomeInputs&& inputs) {
   world.shapes = std::move(inputs.shapes);
   world.extraInputs = std::move(inputs.extraInputs);
   world.meshes = std::move(inputs.meshes);
+  // A species that asks for cover gets the density that gives it.
+  for (size_t i = 0; i < world.config.species.size(); ++i) {
+    SpeciesConfig& sp = world.config.species[i];
+    if (!sp.cover) continue;
+    float reached = 0.f;
+    sp.density = densityForCover(sp, world.config.seed, *sp.cover, &reached);
+    if (reached < *sp.cover * 0.99f)
+      world.coverProblems.push_back({"/species/" + std::to_string(i) + "/cover",
+                                     "cover " + describeNumber(double(*sp.cover)) + " is more than this species reaches at full density (" +
+                                         describeNumber(double(reached)) + " with radius " + describeNumber(double(sp.radius)) +
+                                         " m and crown radius " + describeNumber(double(sp.crownRadius)) +
+                                         " m); lower it, or the radius, or raise the crown radius"});
+  }
   return world;
 }
 
@@ -77,8 +92,16 @@ SamplerParams samplerParams(const BiomeConfig& c, float worldX, float worldZ, co
   std::vector<size_t> classOf(c.species.size(), 0);
   for (size_t i = 0; i < n; ++i) {
     const SpeciesConfig& sp = c.species[order.speciesOfClass[i]];
-    p.classes.push_back({sp.radius, sp.radius * std::max(1.f, sp.maxRadiusFactor)});
+    p.classes.push_back(sampleClass(sp, p.variableRadius));
     classOf[order.speciesOfClass[i]] = i;
+  }
+  // The canopy over a class: the classes of lower layers (placed before it, final around it).
+  for (size_t i = 0; i < n; ++i) {
+    const SpeciesConfig& sp = c.species[order.speciesOfClass[i]];
+    if (sp.pattern.style == PatternStyle::Packed || sp.pattern.canopy == CanopyResponse::None) continue;
+    int from = 0;
+    while (size_t(from) < i && c.species[order.speciesOfClass[size_t(from)]].layer < sp.layer) ++from;
+    p.classes[i].canopyFrom = from;
   }
   // Footprint sums, then each pair's first override: one pass over the exclusions with a
   // name index instead of a scan of them per pair (10,000 species made 10^8 pairs).

@@ -7,6 +7,7 @@
 #include "core/hash.h"
 #include "sampling/directions.h"
 #include "sampling/grid_checks.h"
+#include "sampling/pattern.h"
 #include "sampling/schedule.h"
 #include "sampling/tiling.h"
 
@@ -61,11 +62,13 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
       // Density first: it is one cheap lookup and rejects whole empty regions.
       const float density = densityRaster ? bilinearScaled(*densityRaster, qx, qz) : field->density(cls, qx, qz);
       if (!(density > 0.f)) return false;
-      const float r = sampleRadius(klass, density);
-      if (blockedByOwn(grid, qx, qz, r) || blockedByOthers(qx, qz)) return false;
+      float r = sampleRadius(klass, density);
+      if (klass.sizeSpread > 1.f) r *= 1.f + (klass.sizeSpread - 1.f) * sizeDraw(p.seed, cls, qx, qz);
+      if (blockedByOwn(grid, qx, qz, r) || blockedByOthers(qx, qz) || field->excluded(cls, qx, qz)) return false;
       insert(qx, qz, r, density);
     } else {
-      if (blockedNear(grid, qx, qz, radius2) || blockedByOthers(qx, qz)) return false;
+      if (blockedNear(grid, qx, qz, radius2) || blockedByOthers(qx, qz) || (field && field->excluded(cls, qx, qz)))
+        return false;
       insert(qx, qz, radius, 1.f);
     }
     return true;
@@ -161,14 +164,18 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
 
   // Survival roulette: where the radius is clamped (variable mode), or everywhere (roulette
   // mode). Removed samples stay in the grid to space their own class.
-  if (p.variableRadius && !kVariable) return;
+  // The pattern (clumps, gaps, canopy, thinning of the hard core) thins the same way.
+  const bool patterned = hasPattern(klass);
+  if (p.variableRadius && !kVariable && !patterned) return;
+  const CanopyGrid* canopy = klass.respondsToCanopy() ? &s.canopy : nullptr;
   const float clampedDensity = (radius / klass.maxRadius) * (radius / klass.maxRadius);
   for (PlacedSample& q : placed) {
     float keep = 1.f;
     if (kVariable)
       keep = q.density < clampedDensity ? q.density / clampedDensity : 1.f;
-    else if (field)
+    else if (field && !p.variableRadius)
       keep = field->density(cls, q.x, q.z);
+    if (patterned) keep *= patternFactor(klass, s.clumps, s.gaps, canopy, q.x, q.z);
     if (keep < 1.f && !(survivalDraw(p.seed, cls, q.x, q.z) < keep)) {
       q.alive = false;
       grid.kill(q.cell);
@@ -238,7 +245,10 @@ SamplerSetup makeSetup(const SamplerParams& params, const DensityField* density)
   s.margin.resize(size_t(n));
   for (int c = 0; c < n; ++c) {
     const SampleClass& k = params.classes[size_t(c)];
-    float m = params.variableRadius ? std::max(k.radius, k.maxRadius) : k.radius;
+    float m = k.largestRadius(params.variableRadius);
+    // Its crowns shade later classes: they must be at hand around every tile.
+    for (int d = c + 1; d < n; ++d)
+      if (params.classes[size_t(d)].respondsToCanopy() && params.classes[size_t(d)].canopyFrom > c) m = std::max(m, k.crownHi);
     for (int d = 0; d < n; ++d) {
       s.pair[size_t(c) * size_t(n) + size_t(d)] = pairDistance(params, c, d);
       m = std::max(m, pairDistance(params, c, d));
@@ -248,7 +258,7 @@ SamplerSetup makeSetup(const SamplerParams& params, const DensityField* density)
   s.poolClass.resize(size_t(n));
   for (int c = 0; c < n; ++c) {
     const SampleClass& k = params.classes[size_t(c)];
-    const float ratio = params.variableRadius ? k.maxRadius / k.radius : 1.f;
+    const float ratio = k.largestRadius(params.variableRadius) / k.radius;
     s.poolClass[size_t(c)] = params.method == SamplerMethod::Pool && ratio <= kPoolMaxRatio;
   }
   if (std::find(s.poolClass.begin(), s.poolClass.end(), 1) != s.poolClass.end()) arrangedBase();  // built up front
@@ -302,6 +312,29 @@ void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& 
       for (const FixedSample& f : task.near[k]->of(c))
         if (inMargin(f, setup.margin[size_t(c)])) own.insert(f.x, f.z, f.r, f.alive, /*markDisc=*/!setup.fromPool(size_t(c)));
 
+  // The crowns of the classes that shade this one, from the whole neighbourhood (final: the
+  // layer rule), each its class's crown radius at the sample's size draw.
+  const SampleClass& klass = p.classes[size_t(c)];
+  if (klass.respondsToCanopy()) {
+    std::vector<CanopyGrid::Crown>& crowns = scratch.crownList;
+    crowns.clear();
+    float maxCrown = 0.f;
+    for (int d = 0; d < std::min(klass.canopyFrom, c); ++d) {
+      const SampleClass& shade = p.classes[size_t(d)];
+      if (!(shade.crownHi > 0.f)) continue;
+      maxCrown = std::max(maxCrown, shade.crownHi);
+      for (const PlacedTile* t : task.near)
+        if (t)
+          for (const FixedSample& f : t->of(d))
+            if (f.alive && inMargin(f, shade.crownHi)) {
+              const float r = shade.crownLo + (shade.crownHi - shade.crownLo) * sizeDraw(p.seed, d, f.x, f.z);
+              crowns.push_back({f.x, f.z, r * r});
+            }
+    }
+    scratch.canopy.build(crowns, b.x0, b.z0, b.x1, b.z1, maxCrown);
+  }
+  scratch.clumps.prepare(klass.clumps, hashCombine(p.seed, uint64_t(c)), b.x0, b.z0, b.x1, b.z1);
+  scratch.gaps.prepare(klass.gaps, p.seed, b.x0, b.z0, b.x1, b.z1);
   const uint64_t tileSeed = hashCombine(hashCombine(p.seed, uint64_t(task.tx)), uint64_t(task.tz));
   if (setup.fromPool(size_t(c)))
     placeClassFromPool(setup, b, c, scratch, variable);

@@ -9,6 +9,7 @@
 #include "sampling/class_grid.h"
 #include "sampling/grid_checks.h"
 #include "sampling/sampling.h"
+#include "sampling/pattern.h"
 #include "sampling/pool.h"
 #include "sampling/tiling.h"
 
@@ -64,6 +65,9 @@ struct TileScratch {
   std::vector<int> spacers;  // pool: cells of this class's removed samples, erased once it is placed
   std::vector<uint64_t> seamOrder;  // pool: seam points' sort keys
   std::vector<const FixedSample*> nearSamples;  // a higher layer's samples near the unit's tile
+  std::vector<CanopyGrid::Crown> crownList;     // the crowns shading the unit's class
+  CanopyGrid canopy;
+  PatchRaster clumps, gaps;  // the unit's class's patch fields over the tile
 };
 
 // Shared by the two placement methods (bridson.cpp, place_pool.cpp).

@@ -42,7 +42,10 @@ float interactionDistance(const SamplerParams& p) {
   const int n = int(p.classes.size());
   for (int c = 0; c < n; ++c) {
     const SampleClass& sc = p.classes[size_t(c)];
-    reach = std::max(reach, p.variableRadius ? std::max(sc.radius, sc.maxRadius) : sc.radius);
+    reach = std::max(reach, sc.largestRadius(p.variableRadius));
+    // Crowns that shade a later class are read from the neighbouring tiles.
+    for (int d = c + 1; d < n; ++d)
+      if (p.classes[size_t(d)].respondsToCanopy() && p.classes[size_t(d)].canopyFrom > c) reach = std::max(reach, sc.crownHi);
     for (int d = 0; d < n; ++d) reach = std::max(reach, pairDistance(p, c, d));
   }
   return reach;
@@ -102,7 +105,9 @@ std::vector<SamplerProblem> samplerProblems(const SamplerParams& p, bool knownEx
   if (p.tileSize < reach) {
     for (int c = 0; c < int(n); ++c) {
       const SampleClass& sc = p.classes[size_t(c)];
-      const float own = p.variableRadius ? std::max(sc.radius, sc.maxRadius) : sc.radius;
+      float own = sc.largestRadius(p.variableRadius);
+      for (int d = c + 1; d < int(n); ++d)
+        if (p.classes[size_t(d)].respondsToCanopy() && p.classes[size_t(d)].canopyFrom > c) own = std::max(own, sc.crownHi);
       if (own == reach) {
         add(S::TileSize, c, -1, "tile size " + num(p.tileSize) + " m is smaller than the largest interaction distance " +
                                     num(reach) + " m (the largest radius of class " + std::to_string(c) +

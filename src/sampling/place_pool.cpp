@@ -7,6 +7,7 @@
 #include "core/hash.h"
 #include "sampling/bridson.h"
 #include "sampling/grid_checks.h"
+#include "sampling/pattern.h"
 
 namespace eco::sampling {
 namespace {
@@ -55,6 +56,9 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
   std::vector<SeamPoint> seam;
   const RasterView* densityRaster = kVariable ? field->raster(cls) : nullptr;
   const float clampedDensity = (radius / klass.maxRadius) * (radius / klass.maxRadius);
+  const bool sized = kVariable && klass.sizeSpread > 1.f, patterned = hasPattern(klass);
+  const CanopyGrid* canopy = klass.respondsToCanopy() ? &s.canopy : nullptr;
+  const float patternMax = patternBound(klass);
 
   // Density and spacing at (x, z): false where no sample may stand.
   auto spacingAt = [&](float x, float z, float& r, float& density) {
@@ -69,12 +73,36 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     }
     return true;
   };
-  // Survival: where the radius is clamped, or everywhere in roulette mode.
-  auto survives = [&](float x, float z, float density) {
+  // The sample's own spacing (size coupling): at least r, so a point already too close for r
+  // is out without the size draw.
+  auto sizedRadius = [&](float x, float z, float r) {
+    return sized ? r * (1.f + (klass.sizeSpread - 1.f) * sizeDraw(p.seed, cls, x, z)) : r;
+  };
+  // The position's own rules (water), after the spacing test kept it: most points never get here.
+  auto excludedAt = [&](float x, float z) { return field && field->excluded(cls, x, z); };
+  // Survival: where the radius is clamped, or everywhere in roulette mode; times the pattern's.
+  // `draw`: the point's survivalDraw when already made, else < 0.
+  auto survives = [&](float x, float z, float density, float draw) {
+    float keep = 1.f;
     if constexpr (kVariable)
-      return !(density < clampedDensity) || survivalDraw(p.seed, cls, x, z) < density / clampedDensity;
+      keep = density < clampedDensity ? density / clampedDensity : 1.f;
     else
-      return !field || !(density < 1.f) || survivalDraw(p.seed, cls, x, z) < density;
+      keep = field && density < 1.f ? density : 1.f;
+    if (!patterned) return !(keep < 1.f) || survivalDraw(p.seed, cls, x, z) < keep;
+    // The draw first: most thinned points are out before the pattern is looked at.
+    if (draw < 0.f) draw = survivalDraw(p.seed, cls, x, z);
+    if (!(draw < keep * patternMax)) return false;
+    return draw < keep * patternFactor(klass, s.clumps, s.gaps, canopy, x, z);
+  };
+  // The pattern's part of the survival without the density (clumps and gaps: bit lookups), an
+  // upper bound of the whole: a point it rejects is out before its density is read. Only
+  // where a non-survivor leaves no spacer (inside a window, variable radius).
+  const float canopyMax = klass.respondsToCanopy() ? std::max(klass.underCrown, klass.inOpen) : 1.f;
+  auto preDraw = [&](float x, float z) {
+    const float draw = survivalDraw(p.seed, cls, x, z);
+    if (!(draw < patternMax)) return -1.f;
+    if (!(draw < canopyMax * patternFactor(klass, s.clumps, s.gaps, nullptr, x, z))) return -1.f;
+    return draw;
   };
   // The exact tests. Other classes first: they reject ~8x more points than the own class does,
   // and their test is one bit for most points. 1: blocked by another class (the blocker in
@@ -100,6 +128,8 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
   };
   // A pool point whose delta (times the radius) is `spacing`, past the bucket's bound.
   auto consider = [&](float x, float z, float spacing, bool seamPoint) {
+    float draw = -1.f;
+    if (kVariable && patterned && !seamPoint && (draw = preDraw(x, z)) < 0.f) return;
     float r, density;
     if (!spacingAt(x, z, r, density)) return;
     if (kVariable && spacing < r) return;
@@ -107,8 +137,12 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     // points: inside a window the draw comes first (no exact test, no spacer), as the pool is
     // spaced already. A seam point that does not survive still becomes a spacer, or the other
     // window's points would take its place and double the density along seams.
-    const bool alive = survives(x, z, density);
+    const bool alive = survives(x, z, density, draw);
     if (kVariable && !alive && !seamPoint) return;
+    // The size draw after the survival draw: most points thinned by the pattern never need it.
+    r = sizedRadius(x, z, r);
+    if (kVariable && spacing < r) return;
+    if (excludedAt(x, z)) return;
     Hole h;
     if (const int by = blocked(x, z, r, h)) {
       if (by == 1) addHole(h);
@@ -120,7 +154,8 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
   auto marginHole = [&](float x, float z, float spacing) {
     float r, density;
     Hole h;
-    if (grid.isNear(x, z) && findBlocker(s.others, x, z, h) && spacingAt(x, z, r, density) && !(kVariable && spacing < r))
+    if (grid.isNear(x, z) && findBlocker(s.others, x, z, h) && spacingAt(x, z, r, density) && !(kVariable && spacing < r) &&
+        !(kVariable && spacing < sizedRadius(x, z, r)))
       addHole(h);
   };
   const uint64_t classKey = hashCombine(p.seed ^ 0x706f6f6c5f636c73ull, uint64_t(cls));
@@ -255,8 +290,10 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     if (!((x >= b.x0) & (x < b.x1) & (z >= b.z0) & (z < b.z1))) continue;
     float r, density;
     Hole blocker;
-    if (!spacingAt(x, z, r, density) || blocked(x, z, r, blocker)) continue;
-    insert(x, z, r, density, survives(x, z, density));  // a spacer if it does not survive, as above
+    if (!spacingAt(x, z, r, density)) continue;
+    r = sizedRadius(x, z, r);
+    if (excludedAt(x, z) || blocked(x, z, r, blocker)) continue;
+    insert(x, z, r, density, survives(x, z, density, -1.f));  // a spacer if it does not survive, as above
   }
   for (const int cell : spacers) grid.erase(cell);
 }

@@ -15,10 +15,62 @@
 
 namespace eco {
 
-struct SampleClass {
-  float radius = 1.f;     // spacing at density 1, metres
-  float maxRadius = 4.f;  // bound on radius / sqrt(density) (variableRadius only)
+// A Boolean model of discs (docs/ecology.md "Patches"): centres Poisson in the plane, radii
+// uniform in [0.5, 1.5] x `radius`, drawn per cell of 3 x `radius` from a hash of the key and
+// the cell, so the field is a pure function of the position (seam-free, any tile range).
+// A point is inside with probability `share` (1 - exp(-lambda E[pi rho^2])).
+struct PatchField {
+  float share = 0.f;       // expected share of the plane inside a patch; 0: no patches
+  float radius = 0.f;      // mean patch radius, metres
+  uint64_t key = 0;        // which patches (the sampler mixes in the seed)
+  // Derived by makePatchField: mean discs per cell and exp(-that) (Poisson counts per cell).
+  float perCell = 0.f, expNegPerCell = 1.f;
+  bool active() const { return share > 0.f && radius > 0.f; }
 };
+// share in [0, 0.95], radius > 0.
+PatchField makePatchField(float share, float radius, uint64_t key);
+// The field is read on a world-aligned grid of pixels a quarter of the mean radius wide: a
+// point is inside when its pixel's centre lies in a disc (so the sampler can cache a tile's
+// pixels as bits and every tile reads the same field).
+inline float patchPixel(const PatchField& f) { return 0.25f * f.radius; }
+bool insidePatch(const PatchField& f, uint64_t seed, float x, float z);
+
+// The most of a clump's hard-core set that survives: a thinned set (Clark-Evans about 1.3
+// inside the clump) rather than the packed one (1.7).
+inline constexpr float kClumpSurvival = 0.5f;
+
+// Natural point patterns: each is a pure function of the seed, the class and the position, so
+// every guarantee (spacing, determinism, seams, partial = full) holds unchanged.
+struct SampleClass {
+  float radius = 1.f;     // spacing at density 1 of the smallest sample, metres
+  float maxRadius = 4.f;  // bound on radius / sqrt(density) (variableRadius only)
+  // Size-spacing coupling: a sample's spacing is r(density) * (1 + (sizeSpread - 1) * size),
+  // size = sizeDraw(seed, class, x, z) in [0, 1), the draw the bake turns into the scale: big
+  // instances keep more room. 1: every sample the same.
+  float sizeSpread = 1.f;
+  // Thinning of the hard core: a sample survives with probability
+  // min(1, keep / patternMean) * (between outside clumps) * (0 in gaps) * canopy factor, so a
+  // pattern moves plants into clumps and out of gaps at about the same count where the hard
+  // core leaves room. 1 with no pattern: the packed set (the old near-lattice).
+  float keep = 1.f;
+  PatchField clumps{};        // density factor 1 inside, `between` outside
+  float between = 1.f;
+  PatchField gaps{};          // density factor 0 inside (clearings)
+  float patternMean = 1.f;    // E[clump factor * gap factor], from the shares
+  // Canopy: this class's crown radius, lerp(crownLo, crownHi, size); the classes
+  // [0, canopyFrom) shade it with their crowns. Under a crown the survival is multiplied by
+  // underCrown, elsewhere by inOpen (1, 1: no response).
+  float crownLo = 0.f, crownHi = 0.f;
+  int canopyFrom = 0;
+  float underCrown = 1.f, inOpen = 1.f;
+  bool respondsToCanopy() const { return canopyFrom > 0 && (underCrown != 1.f || inOpen != 1.f); }
+  // Spacing grows with size only with variable radius (roulette mode keeps one radius).
+  float largestRadius(bool variable) const { return variable ? std::max(radius, maxRadius) * sizeSpread : radius; }
+};
+
+// The size draw of a sample in [0, 1), from the seed, the class and the position alone: the
+// sampler spaces the sample by it (sizeSpread), the bake scales the instance by it.
+float sizeDraw(uint64_t seed, int cls, float x, float z);
 
 enum class SamplerMethod {
   // Lookups into a precomputed hierarchical Poisson-disk pool (sampling/pool.h), several times
@@ -57,6 +109,9 @@ class DensityField {
   // Optional: a raster whose bilinearScaled() equals density(cls, .) bit for bit, read by the
   // sampler inline instead of through the virtual call (the bake's hottest lookup).
   virtual const RasterView* raster(int /*cls*/) const { return nullptr; }
+  // Optional: rules checked at a candidate's exact position once its density has kept it
+  // (water for a species that does not grow in it): true forbids a sample there. Pure.
+  virtual bool excluded(int /*cls*/, float /*x*/, float /*z*/) const { return false; }
 };
 
 struct Sample {
