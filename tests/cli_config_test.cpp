@@ -41,6 +41,17 @@ std::string sampleCopy(const TempDir& dir, const std::string& from = "", const s
 
 bool mentions(const Result& r, const std::string& text) { return r.output.find(text) != std::string::npos; }
 
+// The sample config with every species' pattern "packed" (spacing exactly its radius, as the
+// figures below were measured): its own pattern lines dropped, one after each "kind".
+std::string packedSample(const std::string& path) {
+  std::string text = eco::test::readBytes(path);
+  text = std::regex_replace(text, std::regex(R"(,\n\s*"pattern": \{[^\n]*\}(?=\n))"), "");
+  text = std::regex_replace(text, std::regex(R"(\n\s*"pattern": \{[^\n]*\},)"), "");
+  text = std::regex_replace(text, std::regex(R"("kind": ("[a-z_]+"),)"), R"("kind": $1, "pattern": {"style": "packed"},)");
+  eco::test::writeBytes(path, text);
+  return path;
+}
+
 }  // namespace
 
 // Item 4: each of these passed validate, and bake wrote `null` into the manifest with exit 0
@@ -120,7 +131,7 @@ TEST(CliConfig, HugeBakesAreRefusedUpFrontWithTheEstimate) {
   // One species at 0.01 m is now refused as too fine for the sampler's grid of a tile (the
   // tile must stay as wide as the trees' spacing; TinyRadiiRefusedByValidate). Every species
   // at 0.05 m on 64 m tiles passes every grid limit: only the estimate can stop that one.
-  std::string config = sampleCopy(dir);
+  std::string config = packedSample(sampleCopy(dir));
   const std::string text =
       std::regex_replace(eco::test::readBytes(config), std::regex(R"("radius": [0-9.]+)"), "\"radius\": 0.05");
   eco::test::writeBytes(config, replaced(text, "\"tile_size\": 128", "\"tile_size\": 64"));
@@ -163,11 +174,11 @@ TEST(CliConfig, HugeBakesAreRefusedUpFrontWithTheEstimate) {
 // 0.01 m case.
 TEST(CliConfig, TinyRadiiRefusedByValidate) {
   TempDir dir;
-  const std::string config = sampleCopy(dir, "\"radius\": 0.4,", "\"radius\": 1e-6,");
+  const std::string config = packedSample(sampleCopy(dir, "\"radius\": 0.4,", "\"radius\": 1e-6,"));
   const Result r = run("validate " + config);
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_TRUE(mentions(r, "/species/6/radius: must be in [0.001, 100000], got 1e-06")) << r.output;
-  const std::string fine = sampleCopy(dir, "\"radius\": 0.4,", "\"radius\": 0.01,");
+  const std::string fine = packedSample(sampleCopy(dir, "\"radius\": 0.4,", "\"radius\": 0.01,"));
   const Result grid = run("validate " + fine);
   EXPECT_EQ(grid.code, 2) << grid.output;
   EXPECT_TRUE(mentions(grid, "/species/6/radius: radius 0.01 m is too small for tile size 128 m")) << grid.output;

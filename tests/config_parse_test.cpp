@@ -312,8 +312,8 @@ TEST(ConfigParse, TileRuleSharedWithSampler) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.9g", double(tile));
     exact.replace(exact.find(eco::describeNumber(double(tile)) + " }"), eco::describeNumber(double(tile)).size(), buf);
-    // grass: radius 3 * factor 4 = 12
-    exact.replace(exact.find("\"radius\": 0.8"), 13, "\"radius\": 3");
+    // grass: radius 3 * factor 4 = 12 (the packed pattern: spacing exactly radius)
+    exact.replace(exact.find("\"radius\": 0.8"), 13, "\"radius\": 3, \"pattern\": {\"style\": \"packed\"}");
     std::vector<eco::ConfigProblem> problems = parseProblems(exact);
     eco::SamplerParams p;
     p.worldX = p.worldZ = 100;

@@ -77,17 +77,45 @@ class PointDensity {
   PointDensity(const World& world, const SpeciesOrder& order) : world_(world), order_(order) {
     const BiomeConfig& c = world.config;
     perArea_.resize(c.species.size());  // instances per square metre at suitability 1
-    for (size_t s = 0; s < c.species.size(); ++s)
-      perArea_[s] = kPackingPerRadius2 / (double(c.species[s].radius) * double(c.species[s].radius)) *
-                    double(patternCountFactor(c.species[s], c.densityMode == DensityMode::VariableRadius));
+    const bool variable = c.densityMode == DensityMode::VariableRadius;
+    under_.assign(c.species.size(), 1.0);
+    open_.assign(c.species.size(), 1.0);
+    crownArea_.assign(c.species.size(), 0.0);
+    for (size_t s = 0; s < c.species.size(); ++s) {
+      const SpeciesConfig& sp = c.species[s];
+      perArea_[s] = kPackingPerRadius2 / (double(sp.radius) * double(sp.radius)) * double(patternCountFactor(sp, variable));
+      const SampleClass k = sampleClass(sp, variable);
+      // As the sampler: a class answers the canopy only where some class lies below it.
+      const bool below = std::any_of(c.species.begin(), c.species.end(), [&](const SpeciesConfig& o) { return o.layer < sp.layer; });
+      if (sp.pattern.style == PatternStyle::Natural && below) under_[s] = double(k.underCrown), open_[s] = double(k.inOpen);
+      // Mean crown area: radius uniform in [crownLo, crownHi] (the size draw).
+      const double lo = double(k.crownLo), span = double(k.crownHi - k.crownLo);
+      crownArea_[s] = 3.14159265358979 * (lo * lo + lo * span + span * span / 3.0);
+      // A clumped class blocks less ground than the same count spread at random: its discs
+      // overlap inside the clumps. Its weight in the blocking sums is what a two-density
+      // mixture (share c at n / (c + (1 - c) b), the rest at b times that) blocks, over what
+      // n at random blocks, for a disc of twice its footprint at full suitability.
+      blocking_.push_back(1.0);
+      if (k.clumps.active()) {
+        const double share = double(k.clumps.share), b = double(k.between), n = perArea_[s];
+        const double a = 3.14159265358979 * 4.0 * double(sp.footprint) * double(sp.footprint);
+        const double inside = n / (share + (1 - share) * b), outside = b * inside;
+        if (n * a > 0) blocking_.back() = -std::log(share * std::exp(-inside * a) + (1 - share) * std::exp(-outside * a)) / (n * a);
+      }
+    }
   }
   // Adds each species' density at (x, z) to sum[species id]; returns their total.
   double add(float x, float z, double* sum) const {
     if (world_.terrain.noDataAt(x, z)) return 0;  // nothing grows at a nodata hole
     const Environment env = environmentAt(world_, x, z);
     double n0 = 0, n1 = 0, n2 = 0;  // sum over placed classes of n_t, n_t f_t, n_t f_t^2
+    // Crowns of the woody classes of lower layers (the canopy a class answers): a Boolean
+    // model's cover 1 - exp(-sum n_t pi crown_t^2), committed when the layer changes.
+    double crowns = 0, crownsBelow = 0;
+    int layer = -1;
     for (uint16_t s : order_.speciesOfClass) {
       const SpeciesConfig& sp = world_.config.species[s];
+      if (sp.layer != layer) crownsBelow = crowns, layer = sp.layer;
       double suitability = double(speciesWeights(sp, env).suitability);
       // Painted maps and vector exclusions, as the bake applies them (only when given).
       if (suitability > 0 && world_.hasPaintedMaps(s)) suitability *= double(world_.paintedFactor(s, x, z));
@@ -96,9 +124,15 @@ class PointDensity {
       if (!(suitability > 0)) continue;
       const double f = double(sp.footprint);
       const double free = std::exp(-3.14159265358979 * (n2 + 2.0 * f * n1 + f * f * n0));
-      const double n = perArea_[s] * suitability * free;
+      double n = perArea_[s] * suitability * free;
+      if (under_[s] != 1.0 || open_[s] != 1.0) {
+        const double cover = 1.0 - std::exp(-crownsBelow);
+        n *= cover * under_[s] + (1.0 - cover) * open_[s];
+      }
+      crowns += n * crownArea_[s];
       if (sum) sum[s] += n;
-      n0 += n, n1 += n * f, n2 += n * f * f;
+      const double blocks = n * blocking_[s];
+      n0 += blocks, n1 += blocks * f, n2 += blocks * f * f;
     }
     return n0;
   }
@@ -107,6 +141,8 @@ class PointDensity {
   const World& world_;
   const SpeciesOrder& order_;
   std::vector<double> perArea_;
+  std::vector<double> under_, open_, crownArea_;  // canopy response and crown area by species id
+  std::vector<double> blocking_;                  // weight in the blocking sums (clumps overlap)
 };
 
 }  // namespace

@@ -238,7 +238,9 @@ void readPattern(const Json& json, const std::string& path, Problems& problems, 
   if (const Json* g = r.object("gaps")) {
     ObjectReader gr(*g, r.pathOf("gaps"), problems);
     gr.number("share", p.gapShare, Limits::between(0, 0.9));
-    gr.number("size", p.gapSize, length);
+    if (gr.number("size", p.gapSize, length) && p.gapSize < 2.f * s.radius)
+      gr.report(gr.pathOf("size"), "gap size " + describeNumber(double(p.gapSize)) + " m is below twice the species' radius " +
+                                       describeNumber(double(s.radius)) + " m: a gap must hold a plant's room");
     gr.rejectUnknownKeys();
   }
   int canopy = 0;

@@ -53,10 +53,15 @@ void checkSamplingConfig(const BiomeConfig& c, float worldX, float worldZ, Probl
                    ")" + got;
         else if (sp.cls >= 0)
           reason = "must be at least " + reach + " m, the largest spacing of " + speciesPath(species(sp.cls)) +
-                   (p.variableRadius ? " (radius * max_radius_factor)" : " (radius)") + got;
+                   (p.variableRadius ? " (radius * max_radius_factor, times pattern.hard_core and the size spread)"
+                                     : " (radius)") + got;
         problems.push_back({"/tiling/tile_size", reason});
         break;
       }
+      case S::Pattern:
+        // The pattern's fields are checked where they are read (biome_parse.cpp), each with
+        // its own path; the sampler's copy of the rule would only say it twice.
+        break;
       case S::Candidates:
         problems.push_back({"/sampling/candidates", sp.reason});
         break;

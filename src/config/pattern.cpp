@@ -14,7 +14,7 @@ PatternConfig naturalPattern(SpeciesKind kind, float radius) {
   switch (kind) {
     case SpeciesKind::Tree:
       // Canopy trees: mildly regular (competition), clearings a few crowns wide.
-      p.hardCore = 0.5f;
+      p.hardCore = 0.6f;
       p.gapShare = 0.12f;
       p.gapSize = 5.f * radius;
       break;
@@ -25,16 +25,16 @@ PatternConfig naturalPattern(SpeciesKind kind, float radius) {
       p.clumpBetween = 0.04f;
       break;
     case SpeciesKind::Grass:
-      p.hardCore = 0.6f;
+      p.hardCore = 0.5f;
       p.clumpRadius = 6.f * radius;
       p.clumpShare = 0.3f;
       p.clumpBetween = 0.05f;
       break;
     case SpeciesKind::GroundCover:
-      p.hardCore = 0.6f;
+      p.hardCore = 0.5f;
       p.clumpRadius = 5.f * radius;
-      p.clumpShare = 0.2f;
-      p.clumpBetween = 0.04f;
+      p.clumpShare = 0.3f;
+      p.clumpBetween = 0.05f;
       break;
   }
   return p;
@@ -103,9 +103,10 @@ class Uniform final : public DensityField {
 float coverAt(const SpeciesConfig& sp, uint64_t seed, float side, float density) {
   SamplerParams p;
   p.worldX = p.worldZ = side;
-  p.tileSize = side / 4;
   p.seed = seed;
   p.classes.push_back(sampleClass(sp, true));
+  p.tileSize = std::max(side / 4, minTileSize(p));
+  p.worldX = p.worldZ = side = std::max(side, p.tileSize);
   const Uniform field(density);
   const std::vector<TileSamples> tiles = scatterAll(p, &field, 1);
   const float crownMax = sp.crownRadius * sp.scaleMax, margin = crownMax;
@@ -132,15 +133,15 @@ float coverAt(const SpeciesConfig& sp, uint64_t seed, float side, float density)
 }  // namespace
 
 float densityForCover(const SpeciesConfig& sp, uint64_t seed, float cover, float* reached) {
-  // A patch wide enough for the pattern's clumps and gaps to average out (about 1600 cells of
-  // their patch fields: a share within about 3 %), at most 500 radii across.
+  // A patch wide enough for the pattern's clumps and gaps to average out (about 6400 cells of
+  // their patch fields: a share within about 1.5 %), at most 1000 radii across.
   const PatternConfig& pt = sp.pattern;
   float side = 80.f * sp.radius;
   if (pt.style == PatternStyle::Natural) {
-    if (pt.gapShare > 0.f) side = std::max(side, 60.f * pt.gapSize);
-    if (pt.clumpShare > 0.f) side = std::max(side, 120.f * pt.clumpRadius);
+    if (pt.gapShare > 0.f) side = std::max(side, 120.f * pt.gapSize);
+    if (pt.clumpShare > 0.f) side = std::max(side, 240.f * pt.clumpRadius);
   }
-  side = std::min(side, 500.f * sp.radius);
+  side = std::min(side, 1000.f * sp.radius);
   const float full = coverAt(sp, seed, side, 1.f);
   if (reached) *reached = full;
   if (!(full > cover)) return 1.f;

@@ -84,6 +84,22 @@ std::vector<SamplerProblem> samplerProblems(const SamplerParams& p, bool knownEx
       add(S::MaxRadius, int(c), -1, "maxRadius " + num(sc.maxRadius) + " must be >= radius " + num(sc.radius));
       classesOk = false;
     }
+    // The pattern's numbers (sampling.h SampleClass), and patch fields no finer than the class:
+    // a tile's patch raster holds (tile / (radius / 4))^2 bits.
+    const bool patternOk = sc.sizeSpread >= 1.f && sc.sizeSpread <= 64.f && sc.keep > 0.f && sc.keep <= 1.f &&
+                           sc.patternMean > 0.f && sc.patternMean <= 1.f && sc.between >= 0.f && sc.between <= 1.f &&
+                           sc.underCrown >= 0.f && sc.underCrown <= 1.f && sc.inOpen >= 0.f && sc.inOpen <= 1.f &&
+                           sc.crownLo >= 0.f && sc.crownHi >= sc.crownLo && std::isfinite(sc.crownHi) &&
+                           sc.canopyFrom >= 0 && size_t(sc.canopyFrom) <= c;
+    if (!patternOk) {
+      add(S::Pattern, int(c), -1, "pattern numbers out of range (size spread, keep, between, canopy factors, crowns)");
+      classesOk = false;
+    }
+    for (const PatchField* f : {&sc.clumps, &sc.gaps})
+      if (f->active() && !(f->radius >= sc.radius && std::isfinite(f->radius))) {
+        add(S::Pattern, int(c), -1, "patch radius " + num(f->radius) + " m is below the spacing " + num(sc.radius) + " m");
+        classesOk = false;
+      }
   }
   if (!p.classDistance.empty() && p.classDistance.size() != n * n) {
     add(S::ClassDistance, -1, -1, "classDistance has " + std::to_string(p.classDistance.size()) +

@@ -125,7 +125,8 @@ float sizeDraw(uint64_t seed, int cls, float x, float z) {
 namespace sampling {
 
 void CanopyGrid::build(const std::vector<Crown>& all, float bx0, float bz0, float bx1, float bz1, float maxCrown) {
-  cell = std::max(maxCrown, 1e-3f);
+  // At least the largest crown (a query reads 3 x 3 cells), at most 256 cells a side.
+  cell = std::max({maxCrown, 1e-3f, (bx1 - bx0) / 256.f, (bz1 - bz0) / 256.f});
   invCell = 1.f / cell;
   x0 = bx0 - cell;
   z0 = bz0 - cell;

@@ -155,7 +155,7 @@ float minTileSize(const SamplerParams& p);
 // One reason params cannot be sampled, with what it concerns, so a caller (the config
 // checks) can name its own field: cls / other are class indices or -1.
 struct SamplerProblem {
-  enum class Subject { World, TileSize, Candidates, ClassCount, Radius, MaxRadius, ClassDistance };
+  enum class Subject { World, TileSize, Candidates, ClassCount, Radius, MaxRadius, ClassDistance, Pattern };
   Subject subject = Subject::World;
   int cls = -1, other = -1;
   std::string reason;  // with the numbers; no "class N" prefix
