@@ -25,13 +25,13 @@ PatternConfig naturalPattern(SpeciesKind kind, float radius) {
       p.clumpBetween = 0.04f;
       break;
     case SpeciesKind::Grass:
-      p.hardCore = 0.5f;
+      p.hardCore = 0.6f;
       p.clumpRadius = 6.f * radius;
       p.clumpShare = 0.3f;
       p.clumpBetween = 0.05f;
       break;
     case SpeciesKind::GroundCover:
-      p.hardCore = 0.5f;
+      p.hardCore = 0.6f;
       p.clumpRadius = 5.f * radius;
       p.clumpShare = 0.3f;
       p.clumpBetween = 0.05f;

@@ -85,7 +85,7 @@ std::vector<SamplerProblem> samplerProblems(const SamplerParams& p, bool knownEx
       classesOk = false;
     }
     // The pattern's numbers (sampling.h SampleClass), and patch fields no finer than the class:
-    // a tile's patch raster holds (tile / (radius / 4))^2 bits.
+    // a tile's patch raster holds (tile / (radius / 2))^2 bits.
     const bool patternOk = sc.sizeSpread >= 1.f && sc.sizeSpread <= 64.f && sc.keep > 0.f && sc.keep <= 1.f &&
                            sc.patternMean > 0.f && sc.patternMean <= 1.f && sc.between >= 0.f && sc.between <= 1.f &&
                            sc.underCrown >= 0.f && sc.underCrown <= 1.f && sc.inOpen >= 0.f && sc.inOpen <= 1.f &&

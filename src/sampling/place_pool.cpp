@@ -81,7 +81,14 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
   // The position's own rules (water), after the spacing test kept it: most points never get here.
   auto excludedAt = [&](float x, float z) { return field && field->excluded(cls, x, z); };
   // Survival: where the radius is clamped, or everywhere in roulette mode; times the pattern's.
-  // `draw`: the point's survivalDraw when already made, else < 0.
+  // A patterned class's survival draw: one hash step of the position (most of its points are
+  // thinned, so the draw is on the hot path), from the seed and the class like survivalDraw.
+  const uint64_t drawKey = hashCombine(p.seed ^ 0x7061747465726e64ull, uint64_t(cls));
+  auto patternDraw = [&](float x, float z) {
+    const uint64_t pos = uint64_t(std::bit_cast<uint32_t>(x)) << 32 | std::bit_cast<uint32_t>(z);
+    return float(mix64(pos ^ drawKey) >> 40) * (1.f / 16777216.f);
+  };
+  // `draw`: the point's patternDraw when already made, else < 0.
   auto survives = [&](float x, float z, float density, float draw) {
     float keep = 1.f;
     if constexpr (kVariable)
@@ -90,7 +97,7 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
       keep = field && density < 1.f ? density : 1.f;
     if (!patterned) return !(keep < 1.f) || survivalDraw(p.seed, cls, x, z) < keep;
     // The draw first: most thinned points are out before the pattern is looked at.
-    if (draw < 0.f) draw = survivalDraw(p.seed, cls, x, z);
+    if (draw < 0.f) draw = patternDraw(x, z);
     if (!(draw < keep * patternMax)) return false;
     return draw < keep * patternFactor(klass, s.clumps, s.gaps, canopy, x, z);
   };
@@ -99,7 +106,7 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
   // where a non-survivor leaves no spacer (inside a window, variable radius).
   const float canopyMax = klass.respondsToCanopy() ? std::max(klass.underCrown, klass.inOpen) : 1.f;
   auto preDraw = [&](float x, float z) {
-    const float draw = survivalDraw(p.seed, cls, x, z);
+    const float draw = patternDraw(x, z);
     if (!(draw < patternMax)) return -1.f;
     if (!(draw < canopyMax * patternFactor(klass, s.clumps, s.gaps, nullptr, x, z))) return -1.f;
     return draw;

@@ -29,10 +29,10 @@ struct PatchField {
 };
 // share in [0, 0.95], radius > 0.
 PatchField makePatchField(float share, float radius, uint64_t key);
-// The field is read on a world-aligned grid of pixels a quarter of the mean radius wide: a
+// The field is read on a world-aligned grid of pixels half the mean radius wide: a
 // point is inside when its pixel's centre lies in a disc (so the sampler can cache a tile's
 // pixels as bits and every tile reads the same field).
-inline float patchPixel(const PatchField& f) { return 0.25f * f.radius; }
+inline float patchPixel(const PatchField& f) { return 0.5f * f.radius; }
 bool insidePatch(const PatchField& f, uint64_t seed, float x, float z);
 
 // The most of a clump's hard-core set that survives: a thinned set (Clark-Evans about 1.3
