@@ -124,7 +124,7 @@ TEST(Bake, RidgeWorldTiltsUpAxesTowardTheNormalUpToTheLimit) {
       ++(normalDeg < sp.maxTiltDeg ? underLimit : atLimit);
     }
   EXPECT_GT(underLimit, 100u);
-  EXPECT_GT(atLimit, 100u);
+  EXPECT_GT(atLimit, 50u);  // fewer since the natural patterns thin the juniper (issue #28)
   EXPECT_GT(untilted, 1000u);
 }
 
