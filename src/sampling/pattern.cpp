@@ -165,20 +165,6 @@ bool CanopyGrid::shaded(float x, float z) const {
   return false;
 }
 
-float patternFactor(const SampleClass& k, PatchRaster& clumps, PatchRaster& gaps, const CanopyGrid* canopy, float x,
-                    float z) {
-  if (gaps.field && gaps.at(x, z)) return 0.f;
-  // Between clumps a share `between` of the clumps' own density, whatever the clamp. Inside
-  // them at most kClumpSurvival of the hard-core set survives, so a clump is a stand, not a
-  // piece of lattice.
-  float f = std::min(1.f, k.keep / k.patternMean);
-  if (clumps.field) {
-    f = std::min(f, kClumpSurvival);
-    if (!clumps.at(x, z)) f *= k.between;
-  }
-  if (canopy) f *= canopy->shaded(x, z) ? k.underCrown : k.inOpen;
-  return f;
-}
 
 }  // namespace sampling
 }  // namespace eco

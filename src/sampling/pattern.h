@@ -60,10 +60,25 @@ struct PatchRaster {
   }
 };
 
-// Survival factor of a candidate at (x, z): min(1, keep * clumps * gaps / patternMean) times
-// the canopy's. `canopy` may be null when the class does not respond to it.
-float patternFactor(const SampleClass& k, PatchRaster& clumps, PatchRaster& gaps, const CanopyGrid* canopy, float x,
-                    float z);
+// Survival factor of a candidate at (x, z) from its patches: min(1, keep / patternMean), at
+// most kClumpSurvival in a clump and `between` times that outside, 0 in a gap. Inline: the
+// pool calls it for most points of a patterned class.
+inline float patchFactor(const SampleClass& k, PatchRaster& clumps, PatchRaster& gaps, float x, float z) {
+  if (gaps.field && gaps.at(x, z)) return 0.f;
+  float f = std::min(1.f, k.keep / k.patternMean);
+  if (clumps.field) {
+    f = std::min(f, kClumpSurvival);
+    if (!clumps.at(x, z)) f *= k.between;
+  }
+  return f;
+}
+// patchFactor times the canopy's (`canopy` null when the class does not respond to it).
+inline float patternFactor(const SampleClass& k, PatchRaster& clumps, PatchRaster& gaps, const CanopyGrid* canopy,
+                           float x, float z) {
+  float f = patchFactor(k, clumps, gaps, x, z);
+  if (canopy && f > 0.f) f *= canopy->shaded(x, z) ? k.underCrown : k.inOpen;
+  return f;
+}
 // Its largest value anywhere (a candidate whose survival draw is above it is out at once).
 inline float patternBound(const SampleClass& k) {
   float f = std::min(1.f, k.keep / k.patternMean);

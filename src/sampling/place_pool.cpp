@@ -88,7 +88,9 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     const uint64_t pos = uint64_t(std::bit_cast<uint32_t>(x)) << 32 | std::bit_cast<uint32_t>(z);
     return float(mix64(pos ^ drawKey) >> 40) * (1.f / 16777216.f);
   };
-  // `draw`: the point's patternDraw when already made, else < 0.
+  // `draw`: the point's patternDraw when already made (preDraw), else < 0; `patches` its
+  // patchFactor then.
+  float patches = 0.f;
   auto survives = [&](float x, float z, float density, float draw) {
     float keep = 1.f;
     if constexpr (kVariable)
@@ -97,9 +99,16 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
       keep = field && density < 1.f ? density : 1.f;
     if (!patterned) return !(keep < 1.f) || survivalDraw(p.seed, cls, x, z) < keep;
     // The draw first: most thinned points are out before the pattern is looked at.
-    if (draw < 0.f) draw = patternDraw(x, z);
-    if (!(draw < keep * patternMax)) return false;
-    return draw < keep * patternFactor(klass, s.clumps, s.gaps, canopy, x, z);
+    float f;
+    if (draw < 0.f) {
+      draw = patternDraw(x, z);
+      if (!(draw < keep * patternMax)) return false;
+      f = patchFactor(klass, s.clumps, s.gaps, x, z);
+    } else {
+      f = patches;
+    }
+    if (canopy && f > 0.f) f *= canopy->shaded(x, z) ? klass.underCrown : klass.inOpen;
+    return draw < keep * f;
   };
   // The pattern's part of the survival without the density (clumps and gaps: bit lookups), an
   // upper bound of the whole: a point it rejects is out before its density is read. Only
@@ -108,7 +117,8 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
   auto preDraw = [&](float x, float z) {
     const float draw = patternDraw(x, z);
     if (!(draw < patternMax)) return -1.f;
-    if (!(draw < canopyMax * patternFactor(klass, s.clumps, s.gaps, nullptr, x, z))) return -1.f;
+    patches = patchFactor(klass, s.clumps, s.gaps, x, z);
+    if (!(draw < canopyMax * patches)) return -1.f;
     return draw;
   };
   // The exact tests. Other classes first: they reject ~8x more points than the own class does,
