@@ -264,7 +264,7 @@ TEST(RenderTerrain, InstancesNearTheCameraStandOnTheDrawnSurface) {
   std::vector<Vec3> bases;
   for (size_t t = 0; t < sample.world.tiles.size(); ++t)
     for (const eco::Instance& p : sample.world.placedInstances(t)) bases.push_back(p.position);
-  ASSERT_GT(bases.size(), 50000u);
+  ASSERT_GT(bases.size(), 30000u);  // 46 k since the natural patterns (issue #28)
 
   TerrainView view(sample.world, 320, 180);
   const float cx = 2752, cz = 4032;  // the baked block's centre: 300 m around it is baked
