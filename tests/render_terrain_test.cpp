@@ -292,7 +292,7 @@ TEST(RenderTerrain, InstancesNearTheCameraStandOnTheDrawnSurface) {
       double twist = double(hm.at(i, j) - hm.at(i + 1, j) - hm.at(i, j + 1) + hm.at(i + 1, j + 1));
       beyondBound += error > std::abs(twist) / 16 + 0.005;
     }
-    ASSERT_GT(errors.size(), 10000u);
+    ASSERT_GT(errors.size(), 2000u);  // 3.9 k since the natural patterns (issue #28)
     std::sort(errors.begin(), errors.end());
     size_t within = size_t(std::upper_bound(errors.begin(), errors.end(), 0.1) - errors.begin());
     double fraction = double(within) / double(errors.size());
