@@ -102,8 +102,8 @@ TEST(CliConfig, ValidateRefusesWhatBakeWouldWithTheJsonPath) {
       // Fine for the parser, too fine for the sampler's grid of a 128 m tile: was
       // "sampler: class 3: ..." from bake only.
       {"\"radius\": 1.2,", "\"radius\": 0.01,", "/species/3/radius"},
-      // Tiles narrower than the pine's spacing (radius 6 * max_radius_factor 3 = 18 m).
-      {"\"tile_size\": 128.000000", "\"tile_size\": 16", "/tiling/tile_size"},
+      // Tiles narrower than the pine's spacing (radius 6 * max_radius_factor 3 * hard core 0.55 * size spread 1.5 = 14.85 m).
+      {"\"tile_size\": 128.000000", "\"tile_size\": 12", "/tiling/tile_size"},
   };
   for (const Case& c : cases) {
     eco::test::writeBytes(dir.file("bad.json"), replaced(text, c.from, c.to));

@@ -14,7 +14,7 @@ PatternConfig naturalPattern(SpeciesKind kind, float radius) {
   switch (kind) {
     case SpeciesKind::Tree:
       // Canopy trees: mildly regular (competition), clearings a few crowns wide.
-      p.hardCore = 0.5f;
+      p.hardCore = 0.55f;
       p.gapShare = 0.12f;
       p.gapSize = 5.f * radius;
       break;
