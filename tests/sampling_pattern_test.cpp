@@ -10,6 +10,7 @@
 
 #include "ecology_metrics.h"
 #include "placement_metrics.h"
+#include "sampling/pattern.h"
 #include "sampling_fixtures.h"
 #include "spacing_check.h"
 
@@ -277,6 +278,40 @@ TEST(SamplingPattern, NarrowStripsReachTheMaximalCountWithBridson) {
       EXPECT_NEAR(ratio, 1.0, 0.03);
     }
   }
+}
+
+}  // namespace
+}  // namespace eco
+
+namespace eco {
+namespace {
+
+// A patch field is one pure function of the position (insidePatch); the sampler reads it
+// through a per-tile bit cache. Every pixel of two overlapping tiles' caches equals the pure
+// function (so neighbouring tiles see one field), and the share of the plane inside is the
+// configured share within counting noise (the Boolean model's formula).
+TEST(SamplingPattern, PatchCacheIsThePureFieldAndHoldsItsShare) {
+  const PatchField f = makePatchField(0.3f, 4.f, 7);
+  sampling::PatchRaster a, b;
+  a.prepare(f, 11, 0.f, 0.f, 128.f, 128.f);
+  b.prepare(f, 11, 100.f, 60.f, 228.f, 188.f);
+  size_t inside = 0, n = 0, mismatches = 0;
+  for (float z = 0.25f; z < 128.f; z += 0.5f)
+    for (float x = 0.25f; x < 128.f; x += 0.5f) {
+      const bool pure = insidePatch(f, 11, x, z);
+      mismatches += a.at(x, z) != pure;
+      if (x >= 100.f && z >= 60.f) mismatches += b.at(x, z) != pure;
+      inside += pure, ++n;
+    }
+  EXPECT_EQ(mismatches, 0u);
+  // A bigger area for the share: 1 km square, a point every 2 m.
+  size_t in = 0, total = 0;
+  for (float z = 1.f; z < 1000.f; z += 2.f)
+    for (float x = 1.f; x < 1000.f; x += 2.f) in += insidePatch(f, 11, x, z), ++total;
+  const double share = double(in) / double(total);
+  std::printf("patch share %.4f for 0.3 asked (%zu of %zu points)\n", share, in, total);
+  EXPECT_NEAR(share, 0.3, 0.02);
+  EXPECT_GT(inside, 0u);
 }
 
 }  // namespace
