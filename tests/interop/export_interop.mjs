@@ -63,8 +63,10 @@ fs.rmSync(scratch, { recursive: true, force: true });
 fs.mkdirSync(scratch, { recursive: true });
 const bake = path.join(scratch, 'bake');
 const run = (args) => execFileSync(ecobake, args, { stdio: ['ignore', 'ignore', 'inherit'] });
-// 12 tiles of the temperate config: all four kinds, tilted instances, hundreds per tile.
-run(['bake', path.join(source, 'configs', 'temperate_mountain.json'), '-o', bake, '--tiles', '10,10,13,12', '-q']);
+// 12 tiles of the temperate config's tree line (spruce, mountain pine, meadow grass, moss):
+// all four kinds, tilted instances, thousands per tile. Tiles lower down hold more trees but
+// no grass; the natural patterns leave the understory sparse there.
+run(['bake', path.join(source, 'configs', 'temperate_mountain.json'), '-o', bake, '--tiles', '19,9,22,11', '-q']);
 run(['export', bake, '--format', 'usd', '-o', path.join(scratch, 'usd'), '-q']);
 run(['export', bake, '--format', 'gltf', '-o', path.join(scratch, 'gltf'), '-q']);
 run(['export', bake, '--format', 'csv', '-o', path.join(scratch, 'all.csv'), '-q']);
@@ -78,6 +80,11 @@ const total = ref.tiles.reduce((n, t) => n + t.position.length, 0);
 const csvRows = fs.readFileSync(path.join(scratch, 'all.csv'), 'utf8').trim().split('\n').length - 1;
 check(csvRows === total, `CSV has ${csvRows} rows, the reference ${total}`);
 check(total > 10000, `only ${total} instances: the fixture lost its point`);
+{
+  const kinds = new Set();
+  for (const t of ref.tiles) for (const id of new Set(t.species)) kinds.add(ref.species[id].kind);
+  check(kinds.size === 4, `the fixture holds ${[...kinds].join(', ')}: it should hold all four kinds`);
+}
 
 // ---- independent geometry: quaternions and the instance rotation ----
 // v rotated by unit quaternion (x, y, z, w): v + 2w (q x v) + 2 q x (q x v).

@@ -22,7 +22,7 @@ def main() -> int:
     tiling = bake.manifest["tiling"]
     doc = {
         "tiles_x": tiling["tiles_x"],
-        "species": [{"id": s.id, "name": s.name, "mesh_height": s.mesh_height, "crown_radius": s.crown_radius}
+        "species": [{"id": s.id, "name": s.name, "kind": s.kind, "mesh_height": s.mesh_height, "crown_radius": s.crown_radius}
                     for s in bake.species],
         "tiles": [],
     }
