@@ -181,10 +181,12 @@ int run(const std::string& dir) {
     // from the distance sampled on a grid of at most 16 M points, at least 2 per bin width.
     const double bin = std::max(0.5 * rf.waterDistance, 0.25), reach = 8 * bin;
     const double step = std::max(bin / 2, std::sqrt(worldX * worldZ / 16e6));
+    // The bake tests the exact river field; the layer is quantised, so an instance on the bank
+    // itself may read a step inside it: "in water" counts those deeper than one step.
     std::printf("\nRiver: water where the river distance (bilinear in layer river_distance, quantised to %.3f m) <= "
-                "%.2f m. In water: instances there; closest: the smallest river distance of an instance. Density per "
-                "ha by river distance, bins of %.2f m; beyond: past %.1f m.\n\n",
-                rf.step, rf.waterDistance, bin, reach);
+                "%.2f m. In water: instances deeper than the layer's step (%.2f m and less); closest: the smallest "
+                "river distance of an instance. Density per ha by river distance, bins of %.2f m; beyond: past %.1f m.\n\n",
+                rf.step, rf.waterDistance, rf.waterDistance - rf.step, bin, reach);
     std::printf("| species | in water | closest m |");
     for (int b = 0; b < 8; ++b) std::printf(" %.3g-%.3g |", double(b) * bin, double(b + 1) * bin);
     std::printf(" beyond |\n|---|--:|--:|");
@@ -195,7 +197,7 @@ int run(const std::string& dir) {
       const RiparianProfile prof = riparianProfile(pts, distance, bin, reach, worldX, worldZ, step);
       double closest = kInf;
       for (const Q& q : pts) closest = std::min(closest, rf.at(double(q.x), double(q.z)));
-      std::printf("| %s | %zu | %s |", m.species[s].name.c_str(), inWaterCount(pts, distance, rf.waterDistance),
+      std::printf("| %s | %zu | %s |", m.species[s].name.c_str(), inWaterCount(pts, distance, rf.waterDistance - rf.step),
                   fixed(2, pts.empty() ? kNaN : closest).c_str());
       for (double d : prof.density) std::printf(" %s |", general(4, d * 1e4).c_str());
       std::printf(" %s |\n", general(4, prof.beyondDensity() * 1e4).c_str());

@@ -91,7 +91,7 @@ void expectBucketedByDelta(const ArrangedPool& a) {
   const float bucket = kPoolPeriod / kPoolBuckets;
   for (int k = 0; k < kPoolBuckets * kPoolBuckets; ++k)
     for (size_t i = a.start[size_t(k)]; i < a.start[size_t(k) + 1]; ++i) {
-      const PoolPoint& p = a.points[i];
+      const ArrangedPoint& p = a.points[i];
       ASSERT_EQ(std::min(kPoolBuckets - 1, int(p.z / bucket)) * kPoolBuckets + std::min(kPoolBuckets - 1, int(p.x / bucket)), k);
       if (i > a.start[size_t(k)]) {
         ASSERT_LE(p.delta, a.points[i - 1].delta);  // a bucket stops at its first miss
@@ -112,9 +112,9 @@ TEST(SamplingPool, ArrangementBucketsTheBaseByDelta) {
   const ArrangedPool c = arrangePool(shuffled);
   ASSERT_EQ(c.start, a.start);
   expectBucketedByDelta(c);
-  auto key = [](const PoolPoint& p) { return std::tuple(p.delta, p.x, p.z); };
+  auto key = [](const ArrangedPoint& p) { return std::tuple(p.delta, p.x, p.z, p.bits); };
   for (size_t k = 0; k + 1 < a.start.size(); ++k) {
-    std::vector<std::tuple<float, float, float>> pa, pc;
+    std::vector<std::tuple<float, float, float, uint32_t>> pa, pc;
     for (size_t i = a.start[k]; i < a.start[k + 1]; ++i) pa.push_back(key(a.points[i])), pc.push_back(key(c.points[i]));
     std::sort(pa.begin(), pa.end());
     std::sort(pc.begin(), pc.end());

@@ -112,10 +112,11 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
   };
   // The pattern's part of the survival without the density (clumps and gaps: bit lookups), an
   // upper bound of the whole: a point it rejects is out before its density is read. Only
-  // where a non-survivor leaves no spacer (inside a window, variable radius).
+  // where a non-survivor leaves no spacer (inside a window, variable radius). `draw`: the pool
+  // point's own draw in its window (the loop below rejects most points on it before their
+  // transform).
   const float canopyMax = klass.respondsToCanopy() ? std::max(klass.underCrown, klass.inOpen) : 1.f;
-  auto preDraw = [&](float x, float z) {
-    const float draw = patternDraw(x, z);
+  auto preDraw = [&](float x, float z, float draw) {
     if (!(draw < patternMax)) return -1.f;
     patches = patchFactor(klass, s.clumps, s.gaps, x, z);
     if (!(draw < canopyMax * patches)) return -1.f;
@@ -143,10 +144,12 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     const float dx = h.x - h.ox, dz = h.z - h.oz, e = h.d - radius;
     if (!(e > 0.f && dx * dx + dz * dz < e * e)) holes.push_back(h);
   };
-  // A pool point whose delta (times the radius) is `spacing`, past the bucket's bound.
-  auto consider = [&](float x, float z, float spacing, bool seamPoint) {
+  // A pool point whose delta (times the radius) is `spacing`, past the bucket's bound; `idDraw`
+  // its draw in the window (interior points of a patterned class; seam points draw from their
+  // position when they survive the spacing tests).
+  auto consider = [&](float x, float z, float spacing, bool seamPoint, float idDraw) {
     float draw = -1.f;
-    if (kVariable && patterned && !seamPoint && (draw = preDraw(x, z)) < 0.f) return;
+    if (kVariable && patterned && !seamPoint && (draw = preDraw(x, z, idDraw)) < 0.f) return;
     float r, density;
     if (!spacingAt(x, z, r, density)) return;
     if (kVariable && spacing < r) return;
@@ -157,7 +160,9 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     const bool alive = survives(x, z, density, draw);
     if (kVariable && !alive && !seamPoint) return;
     // The size draw after the survival draw: most points thinned by the pattern never need it.
-    r = sizedRadius(x, z, r);
+    // A spacer keeps the base spacing: in a window's interior the points a draw thins hold
+    // their neighbours off by the pool's spacing only, and a seam must pack like that.
+    if (alive) r = sizedRadius(x, z, r);
     if (kVariable && spacing < r) return;
     if (excludedAt(x, z)) return;
     Hole h;
@@ -202,6 +207,8 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
       if (!(x0 < x1 && z0 < z1)) continue;
       const PoolView view = poolView(classKey, wx, wz);
       const ArrangedPool& pool = arrangedBase();
+      // The window's bits for the points' survival draws (ArrangedPoint::bits).
+      const uint32_t windowBits = uint32_t(mix64(hashCombine(hashCombine(drawKey, uint64_t(wx)), uint64_t(wz))) >> 32);
       // world = centre + radius * M (t + k * period - offset) for a torus point t and a copy k
       // per axis (the window's square of the torus may wrap): local coordinates l = t + k *
       // period - offset, in class radii.
@@ -238,6 +245,10 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
           const double shiftX = kx * T - double(view.offsetX), shiftZ = kz * T - double(view.offsetZ);
           const int bj0 = std::max(0, int(std::floor((lz0 - shiftZ) / B)));
           const int bj1 = std::min(kPoolBuckets - 1, int(std::floor((lz1 - shiftZ) / B)));
+          // Points within this distance of the window's centre (local units, below its half side
+          // less the seam reach and a margin for rounding) are interior, whatever the turn.
+          const float shiftXf = float(shiftX), shiftZf = float(shiftZ);
+          constexpr float kInterior2 = (0.5f * kPoolWindow - 3.f) * (0.5f * kPoolWindow - 3.f);
           auto toWorldX = [&](double lx, double lz) { return centreX + double(radius) * (m00 * lx + m01 * lz); };
           auto toWorldZ = [&](double lx, double lz) { return centreZ + double(radius) * (m10 * lx + m11 * lz); };
           for (int bj = bj0; bj <= bj1; ++bj) {
@@ -266,19 +277,30 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
               const size_t first = pool.start[size_t(bj * kPoolBuckets + bi)];
               const size_t last = pool.start[size_t(bj * kPoolBuckets + bi) + 1];
               for (size_t k = first; k < last; ++k) {
-                const PoolPoint& q = pool.points[k];
+                const ArrangedPoint& q = pool.points[k];
                 const float spacing = q.delta * radius;
                 if (spacing < minRadius) break;
+                // A patterned class thins most interior points on their draw alone: out before
+                // the transform (the same outcome as below, where such a point is dropped by
+                // preDraw in the tile or by marginHole outside it).
+                float draw = 2.f;
+                if (kVariable && patterned) {
+                  draw = float((q.bits + windowBits) >> 8) * (1.f / 16777216.f);
+                  const float cx = q.x + shiftXf, cz = q.z + shiftZf;
+                  if (!(draw < patternMax) && cx * cx + cz * cz < kInterior2) continue;
+                }
                 const double lx = double(q.x) + shiftX, lz = double(q.z) + shiftZ;
                 const float x = float(toWorldX(lx, lz)), z = float(toWorldZ(lx, lz));
                 if (!((x >= x0) & (x < x1) & (z >= z0) & (z < z1))) continue;
+                const float band = std::min(reach, 2.f * spacing);
+                const bool interior = x >= wx0f + band && x < wx1f - band && z >= wz0f + band && z < wz1f - band;
                 if (!((x >= b.x0) & (x < b.x1) & (z >= b.z0) & (z < b.z1))) {
-                  marginHole(x, z, spacing);
+                  // A neighbour's interior point its draw thins makes no hole there either.
+                  if (!(kVariable && patterned && interior && !(draw < patternMax))) marginHole(x, z, spacing);
                   continue;
                 }
-                const float band = std::min(reach, 2.f * spacing);
-                if (x >= wx0f + band && x < wx1f - band && z >= wz0f + band && z < wz1f - band)
-                  consider(x, z, spacing, false);
+                if (interior)
+                  consider(x, z, spacing, false, draw);
                 else if (x >= wx0f - band && x < wx1f + band && z >= wz0f - band && z < wz1f + band)
                   seam.push_back({x, z, q.delta});
               }
@@ -296,7 +318,7 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
   std::sort(order.begin(), order.end());
   for (const uint64_t k : order) {
     const SeamPoint& q = seam[size_t(uint32_t(k))];
-    consider(q.x, q.z, q.delta * radius, true);
+    consider(q.x, q.z, q.delta * radius, true, -1.f);
   }
 
   for (const Hole& h : holes) {
@@ -308,9 +330,11 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     float r, density;
     Hole blocker;
     if (!spacingAt(x, z, r, density)) continue;
-    r = sizedRadius(x, z, r);
+    // A spacer if it does not survive, at the base spacing (as above).
+    const bool alive = survives(x, z, density, -1.f);
+    if (alive) r = sizedRadius(x, z, r);
     if (excludedAt(x, z) || blocked(x, z, r, blocker)) continue;
-    insert(x, z, r, density, survives(x, z, density, -1.f));  // a spacer if it does not survive, as above
+    insert(x, z, r, density, alive);
   }
   for (const int cell : spacers) grid.erase(cell);
 }

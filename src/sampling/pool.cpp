@@ -1,6 +1,7 @@
 #include "sampling/pool.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numeric>
 
@@ -121,8 +122,16 @@ ArrangedPool arrangePool(std::span<const PoolPoint> pool) {
   // A counting sort by bucket keeps that order inside each bucket.
   std::vector<uint32_t> next(out.start.begin(), out.start.end() - 1);
   out.points.resize(pool.size());
-  for (uint32_t i : byDelta) out.points[next[bucketOf[i]]++] = pool[i];
+  for (uint32_t i : byDelta) {
+    const PoolPoint& q = pool[i];
+    out.points[next[bucketOf[i]]++] = {q.x, q.z, q.delta, poolPointBits(q.x, q.z)};
+  }
   return out;
+}
+
+uint32_t poolPointBits(float x, float z) {
+  const uint64_t pos = uint64_t(std::bit_cast<uint32_t>(x)) << 32 | std::bit_cast<uint32_t>(z);
+  return uint32_t(mix64(pos ^ 0x706f696e74626974ull) >> 32);
 }
 
 PoolView poolView(uint64_t classKey, int64_t windowX, int64_t windowZ) {

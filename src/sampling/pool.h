@@ -35,11 +35,21 @@ std::vector<PoolPoint> generatePool(uint64_t seed, float period, float maxRatio,
 // decreasing delta, ties in generation order.
 std::span<const PoolPoint> basePool();
 
+// A pool point with 32 random bits of its own (a hash of its position on the torus, so any
+// order of the pool gives the same bits). A window adds its own bits to them for a patterned
+// class's survival draw: the draw is known before the point's transform to the world, so most
+// thinned points cost an add and a compare (16 bytes, aligned loads).
+struct ArrangedPoint {
+  float x, z, delta;
+  uint32_t bits;
+};
+uint32_t poolPointBits(float x, float z);
+
 // The pool bucketed kPoolBuckets x kPoolBuckets, each bucket's points by decreasing delta
 // (ties in input order) so a bucket can stop at the first point too close.
 struct ArrangedPool {
   std::vector<uint32_t> start;  // kPoolBuckets^2 + 1 offsets into points
-  std::vector<PoolPoint> points;
+  std::vector<ArrangedPoint> points;
 };
 ArrangedPool arrangePool(std::span<const PoolPoint> pool);
 // basePool() arranged, built once and shared by every class and thread (500 KB: one pool
