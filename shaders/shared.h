@@ -25,6 +25,13 @@ ECO_CONST PAGE_ROWS = 32768;
 ECO_CONST MAX_PAGES = 1u << (32 - PAGE_SHIFT);
 ECO_CONST KIND_COUNT = 4;  // tree, shrub, grass, ground cover (tile.fbs SpeciesKind)
 ECO_CONST LOD_COUNT = 2;
+// FrameData.palette: the ground's colours (core/types.h GroundPalette, from the manifest)
+ECO_CONST GROUND_SOIL = 0;
+ECO_CONST GROUND_GRASS = 1;
+ECO_CONST GROUND_ROCK = 2;
+ECO_CONST GROUND_SAND = 3;
+ECO_CONST GROUND_SNOW = 4;
+ECO_CONST GROUND_COLORS = 5;
 // Views the culling shader fills draw commands for: the camera, then the sun's shadow cascades.
 // Draw command index = (view * species count + species) * LOD_COUNT + lod (FrameData.draws.x
 // is the species count).
@@ -109,7 +116,7 @@ struct FrameData {
   vec4 fog;          // rgb haze colour toward the horizon, w = fog density per metre (0: off)
   vec4 skyZenith;    // rgb sky colour overhead, w = exposure
   vec4 ground;       // rgb light bounced from the ground (hemisphere ambient below), w = ambient intensity
-  vec4 elevation;    // terrain min, max height (metres), snow line as a fraction of the range, unused
+  vec4 elevation;    // terrain min, max height, snow line (metres; 1e30: none), unused
   vec4 terrain;      // cell size, heightmap width, height (samples), unused
   vec4 lod;          // lod distance factor, unused, pyramid width, height
   uvec4 cull;        // page count, flags, pyramid levels, unused
@@ -120,7 +127,8 @@ struct FrameData {
   // beyond; the far-field layer of that kind fades in over the same interval.
   vec4 fadeStart;
   vec4 fadeEnd;
-  vec4 farField;     // x, y: world x, z to far-field texture coordinates (1 / extent); z: 1 when on
+  vec4 farField;     // x, y: world x, z to far-field texture coordinates (1 / extent); z: 1 when on;
+                     // w: 1 when any far-field data is uploaded (the ground reads the plants from it)
   // Shadow cascades (render/shadows.h): rows of each cascade's light view-projection (depth 0
   // toward the sun, 1 away), its culling planes (FRUSTUM_* order; NEAR, toward the sun, never
   // rejects: casters there still shade the cascade), the view depth where each cascade ends.
@@ -133,6 +141,7 @@ struct FrameData {
   vec4 water;
   vec4 overlay;      // x 1 when a mask layer is shown, y opacity, zw unused
   uvec4 look;        // x: LOOK_* flags
+  vec4 palette[GROUND_COLORS];  // rgb: the ground's colours by GROUND_*, w unused
 };
 
 // FrameData.look.x flags

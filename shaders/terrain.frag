@@ -39,29 +39,54 @@ float valueNoise(vec2 p, float scale) {
   return mix(mix(hash12(i), hash12(i + vec2(1, 0)), u.x), mix(hash12(i + vec2(0, 1)), hash12(i + vec2(1, 1)), u.x), u.y);
 }
 
-// Ground albedo (linear) by slope and elevation: grass on gentle slopes, drier grass higher
-// up, bare soil on steeper ground, rock on cliffs, snow above the snow line where it can lie.
-vec3 groundAlbedo(vec3 n, float height, float noise) {
+// What grows around a point, from the far-field layers (render/far_field.h) two levels above
+// their finest (32 m at 8 m texels: a stand, not single plants): x the share of the ground under
+// tree and shrub crowns, y under grass and ground cover. (-1, -1) before any survey data.
+vec2 plantsAround(vec2 uv) {
+  if (frame.farField.w < 0.5) return vec2(-1.0);
+  float a[FAR_LAYERS];
+  for (int k = 0; k < int(FAR_LAYERS); ++k) a[k] = textureLod(farField, vec3(uv, k), 2.0).a;
+  return vec2(a[0] + a[1], a[2] + a[3]);
+}
+
+// Ground albedo from the config's palette (FrameData.palette): grass where grass and ground
+// cover grow, by how much of them there is; soil where nothing does, darker as litter under
+// crowns; sand on river banks; rock on steep slopes; snow above the snow line on gentle ground
+// where nothing dense grows.
+vec3 groundAlbedo(vec3 n, float height, float noise, vec2 plants, float riverDistance) {
   float slope = 1.0 - n.y;  // 0 flat .. 1 vertical
-  float range = max(frame.elevation.y - frame.elevation.x, 1.0);
-  float h01 = (height - frame.elevation.x) / range;
-  vec3 grass = vec3(0.13, 0.21, 0.06), dry = vec3(0.26, 0.25, 0.12);
-  vec3 soil = vec3(0.25, 0.19, 0.13), rock = vec3(0.30, 0.28, 0.26), snow = vec3(0.80, 0.82, 0.86);
   float jitter = noise - 0.5;
-  vec3 c = mix(grass, dry, smoothstep(0.35, 0.75, h01 + 0.25 * jitter));
-  c = mix(c, soil, smoothstep(0.10, 0.22, slope + 0.08 * jitter));
+  vec3 soil = frame.palette[GROUND_SOIL].rgb, grass = frame.palette[GROUND_GRASS].rgb;
+  vec3 rock = frame.palette[GROUND_ROCK].rgb, sand = frame.palette[GROUND_SAND].rgb;
+  vec3 snow = frame.palette[GROUND_SNOW].rgb;
+  // A grass instance stands for the sward around it: its crowns cover a small share of the
+  // ground that is green (0.02-0.05 in the sample's meadows and moss), so the green saturates
+  // early. Before the survey has data, grass on gentle slopes as a stand-in.
+  float green = plants.y < 0.0 ? 0.7 * (1.0 - smoothstep(0.10, 0.22, slope + 0.08 * jitter))
+                               : 1.0 - exp(-60.0 * plants.y * (0.7 + 0.6 * noise));
+  float litter = clamp(max(plants.x, 0.0), 0.0, 1.0);
+  vec3 c = mix(soil, soil * 0.7, litter);  // the forest floor: needles, leaves, shade-dark soil
+  c = mix(c, grass, green);
+  // river banks: sand out to about twice the water's edge, where the sward is thin
+  float bank = 1.0 - smoothstep(frame.water.z * 1.5, frame.water.z * 3.0 + 2.0, riverDistance);
+  c = mix(c, sand, bank * (1.0 - 0.6 * green));
   c = mix(c, rock, smoothstep(0.22, 0.40, slope + 0.10 * jitter));
-  float snowLine = frame.elevation.z;
-  float s = smoothstep(snowLine, snowLine + 0.04 * range, height + 0.05 * range * jitter);
-  c = mix(c, snow, s * (1.0 - smoothstep(0.35, 0.55, slope)));
+  // snow: above the snow line (40 m to full cover, +-25 m of noise), on slopes under ~30
+  // degrees, never where grass, moss or crowns are dense
+  float s = smoothstep(frame.elevation.z, frame.elevation.z + 40.0, height + 50.0 * jitter);
+  s *= 1.0 - smoothstep(0.25, 0.45, slope);
+  // (noise on the threshold: the far field's 32 m texels must not show as a chequer)
+  s *= 1.0 - smoothstep(0.1, 0.45, max(green * step(0.0, plants.y), 3.0 * litter) + 0.3 * jitter);
+  c = mix(c, snow, s);
   return c * (0.85 + 0.3 * noise);
 }
 
 void main() {
   vec3 n = normalize(inNormal);
   float noise = 0.6 * valueNoise(inWorld.xz, 23.0) + 0.4 * valueNoise(inWorld.xz, 5.0);
-  vec3 albedo = groundAlbedo(n, inWorld.y, noise);
   vec2 layerUv = (inWorld.xz / frame.terrain.x + 0.5) / frame.terrain.yz;  // heightmap samples
+  float riverDistance = frame.water.x > 0.5 ? frame.water.w + texture(river, layerUv).r * frame.water.y : 1e30;
+  vec3 albedo = groundAlbedo(n, inWorld.y, noise, plantsAround(inWorld.xz * frame.farField.xy), riverDistance);
   float shadow = sunShadow(inWorld, n);
   vec3 ambient = ambientLight(frame, n);
   vec3 color = albedo * (sunLight(frame, n) * shadow + ambient);
@@ -107,8 +132,7 @@ void main() {
 
   // rivers: still water where the river field says the channel is, reflecting the sky
   if (frame.water.x > 0.5) {
-    float dist = frame.water.w + texture(river, layerUv).r * frame.water.y;
-    float wet = 1.0 - smoothstep(frame.water.z * 0.8, frame.water.z, dist);
+    float wet = 1.0 - smoothstep(frame.water.z * 0.8, frame.water.z, riverDistance);
     if (wet > 0.0) {
       vec3 v = normalize(frame.eye.xyz - inWorld);
       vec3 wn = normalize(vec3(0.04 * (valueNoise(inWorld.xz + frame.eye.w, 3.0) - 0.5), 1.0,

@@ -2,6 +2,8 @@
 // defaults, conversions, path resolution, problem collection and messages.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <filesystem>
 
 #include "bake/bake.h"
@@ -353,4 +355,39 @@ TEST(ConfigParse, NulBytesAndDuplicateKeysAreProblems) {
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].path, "/species/0/radius");
   EXPECT_TRUE(parseProblems(kMinimal).empty());
+}
+
+// `ground`: a preset, then colours and the snow line over it; absent: the temperate preset, no
+// snow, and nothing for the manifest. Every bad value named by its pointer.
+TEST(ConfigParse, GroundPaletteFromPresetAndOverrides) {
+  TempDir dir;
+  std::vector<eco::ConfigProblem> problems;
+  const eco::BiomeConfig plain = eco::parseBiomeConfig(writeConfig(dir, kMinimal), problems);
+  ASSERT_TRUE(problems.empty());
+  EXPECT_FALSE(plain.hasGround);
+  EXPECT_FLOAT_EQ(plain.ground.grass[1], eco::kTemperateGround.grass[1]);
+  EXPECT_TRUE(std::isinf(plain.ground.snowline));
+
+  const std::string text = edited(R"("name": "meadow",)",
+                                  R"("name": "meadow", "ground": { "preset": "arid", "rock": [0.5, 0.25, 0.125], "snowline": 2450 },)");
+  const eco::BiomeConfig arid = eco::parseBiomeConfig(writeConfig(dir, text), problems);
+  ASSERT_TRUE(problems.empty()) << problems[0].path << ": " << problems[0].reason;
+  EXPECT_TRUE(arid.hasGround);
+  EXPECT_FLOAT_EQ(arid.ground.soil[0], 0.45f);  // the arid preset's soil, restated
+  EXPECT_FLOAT_EQ(arid.ground.soil[2], 0.22f);
+  EXPECT_FLOAT_EQ(arid.ground.rock[0], 0.5f);
+  EXPECT_FLOAT_EQ(arid.ground.rock[2], 0.125f);
+  EXPECT_FLOAT_EQ(arid.ground.snowline, 2450.f);
+
+  auto firstProblem = [&](const std::string& ground) {
+    const auto p = parseProblems(edited(R"("name": "meadow",)", R"("name": "meadow", "ground": )" + ground + ","));
+    return p.empty() ? std::string("(none)") : p[0].path + ": " + p[0].reason;
+  };
+  EXPECT_NE(firstProblem(R"({ "preset": "tundra" })").find("/ground/preset"), std::string::npos);
+  EXPECT_NE(firstProblem(R"({ "soil": [0.2, 1.5, 0.1] })").find("/ground/soil/1: must be in [0, 1]"), std::string::npos);
+  EXPECT_NE(firstProblem(R"({ "grass": [0.2, 0.3] })").find("/ground/grass: expected 3 numbers"), std::string::npos);
+  EXPECT_NE(firstProblem(R"({ "snow": "white" })").find("/ground/snow"), std::string::npos);
+  EXPECT_NE(firstProblem(R"({ "snowline": 1e9 })").find("/ground/snowline"), std::string::npos);
+  EXPECT_NE(firstProblem(R"({ "snowlin": 100 })").find("/ground/snowlin"), std::string::npos);
+  EXPECT_NE(firstProblem(R"([1, 2])").find("/ground"), std::string::npos);
 }

@@ -178,3 +178,48 @@ TEST(Layers, HostileManifestsAreOneLineErrorsNamingTheFileAndField) {
   std::filesystem::create_directory(dir.file("layers/suitability_0.r8"));
   EXPECT_NE(readError(dir.path.string()).find("layers/suitability_0.r8"), std::string::npos);
 }
+
+// The config's ground goes to the manifest as 8-bit colours (only when the config has one)
+// and comes back within half a step; bad values are one-line errors naming the field.
+TEST(Layers, GroundPaletteRoundTripsAndIsWrittenOnlyWhenGiven) {
+  test::TempDir dir;
+  Manifest m = layeredManifest();
+  m.layers.clear();
+  writeManifest(dir.path.string(), m);
+  test::writeBytes(dir.file("terrain.r32f"), std::string(24, '\0'));
+  EXPECT_FALSE(nlohmann::json::parse(test::readBytes(dir.file("manifest.json"))).contains("ground"));
+  EXPECT_FALSE(readManifest(dir.path.string()).ground.has_value());
+
+  GroundPalette g = kAridGround;
+  g.grass[1] = 0.5f;
+  g.snowline = 2450.f;
+  m.ground = g;
+  writeManifest(dir.path.string(), m);
+  nlohmann::json j = nlohmann::json::parse(test::readBytes(dir.file("manifest.json")));
+  EXPECT_EQ(j["ground"]["grass"][1], 128);  // 0.5 * 255 = 127.5, rounded half away from zero
+  EXPECT_EQ(j["ground"]["soil"], nlohmann::json({115, 84, 56}));  // 0.45, 0.33, 0.22 of 255
+  EXPECT_EQ(j["ground"]["snowline"], 2450);
+  const Manifest r = readManifest(dir.path.string());
+  ASSERT_TRUE(r.ground.has_value());
+  const float* got[] = {r.ground->soil, r.ground->grass, r.ground->rock, r.ground->sand, r.ground->snow};
+  const float* want[] = {g.soil, g.grass, g.rock, g.sand, g.snow};
+  for (int k = 0; k < 5; ++k)
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(got[k][c], want[k][c], 0.5 / 255 + 1e-6) << k << " " << c;
+  EXPECT_EQ(r.ground->snowline, 2450.f);
+
+  const std::string good = test::readBytes(dir.file("manifest.json"));
+  auto rejects = [&](const std::function<void(nlohmann::ordered_json&)>& edit, const std::string& expected) {
+    nlohmann::ordered_json e = nlohmann::ordered_json::parse(good);
+    edit(e);
+    test::writeBytes(dir.file("manifest.json"), e.dump(2));
+    const std::string error = readError(dir.path.string());
+    EXPECT_NE(error.find(expected), std::string::npos) << expected << " -> " << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  };
+  rejects([](auto& e) { e["ground"]["rock"] = {1, 2, 300}; }, "/ground/rock: expected [r, g, b], each in [0, 255]");
+  rejects([](auto& e) { e["ground"]["sand"] = {1, 2}; }, "/ground/sand: expected [r, g, b]");
+  rejects([](auto& e) { e["ground"].erase("snow"); }, "/ground/snow: required");
+  rejects([](auto& e) { e["ground"]["snowline"] = "high"; }, "/ground/snowline: expected a number");
+  rejects([](auto& e) { e["ground"]["fog"] = 1; }, "/ground/fog");
+  rejects([](auto& e) { e["ground"] = 3; }, "/ground: expected an object");
+}

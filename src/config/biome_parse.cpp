@@ -194,10 +194,11 @@ void readElevation(const Json& json, const std::string& path, Problems& problems
   r.rejectUnknownKeys();
 }
 
-void readColor(ObjectReader& r, float color[3]) {
-  const Json* array = r.array("color");
+// An [r, g, b] array of numbers in [0, 1] at `key`.
+void readColor(ObjectReader& r, float color[3], const char* key = "color") {
+  const Json* array = r.array(key);
   if (!array) return;
-  std::string path = r.pathOf("color");
+  std::string path = r.pathOf(key);
   if (array->size() != 3) {
     r.report(path, "expected 3 numbers [r, g, b], got " + std::to_string(array->size()));
     return;
@@ -211,6 +212,22 @@ void readColor(ObjectReader& r, float color[3]) {
     else
       color[i] = c.get<float>();
   }
+}
+
+// `ground`: a preset's palette, then any colour or the snow line given over it.
+const std::vector<std::string> kGroundPresets = {"temperate", "arid"};
+void readGround(const Json& j, const std::string& path, std::vector<ConfigProblem>& problems, GroundPalette& g) {
+  ObjectReader r(j, path, problems);
+  int preset = 0;
+  r.choice("preset", kGroundPresets, preset);
+  g = preset == 1 ? kAridGround : kTemperateGround;
+  readColor(r, g.soil, "soil");
+  readColor(r, g.grass, "grass");
+  readColor(r, g.rock, "rock");
+  readColor(r, g.sand, "sand");
+  readColor(r, g.snow, "snow");
+  r.number("snowline", g.snowline, Limits::between(-limits::kMaxAbsElevation, limits::kMaxAbsElevation));
+  r.rejectUnknownKeys();
 }
 
 const std::vector<std::string> kPatternStyles = {"natural", "packed"};
@@ -639,6 +656,10 @@ BiomeConfig parseBiomeConfig(const std::string& path, std::vector<ConfigProblem>
     r.rejectUnknownKeys();
   }
   if (const Json* m = root.object("moisture")) readMoisture(*m, "/moisture", problems, config.moisture);
+  if (const Json* g = root.object("ground")) {
+    config.hasGround = true;
+    readGround(*g, "/ground", problems, config.ground);
+  }
   bool tileSizeOk = true;
   if (const Json* tiling = root.object("tiling")) {
     ObjectReader r(*tiling, "/tiling", problems);

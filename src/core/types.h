@@ -4,6 +4,7 @@
 // W x H heightmap spans (W - 1) * cell by (H - 1) * cell.
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace eco {
@@ -27,5 +28,21 @@ struct Grid {
   float& at(int x, int y) { return values[size_t(y) * size_t(width) + size_t(x)]; }
   float at(int x, int y) const { return values[size_t(y) * size_t(width) + size_t(x)]; }
 };
+
+// The ground's colours and snow line (config `ground`, written to the manifest for the viewer;
+// docs/viewer-look.md). Colours are albedos in [0, 1], display values like species colours.
+struct GroundPalette {
+  float soil[3];   // bare ground, and the litter under crowns (darkened)
+  float grass[3];  // where grass and ground cover grow, by how much of it there is
+  float rock[3];   // cliffs and steep slopes
+  float sand[3];   // river banks
+  float snow[3];
+  float snowline = std::numeric_limits<float>::infinity();  // metres of elevation; infinity: no snow
+};
+// The presets of `ground.preset` (the first is the default: a config without `ground`).
+inline constexpr GroundPalette kTemperateGround{
+    {0.25f, 0.19f, 0.13f}, {0.13f, 0.21f, 0.06f}, {0.30f, 0.28f, 0.26f}, {0.42f, 0.38f, 0.29f}, {0.80f, 0.82f, 0.86f}};
+inline constexpr GroundPalette kAridGround{
+    {0.45f, 0.33f, 0.22f}, {0.33f, 0.31f, 0.17f}, {0.48f, 0.33f, 0.24f}, {0.58f, 0.48f, 0.34f}, {0.80f, 0.82f, 0.86f}};
 
 }  // namespace eco

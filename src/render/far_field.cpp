@@ -291,7 +291,7 @@ FarFieldStats farFieldStats(const FarField& f) {
 
 void prepareFarFieldFrame(const FarField& f, const CullSettings& cull, gpu::FrameData& frame) {
   bool on = cull.fade && cull.farField && f.anyUploaded;
-  frame.farField = {1.0f / f.extentX, 1.0f / f.extentZ, on ? 1.0f : 0.0f, 0.0f};
+  frame.farField = {1.0f / f.extentX, 1.0f / f.extentZ, on ? 1.0f : 0.0f, f.anyUploaded ? 1.0f : 0.0f};
 }
 
 }  // namespace eco::render

@@ -35,6 +35,7 @@ Scene openBake(const std::string& dir) {
   w.bakeDir = dir;
   w.sunAzimuthDeg = manifest->sunAzimuthDeg;
   w.sunElevationDeg = manifest->sunElevationDeg;
+  if (manifest->ground) w.ground = *manifest->ground;
   // readManifest has put every layer on the terrain's grid; the read checks size and checksum
   // (InputError naming the file).
   for (const LayerEntry& l : manifest->layers) {

@@ -616,10 +616,11 @@ void Renderer::setLight(gpu::FrameData& frame) const {
   if (!view_.fog) frame.fog.w = 0;
   frame.skyZenith = {0.16f, 0.32f, 0.62f, view_.exposure};
   frame.ground = {0.30f, 0.27f, 0.22f, 0.55f};  // ground bounce colour, ambient intensity
-  const float range = std::max(maxY_ - minY_, 1.0f);
-  // snow only on relief worth the name: the top 12 % of a range of at least 800 m
-  float snow = world_.heights.values.empty() || range < 800 ? 1e30f : minY_ + 0.88f * (maxY_ - minY_);
-  frame.elevation = {minY_, maxY_, snow, 0};
+  // The config's palette and snow line (none unless the config gives one).
+  const GroundPalette& g = world_.ground;
+  frame.elevation = {minY_, maxY_, std::isfinite(g.snowline) ? g.snowline : 1e30f, 0};
+  const float* colors[gpu::GROUND_COLORS] = {g.soil, g.grass, g.rock, g.sand, g.snow};
+  for (uint32_t k = 0; k < gpu::GROUND_COLORS; ++k) frame.palette[k] = {colors[k][0], colors[k][1], colors[k][2], 0};
   frame.look.x = view_.sky ? 0 : gpu::LOOK_FLAT_SKY;
   // rivers: the river layer's codes to metres, water up to the bake's water distance
   const int river = world_.riverLayer;

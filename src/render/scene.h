@@ -69,6 +69,8 @@ struct Scene {
   // The config's sun: the direction it shines from (degrees clockwise from north, as the
   // aspect mask uses it) and its height above the horizon.
   float sunAzimuthDeg = kDefaultSunAzimuthDeg, sunElevationDeg = kDefaultSunElevationDeg;
+  // The config's ground colours and snow line (the manifest's "ground", else the default).
+  GroundPalette ground = kTemperateGround;
   // The bake's raster layers, verified and loaded (empty for a synthetic scene); riverLayer
   // indexes the river's distance field in them, -1 without one.
   std::vector<SceneLayer> layers;

@@ -126,6 +126,16 @@ void writeManifest(const std::string& dir, const Manifest& m) {
   // Only when not the default: bakes of configs that leave the sun alone keep their bytes.
   if (m.sunAzimuthDeg != kDefaultSunAzimuthDeg || m.sunElevationDeg != kDefaultSunElevationDeg)
     j["sun"] = {{"azimuth_deg", m.sunAzimuthDeg}, {"elevation_deg", m.sunElevationDeg}};
+  if (m.ground) {
+    const GroundPalette& g = *m.ground;
+    // 8 bits a channel, like the species' base_color: what the viewer's target holds.
+    auto rgb = [](const float c[3]) {
+      auto q = [](float v) { return int(std::lround(std::clamp(v, 0.f, 1.f) * 255.f)); };
+      return Json::array({q(c[0]), q(c[1]), q(c[2])});
+    };
+    j["ground"] = {{"soil", rgb(g.soil)}, {"grass", rgb(g.grass)}, {"rock", rgb(g.rock)}, {"sand", rgb(g.sand)}, {"snow", rgb(g.snow)}};
+    if (std::isfinite(g.snowline)) j["ground"]["snowline"] = g.snowline;
+  }
   j["tiling"] = {{"tile_size", m.tiling.tileSize}, {"tiles_x", m.tiling.tilesX}, {"tiles_z", m.tiling.tilesZ}};
   j["species"] = Json::array();
   for (const SpeciesRecord& s : m.species) j["species"].push_back(speciesJson(s));
@@ -424,6 +434,17 @@ bool hasEcobakeManifest(const std::string& dir, std::string* why) {
 
 namespace {
 
+// [r, g, b], each in [0, 255], at `key` (manifest "ground"), as 0..1.
+void readRgb(ObjectReader& r, const char* key, float out[3]) {
+  std::vector<uint64_t> c;
+  if (!r.unsignedArray(key, c, true)) return;
+  if (c.size() != 3 || std::any_of(c.begin(), c.end(), [](uint64_t v) { return v > 255; })) {
+    r.report(r.pathOf(key), "expected [r, g, b], each in [0, 255]");
+    return;
+  }
+  for (int i = 0; i < 3; ++i) out[i] = float(c[size_t(i)]) / 255.f;
+}
+
 Manifest readManifestOf(const std::string& dir, bool wantPart) {
   ManifestReader mr{manifestPath(dir), {}};
   std::vector<uint8_t> bytes = readFileBytes(mr.file, kMaxManifestBytes, "manifest");
@@ -485,6 +506,15 @@ Manifest readManifestOf(const std::string& dir, bool wantPart) {
     ObjectReader r(*sun, "/sun", mr.problems);
     r.number("azimuth_deg", m.sunAzimuthDeg, Limits::between(0, 360), true);
     r.number("elevation_deg", m.sunElevationDeg, {0, 90, true, false}, true);
+  }
+  if (const Json* ground = root.object("ground")) {
+    ObjectReader r(*ground, "/ground", mr.problems);
+    GroundPalette g = kTemperateGround;
+    for (auto [key, out] : {std::pair{"soil", g.soil}, {"grass", g.grass}, {"rock", g.rock}, {"sand", g.sand}, {"snow", g.snow}})
+      readRgb(r, key, out);
+    r.number("snowline", g.snowline, Limits::between(-1e5, 1e5));
+    r.rejectUnknownKeys();
+    m.ground = g;
   }
   if (const Json* layers = root.array("layers")) {
     if (layers->size() > kMaxLayers)

@@ -184,6 +184,9 @@ struct Manifest {
   // "sun" only when it differs from the default kDefaultSun*, so that bakes of configs that
   // leave the sun alone keep their bytes; a manifest without "sun" has the default.
   float sunAzimuthDeg = 180, sunElevationDeg = 40;
+  // The config's `ground` (colours and snow line, for the viewer), as "ground" only when the
+  // config has one; without it the viewer takes kTemperateGround.
+  std::optional<GroundPalette> ground;
   // Raster layers, in the order written; "layers" in JSON only when there are any. In a part
   // of a sharded bake every part lists them (merge compares them) and part 1 holds the files.
   std::vector<LayerEntry> layers;
