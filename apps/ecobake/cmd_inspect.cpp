@@ -48,7 +48,11 @@ nlohmann::json layersSummary(const Manifest& m) {
 nlohmann::json bakeSummary(const std::string& dir, const Manifest& m) {
   nlohmann::json species = nlohmann::json::array();
   for (const SpeciesRecord& s : m.species) {
-    species.push_back({{"id", s.id}, {"name", s.name}, {"instances", m.totals.speciesCounts.at(s.id)}});
+    species.push_back({{"id", s.id},
+                       {"name", s.name},
+                       {"instances", m.totals.speciesCounts.at(s.id)},
+                       {"form", meshFormName(speciesMeshForm(s))},
+                       {"form_given", s.meshForm.has_value()}});
     if (s.meshFile.empty()) continue;
     // A mesh file is verified (size, checksum) and loaded like the viewer loads it; its
     // triangles per LOD are reported.
@@ -88,8 +92,9 @@ void printHuman(const nlohmann::json& j) {
                 static_cast<unsigned long long>(j["instances"].get<uint64_t>()),
                 static_cast<unsigned long long>(j["bytes"].get<uint64_t>()), j["bytes_per_instance"].get<double>());
     for (const auto& s : j["species"]) {
-      std::printf("  %3d %-24s %12llu", s["id"].get<int>(), s["name"].get<std::string>().c_str(),
-                  static_cast<unsigned long long>(s["instances"].get<uint64_t>()));
+      std::printf("  %3d %-24s %12llu  %s%s", s["id"].get<int>(), s["name"].get<std::string>().c_str(),
+                  static_cast<unsigned long long>(s["instances"].get<uint64_t>()), s["form"].get<std::string>().c_str(),
+                  s["form_given"].get<bool>() ? "" : " (the kind's default)");
       if (s.contains("mesh_file"))
         std::printf("  %s: %u / %u triangles (LOD 0 / 1)", s["mesh_file"].get<std::string>().c_str(),
                     s["mesh_triangles"][0].get<unsigned>(), s["mesh_triangles"][1].get<unsigned>());

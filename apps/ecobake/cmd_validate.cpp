@@ -10,6 +10,7 @@
 #include "config/config.h"
 #include "core/error.h"
 #include "core/parse_number.h"
+#include "core/species_kind.h"
 
 namespace eco::cli {
 
@@ -101,6 +102,20 @@ void addValidate(CLI::App& app) {
     }
     std::printf("%s: ok (%zu species%s); %s with %d threads\n", config.c_str(), parsed.species.size(),
                 crs.empty() ? "" : ("; heightmap CRS " + crs).c_str(), describeEstimate(*estimate).c_str(), threads);
+    // How the viewer draws each species: a tree without mesh.form or a mesh file is drawn as a
+    // broadleaf, which a pine is not; said here rather than found in the viewer.
+    for (size_t i = 0; i < parsed.species.size(); ++i) {
+      const SpeciesConfig& s = parsed.species[i];
+      std::printf("  %-24s %-12s ", s.name.c_str(), speciesKindName(s.kind));
+      if (!s.meshFile.empty())
+        std::printf("drawn from its mesh.file\n");
+      else if (s.meshFormGiven)
+        std::printf("drawn as %s (mesh.form)\n", meshFormName(s.meshForm));
+      else
+        std::printf("drawn as %s (the %s default: set /species/%zu/mesh/form%s)\n", meshFormName(s.meshForm),
+                    speciesKindName(s.kind), i,
+                    s.kind == SpeciesKind::Tree ? " to conifer for needle trees" : "");
+    }
   });
 }
 

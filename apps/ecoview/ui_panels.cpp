@@ -96,6 +96,18 @@ void frameSection(const FrameStats& s) {
   t.count("frame", s.frame);
 }
 
+// Where the camera is, and the ground under it (the eye is never below kMinEyeHeight over it).
+void cameraSection(const PanelState& st) {
+  if (!ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const eco::render::Camera& c = st.camera;
+  ImGui::Text("x %.1f  y %.1f  z %.1f m", double(c.position.x), double(c.position.y), double(c.position.z));
+  ImGui::Text("yaw %.1f  pitch %.1f deg", double(c.yawDeg), double(c.pitchDeg));
+  if (st.scene) {
+    const float ground = eco::render::groundHeight(*st.scene, c.position.x, c.position.z);
+    ImGui::Text("ground %.1f m, eye %.1f m above it", double(ground), double(c.position.y - ground));
+  }
+}
+
 void speciesSection(PanelState& st) {
   if (!ImGui::CollapsingHeader("Species", ImGuiTreeNodeFlags_DefaultOpen)) return;
   if (!st.scene || st.scene->species.empty()) {
@@ -250,6 +262,7 @@ void drawPanels(PanelState& st) {
   ImGui::SetNextWindowSize(ImVec2(kPanelWidth, std::max(100.0f, display.y - 2 * kPanelY)), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowBgAlpha(0.85f);
   if (ImGui::Begin("ecoview (F1 hides)")) {
+    cameraSection(st);
     speciesSection(st);
     overlaySection(st);
     frameSection(st.stats);

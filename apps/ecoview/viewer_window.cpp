@@ -250,6 +250,7 @@ int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames,
                        b.right * (v * (key(GLFW_KEY_D) - key(GLFW_KEY_A))) +
                        Vec3{0, v * (key(GLFW_KEY_E) - key(GLFW_KEY_Q)), 0};
       }
+      keepAboveGround(world, cam);  // flying or orbiting into a hill stops at its surface
       input.scroll = 0;
 
       if (showUi) {

@@ -356,7 +356,7 @@ bool readSpecies(const Json& json, const std::string& path, const fs::path& fold
     int form = 0;
     if (mr.choice("form", kFormNames, form)) {
       if (meshFormSuits(MeshForm(form), s.kind))
-        s.meshForm = MeshForm(form);
+        s.meshForm = MeshForm(form), s.meshFormGiven = true;
       else
         mr.report(mr.pathOf("form"), std::string("form ") + meshFormName(MeshForm(form)) + " does not suit a " +
                                          speciesKindName(s.kind) + (s.kind == SpeciesKind::Tree ? " (use broadleaf or conifer)" : " (use " + std::string(meshFormName(defaultMeshForm(s.kind))) + ")"));

@@ -139,6 +139,7 @@ struct SpeciesConfig {
   std::string meshAsset;          // mesh.asset: the species' own mesh for exports; empty: a proxy
   std::string meshFile;           // mesh.file: a .gltf/.glb drawn by the viewer; empty: procedural
   MeshForm meshForm = MeshForm::Broadleaf;  // mesh.form; defaults to the kind's (defaultMeshForm)
+  bool meshFormGiven = false;               // mesh.form was in the config (validate says when not)
   float maxTiltDeg = 0.f;         // > 0: tilt toward the terrain normal, at most this much
   MapInput densityMap;            // multiplied into the suitability
   MapInput excludeMap;            // suitability * (1 - value): painted where it must not grow

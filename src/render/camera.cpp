@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "core/bilinear.h"
 #include "render/scene.h"
 
 namespace eco::render {
@@ -123,6 +124,21 @@ Camera defaultCamera(const Scene& world, int width, int height) {
   }
   fits(hi);
   return cam;
+}
+
+float groundHeight(const Scene& world, float x, float z) {
+  const Grid& h = world.heights;
+  if (h.values.empty() || !(world.cellSize > 0)) return 0.0f;
+  const float inv = 1.0f / world.cellSize;
+  return bilinear(h.values.data(), h.width, lerpPixel(x * inv, h.width), lerpPixel(z * inv, h.height));
+}
+
+float keepAboveGround(const Scene& world, Camera& cam) {
+  const float floor = groundHeight(world, cam.position.x, cam.position.z) + kMinEyeHeight;
+  if (!(cam.position.y < floor)) return 0.0f;
+  const float raised = floor - cam.position.y;
+  cam.position.y = floor;
+  return raised;
 }
 
 }  // namespace eco::render

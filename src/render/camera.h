@@ -54,6 +54,16 @@ struct Scene;
 // four corners, at their heights, project inside the middle 90 % of a width x height screen.
 Camera defaultCamera(const Scene& world, int width, int height);
 
+// The terrain's height under (x, z): bilinear in the heights, clamped to the world's edge;
+// 0 for a world without heights.
+float groundHeight(const Scene& world, float x, float z);
+// The least height of the eye above the ground: the near plane must stay above the terrain
+// (a camera under it sees the world upside down from below).
+constexpr float kMinEyeHeight = 2.0f;
+// `cam` raised to kMinEyeHeight above the ground where it is lower; returns how far it was
+// raised (0: it was above).
+float keepAboveGround(const Scene& world, Camera& cam);
+
 // fadeStart/fadeEnd of FrameData for these settings and a streaming load radius.
 void setFadeDistances(gpu::FrameData& frame, const CullSettings& cull, float loadRadius);
 

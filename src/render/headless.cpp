@@ -6,6 +6,8 @@
 #include <filesystem>
 
 #include <time.h>
+
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 #include <stdexcept>
 
@@ -99,6 +101,13 @@ HeadlessResult runHeadless(const Scene& world, const HeadlessOptions& o) {
     for (int f = 0; f < o.frames; ++f) {
       float t = o.frames > 1 ? float(f) / float(o.frames - 1) : 0.0f;
       Camera cam = o.cameraEnd ? lerpCamera(o.camera, *o.cameraEnd, t) : o.camera;
+      if (const float raised = keepAboveGround(world, cam); raised > 0 && !result.cameraLifted) {
+        result.cameraLifted = true;
+        spdlog::warn("frame {}: the camera at ({:.1f}, {:.1f}, {:.1f}) is less than {:.0f} m above the ground ({:.1f} m "
+                     "there); raised to {:.1f} m",
+                     f, cam.position.x, cam.position.y - raised, cam.position.z, kMinEyeHeight,
+                     cam.position.y - kMinEyeHeight, cam.position.y);
+      }
       if (o.settle) {
         // reproducible pictures: everything around the camera resident, each frame waited for
         renderer.settleStreaming(cam);

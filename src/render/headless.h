@@ -43,6 +43,7 @@ struct HeadlessResult {
   int validationErrors = 0;
   std::string device;
   UiRect uiRect;  // where the last frame's UI drew (ui only)
+  bool cameraLifted = false;  // some frame's camera was below kMinEyeHeight above the ground (raised, warned)
 };
 
 // Throws std::runtime_error when no Vulkan device is available.
