@@ -122,6 +122,12 @@ TEST(CliConfig, ValidatePrintsTheEstimate) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(ok \(4 species\); about [0-9.]+ [MG]? ?instances in 64 tiles, [0-9.]+ [MGT]B of output, [0-9.]+ [MGT]B peak memory)")))
       << r.output;
+  // How the viewer draws each species (issue #29): the ridge world's pine names no form, so it
+  // would be a broadleaf, and validate says where to change that.
+  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(\n  pine +tree +drawn as broadleaf \(the tree default: set /species/0/mesh/form to conifer for needle trees\)\n)")))
+      << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(\n  juniper +shrub +drawn as shrub\n)"))) << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(\n  moss +ground_cover drawn as ground_cover\n)"))) << r.output;
 }
 
 // Item 7: radius 0.01 m on the sample world passed validate and started writing about 3 TB;

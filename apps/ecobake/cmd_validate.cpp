@@ -111,10 +111,11 @@ void addValidate(CLI::App& app) {
         std::printf("drawn from its mesh.file\n");
       else if (s.meshFormGiven)
         std::printf("drawn as %s (mesh.form)\n", meshFormName(s.meshForm));
+      else if (s.kind == SpeciesKind::Tree)
+        std::printf("drawn as %s (the tree default: set /species/%zu/mesh/form to conifer for needle trees)\n",
+                    meshFormName(s.meshForm), i);
       else
-        std::printf("drawn as %s (the %s default: set /species/%zu/mesh/form%s)\n", meshFormName(s.meshForm),
-                    speciesKindName(s.kind), i,
-                    s.kind == SpeciesKind::Tree ? " to conifer for needle trees" : "");
+        std::printf("drawn as %s\n", meshFormName(s.meshForm));  // the kind's one form
     }
   });
 }
