@@ -53,4 +53,47 @@ TEST(RenderCamera, HeadlessCameraUnderTheHillIsRaisedAndDrawsWhatTheRaisedOneSee
   EXPECT_EQ(lifted.pixels, raised.pixels);
 }
 
+// A tilted plane, where bilinear heights are exact: h = 100 + 0.1 x - 0.05 z on 4 m cells.
+Scene planeWorld() {
+  Scene w;
+  w.cellSize = 4;
+  w.heights = Grid(65, 65);
+  for (int j = 0; j < 65; ++j)
+    for (int i = 0; i < 65; ++i) w.heights.at(i, j) = 100.f + 0.1f * float(i) * 4.f - 0.05f * float(j) * 4.f;
+  return w;
+}
+
+// The picked point lies on the plane and projects, through the clip rows makeFrameData gives
+// the GPU, back onto the pixel it was picked at.
+TEST(RenderCamera, PickedGroundIsOnTheTerrainAndUnderThePixel) {
+  const Scene w = planeWorld();
+  constexpr int kW = 320, kH = 180;
+  for (const Camera& cam : {camera(128.f, 300.f, 300.f, 0.f, -45.f), camera(20.f, 140.f, 20.f, 135.f, -20.f)})
+    for (auto [px, py] : {std::pair{160.5f, 90.5f}, {120.5f, 140.5f}, {200.5f, 60.5f}}) {
+      Vec3 hit;
+      ASSERT_TRUE(pickTerrain(w, cam, kW, kH, px, py, hit)) << px << " " << py;
+      EXPECT_NEAR(hit.y, 100.f + 0.1f * hit.x - 0.05f * hit.z, 2e-3f);
+      const gpu::FrameData f = makeFrameData(cam, kW, kH, CullSettings{});
+      auto row = [&](int r) { return f.clip[r].x * hit.x + f.clip[r].y * hit.y + f.clip[r].z * hit.z + f.clip[r].w; };
+      const float sx = (row(0) / row(3) * 0.5f + 0.5f) * float(kW), sy = (row(1) / row(3) * 0.5f + 0.5f) * float(kH);
+      EXPECT_NEAR(sx, px, 0.02f);
+      EXPECT_NEAR(sy, py, 0.02f);
+    }
+  Vec3 hit;
+  EXPECT_FALSE(pickTerrain(w, camera(128.f, 300.f, 300.f, 0.f, 30.f), kW, kH, 160.5f, 90.5f, hit));  // the sky
+  EXPECT_FALSE(pickTerrain(w, camera(128.f, 300.f, 128.f, 0.f, -2.f), kW, kH, 160.5f, 90.5f, hit));   // past the edge
+}
+
+// A layer's value at a point: bilinear between its decoded samples, written out by hand.
+TEST(RenderCamera, LayerValueUnderAPointIsBilinearInItsSamples) {
+  SceneLayer l;
+  l.width = 3, l.height = 2;
+  l.valueMin = 0, l.valueMax = 510;  // code c is 2 c
+  l.data = {0, 10, 20, 30, 40, 250};
+  EXPECT_FLOAT_EQ(l.valueAt(4.f, 4.f, 0.f), 20.f);          // sample (1, 0)
+  EXPECT_FLOAT_EQ(l.valueAt(4.f, 2.f, 0.f), 10.f);          // between 0 and 20
+  EXPECT_FLOAT_EQ(l.valueAt(4.f, 6.f, 2.f), 0.5f * (0.5f * (20 + 40) + 0.5f * (80 + 500)));
+  EXPECT_FLOAT_EQ(l.valueAt(4.f, 100.f, 100.f), 500.f);     // past the corner: its sample
+}
+
 }  // namespace

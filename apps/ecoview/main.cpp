@@ -217,6 +217,8 @@ int main(int argc, char** argv) {
     panel.view = o.view;
     panel.layers = ecoview::layerInfos(world);
     panel.camera = o.camera;
+    // no cursor headless: the probe reads the ground at the screen's centre
+    panel.probed = pickTerrain(world, o.camera, o.width, o.height, 0.5f * float(o.width), 0.5f * float(o.height), panel.probe);
     panel.bookmarks = &bookmarks;
     panel.status = bookmarks.warning;
     o.ui = ui;

@@ -108,6 +108,28 @@ void cameraSection(const PanelState& st) {
   }
 }
 
+// The ground under the cursor and every layer's value there (the bake's masks, suitabilities
+// and river distance), read from the layers as the terrain shader filters them.
+void probeSection(const PanelState& st) {
+  if (!ImGui::CollapsingHeader("Under the cursor", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (!st.probed || !st.scene) {
+    ImGui::TextDisabled("sky or past the world's edge");
+    return;
+  }
+  ImGui::Text("x %.1f  z %.1f m, ground %.1f m", double(st.probe.x), double(st.probe.z), double(st.probe.y));
+  if (st.scene->layers.empty()) ImGui::TextDisabled("no layers (ecobake bake --layers masks)");
+  if (!ImGui::BeginTable("probe", 2, ImGuiTableFlags_SizingStretchProp)) return;
+  for (const eco::render::SceneLayer& l : st.scene->layers) {
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextDisabled("%s", l.name.c_str());
+    ImGui::TableSetColumnIndex(1);
+    const float v = l.valueAt(st.scene->cellSize, st.probe.x, st.probe.z);
+    ImGui::Text("%.3g %s%s", double(v), l.unit.c_str(), l.waterDistance >= 0 && v <= l.waterDistance ? " (water)" : "");
+  }
+  ImGui::EndTable();
+}
+
 void speciesSection(PanelState& st) {
   if (!ImGui::CollapsingHeader("Species", ImGuiTreeNodeFlags_DefaultOpen)) return;
   if (!st.scene || st.scene->species.empty()) {
@@ -263,6 +285,7 @@ void drawPanels(PanelState& st) {
   ImGui::SetNextWindowBgAlpha(0.85f);
   if (ImGui::Begin("ecoview (F1 hides)")) {
     cameraSection(st);
+    probeSection(st);
     speciesSection(st);
     overlaySection(st);
     frameSection(st.stats);

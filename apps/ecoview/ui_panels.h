@@ -28,6 +28,10 @@ struct PanelState {
   std::vector<LayerInfo> layers;             // ViewSettings::overlay indexes this list
   std::vector<uint64_t> speciesResident;     // by species id, when known (empty: column omitted)
   std::string status;                        // one line at the bottom (a bookmark warning)
+  // The terrain point under the cursor (the window) or the screen's centre (headless), when
+  // the ray meets the ground: the panel lists every layer's value there.
+  bool probed = false;
+  eco::Vec3 probe;
   // edited
   eco::render::CullSettings cull;
   eco::render::ViewSettings view;

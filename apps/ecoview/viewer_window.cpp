@@ -257,6 +257,9 @@ int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames,
         panel.stats = s;
         panel.speciesResident = renderer.speciesResident();
         panel.camera = cam;
+        int winW = 0, winH = 0;
+        glfwGetWindowSize(window, &winW, &winH);
+        panel.probed = pickTerrain(world, cam, winW, winH, float(mx), float(my), panel.probe);
         panel.status = bookmarks.warning;
         ecoview::drawPanels(panel);
         if (panel.cameraRecalled) setCamera(panel.camera);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <tuple>
 
 #include "core/bilinear.h"
 #include "render/scene.h"
@@ -139,6 +140,57 @@ float keepAboveGround(const Scene& world, Camera& cam) {
   const float raised = floor - cam.position.y;
   cam.position.y = floor;
   return raised;
+}
+
+bool pickTerrain(const Scene& world, const Camera& cam, int width, int height, float px, float py, Vec3& hit) {
+  const Grid& h = world.heights;
+  if (h.values.empty() || !(world.cellSize > 0) || width <= 0 || height <= 0) return false;
+  // The pixel's ray through the projection makeFrameData builds: ndc x = fx x / depth,
+  // ndc y = -fy y / depth (Vulkan's y points down the screen).
+  const CameraBasis b = cameraBasis(cam);
+  const float fy = 1.0f / std::tan(cam.fovYDeg * kDegToRad * 0.5f), fx = fy * float(height) / float(width);
+  const float ndcX = 2.0f * px / float(width) - 1.0f, ndcY = 2.0f * py / float(height) - 1.0f;
+  const Vec3 dir = normalize(b.forward + b.right * (ndcX / fx) + b.up * (-ndcY / fy));
+  const Vec3 eye = cam.position;
+  // The part of the ray over the world's rectangle (slab test in x and z).
+  const float sizeX = float(h.width - 1) * world.cellSize, sizeZ = float(h.height - 1) * world.cellSize;
+  float t0 = 0, t1 = 1e30f;
+  for (const auto& [o, d, size] : {std::tuple{eye.x, dir.x, sizeX}, std::tuple{eye.z, dir.z, sizeZ}}) {
+    if (std::abs(d) < 1e-12f) {
+      if (o < 0 || o > size) return false;
+      continue;
+    }
+    float a = (0 - o) / d, c = (size - o) / d;
+    if (a > c) std::swap(a, c);
+    t0 = std::max(t0, a), t1 = std::min(t1, c);
+  }
+  if (!(t0 <= t1)) return false;
+  auto above = [&](float t) {
+    const Vec3 p = eye + dir * t;
+    return p.y - groundHeight(world, p.x, p.z);
+  };
+  const float step = 0.5f * world.cellSize;
+  float prev = t0;
+  if (above(t0) <= 0) {  // the eye itself at or under the ground
+    hit = eye + dir * t0;
+    hit.y = groundHeight(world, hit.x, hit.z);
+    return true;
+  }
+  for (float t = t0 + step;; t += step) {
+    const float at = std::min(t, t1), a = above(at);
+    if (a <= 0) {
+      float lo = prev, hi = at;  // above at lo, at or under at hi
+      for (int i = 0; i < 40; ++i) {
+        const float mid = 0.5f * (lo + hi);
+        (above(mid) > 0 ? lo : hi) = mid;
+      }
+      hit = eye + dir * hi;
+      hit.y = groundHeight(world, hit.x, hit.z);
+      return true;
+    }
+    if (at >= t1) return false;
+    prev = at;
+  }
 }
 
 }  // namespace eco::render

@@ -64,6 +64,12 @@ constexpr float kMinEyeHeight = 2.0f;
 // raised (0: it was above).
 float keepAboveGround(const Scene& world, Camera& cam);
 
+// The terrain point seen at pixel (px, py) (pixel centres at + 0.5, row 0 at the top) of a
+// width x height view: the first crossing of the pixel's ray with the heightfield, marched in
+// steps of half a cell inside the world and refined by bisection. False where the ray leaves
+// the world without meeting the ground (the sky, past the world's edge).
+bool pickTerrain(const Scene& world, const Camera& cam, int width, int height, float px, float py, Vec3& hit);
+
 // fadeStart/fadeEnd of FrameData for these settings and a streaming load radius.
 void setFadeDistances(gpu::FrameData& frame, const CullSettings& cull, float loadRadius);
 

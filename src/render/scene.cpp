@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "render/camera.h"
+#include "core/bilinear.h"
 #include "core/species_kind.h"
 #include "terrain/terrain.h"
 
@@ -16,6 +17,14 @@ namespace eco::render {
 gpu::PackedInstance gpuRecord(const PackedRecord& r, uint16_t species) {
   return {uint32_t(r.x) | uint32_t(r.z) << 16, uint32_t(r.y) | uint32_t(r.yaw) << 16,
           uint32_t(r.scale) | uint32_t(r.up) << 16, (r.color & 0xffffffu) | uint32_t(species & 0xff) << 24};
+}
+
+float SceneLayer::valueAt(float cellSize, float x, float z) const {
+  if (width <= 0 || height <= 0 || data.empty() || !(cellSize > 0)) return valueMin;
+  const Lerp u = lerpPixel(x / cellSize, width), v = lerpPixel(z / cellSize, height);
+  const float top = value(u.i0, v.i0) + (value(u.i1, v.i0) - value(u.i0, v.i0)) * u.t;
+  const float bottom = value(u.i0, v.i1) + (value(u.i1, v.i1) - value(u.i0, v.i1)) * u.t;
+  return top + (bottom - top) * v.t;
 }
 
 LoadedTile makeLoadedTile(size_t tile, const std::vector<Instance>& instances, const std::vector<SpeciesRecord>& species,

@@ -55,6 +55,9 @@ struct SceneLayer {
     return float(double(valueMin) + double(code(i, j)) / double(codeMax) * (double(valueMax) - double(valueMin)));
   }
   bool water(int i, int j) const { return waterDistance >= 0 && value(i, j) <= waterDistance; }
+  // The value at world (x, z), bilinear between the samples (as the terrain shader filters
+  // the layer), the edge sample past the world; cellSize: the heights' cell.
+  float valueAt(float cellSize, float x, float z) const;
 };
 
 struct Scene {
