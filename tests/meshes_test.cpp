@@ -522,3 +522,39 @@ TEST(MeshFiles, ValidateExitsTwoNamingTheMeshFile) {
 }
 
 }  // namespace
+
+// A broadleaf's crown takes its length from its width (issue #29: a 28 m beech with a 5.5 m
+// crown radius was a column of leaves): measured on the foliage (w = 1) in metres.
+TEST(ProceduralMeshes, BroadleafCrownIsAboutAsLongAsItIsWide) {
+  struct Extent {
+    float base = 1e9f, top = -1e9f, radius = 0;
+  };
+  auto foliage = [](const LoadedMesh& m) {
+    Extent e;
+    for (const eco::MeshVertex& v : m.vertices) {
+      if (v.position[3] != 1.f) continue;
+      e.base = std::min(e.base, v.position[1]);
+      e.top = std::max(e.top, v.position[1]);
+      e.radius = std::max(e.radius, std::hypot(v.position[0], v.position[2]));
+    }
+    return e;
+  };
+  for (auto [height, crown] : {std::pair{28.f, 5.5f}, {35.f, 4.f}, {20.f, 6.f}}) {
+    for (int lod = 0; lod < 2; ++lod) {
+      const Extent e = foliage(eco::proceduralMesh(MeshForm::Broadleaf, lod, height / crown));
+      const float length = (e.top - e.base) * height, width = 2 * e.radius * crown;
+      std::printf("broadleaf %g m, crown radius %g m, LOD %d: crown %.1f m long, %.1f m wide, bole %.1f m\n", height,
+                  crown, lod, length, width, e.base * height);
+      EXPECT_GT(length / width, 0.85f) << height << " " << crown;
+      EXPECT_LT(length / width, 1.6f) << height << " " << crown;
+      EXPECT_NEAR(e.top, 1.f, 0.02f);
+    }
+  }
+  // A tree as wide as the form was drawn for keeps the form's mesh exactly.
+  const LoadedMesh form = eco::proceduralMesh(MeshForm::Broadleaf, 0), wide = eco::proceduralMesh(MeshForm::Broadleaf, 0, 2.f);
+  ASSERT_EQ(form.vertices.size(), wide.vertices.size());
+  for (size_t i = 0; i < form.vertices.size(); ++i)
+    for (int c = 0; c < 4; ++c) ASSERT_EQ(form.vertices[i].position[c], wide.vertices[i].position[c]);
+  const Extent unit = foliage(form);
+  std::printf("the form: crown from %.3f to %.3f of the height\n", unit.base, unit.top);
+}

@@ -53,10 +53,10 @@ Lods fileLods(const MetricMesh& metric, float meshHeight, float crownRadius) {
   return out;
 }
 
-Lods proceduralLods(MeshForm form) {
+Lods proceduralLods(MeshForm form, float heightOverCrown) {
   Lods out;
   for (uint32_t lod = 0; lod < gpu::LOD_COUNT; ++lod) {
-    LoadedMesh m = proceduralMesh(form, int(lod));
+    LoadedMesh m = proceduralMesh(form, int(lod), heightOverCrown);
     const uint32_t base = uint32_t(out.mesh.vertices.size());
     out.mesh.vertices.insert(out.mesh.vertices.end(), m.vertices.begin(), m.vertices.end());
     for (uint32_t i : m.indices) out.lod[lod].push_back(base + i);
@@ -109,7 +109,7 @@ MeshSet buildMeshes(std::span<const SpeciesMeshSource> species) {
       }
     }
     if (!loaded) {
-      lods = proceduralLods(src.form);
+      lods = proceduralLods(src.form, h / cr);
       out.source = std::string("procedural ") + meshFormName(src.form);
     }
     boundingSphere(lods, h, cr, out.sphere);

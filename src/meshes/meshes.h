@@ -83,7 +83,14 @@ LoadedMesh toUnitSpace(const MetricMesh& mesh, float meshHeight, float crownRadi
 std::vector<uint8_t> writeGlb(const MetricMesh& mesh);
 
 // The procedural mesh of a form at one LOD, in unit space (tests and ecosample use it).
-LoadedMesh proceduralMesh(MeshForm form, int lod);
+// heightOverCrown: the species' mesh height / crown radius, which shapes a broadleaf's crown
+// (its length follows its width, so a tall tree has a longer bole, not a column of leaves);
+// 0 keeps the form's own proportions.
+LoadedMesh proceduralMesh(MeshForm form, int lod, float heightOverCrown = 0);
+// The share of a broadleaf's height its crown takes for a height / crown radius ratio: a crown
+// about 1.2 times as long as it is wide (open-grown broadleaves, 1-1.5), between 0.25 and the
+// form's own 0.77.
+float broadleafCrownShare(float heightOverCrown);
 
 // Limits of a mesh file, checked before anything is sized from the file.
 namespace mesh_limits {

@@ -165,6 +165,10 @@ void fitUnitSpace(LoadedMesh& m) {
   }
 }
 
+// The broadleaf form's crown spans y from about 0.21 (lobes) to 1 of its height; its bole and
+// branches below 0.23 stretch when a narrow crown is moved up.
+constexpr float kBroadleafCrownShare = 0.77f;
+
 LoadedMesh broadleaf(int lod) {
   Builder b;
   const bool near = lod == 0;
@@ -287,10 +291,26 @@ LoadedMesh groundCover(int lod) {
 
 }  // namespace
 
-LoadedMesh proceduralMesh(MeshForm form, int lod) {
+float broadleafCrownShare(float heightOverCrown) {
+  if (!(heightOverCrown > 0)) return kBroadleafCrownShare;
+  return std::clamp(2.4f / heightOverCrown, 0.25f, kBroadleafCrownShare);
+}
+
+LoadedMesh proceduralMesh(MeshForm form, int lod, float heightOverCrown) {
   LoadedMesh m;
   switch (form) {
-    case MeshForm::Broadleaf: m = broadleaf(lod); break;
+    case MeshForm::Broadleaf:
+      m = broadleaf(lod);
+      // The crown (y from the form's crown base to 1) moved up to the species' share, the
+      // bole below stretched to meet it: a piecewise linear map of y, normals after.
+      if (const float share = broadleafCrownShare(heightOverCrown); share < kBroadleafCrownShare) {
+        const float base = 1.f - kBroadleafCrownShare, newBase = 1.f - share;
+        for (MeshVertex& v : m.vertices) {
+          float& y = v.position[1];
+          y = y <= base ? y * (newBase / base) : newBase + (y - base) * (share / kBroadleafCrownShare);
+        }
+      }
+      break;
     case MeshForm::Conifer: m = conifer(lod); break;
     case MeshForm::Shrub: m = shrub(lod); break;
     case MeshForm::Grass: m = grass(lod); break;
