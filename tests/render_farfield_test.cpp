@@ -195,3 +195,35 @@ TEST(RenderFarField, StreamingPictureKeepsTheVegetationOfTheAllLoadedPicture) {
 }
 
 }  // namespace
+
+namespace {
+
+// The species' cover the panel shows: crown area over the world's area, from the survey, equal
+// to the sum over every tile's instances written here (pi (crown radius x scale)^2).
+TEST(RenderFarField, SpeciesCoverIsTheCrownAreaOverTheWorld) {
+  if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
+  const SyntheticOptions so = smallWorld(40000);
+  const Scene w = makeSyntheticScene(so);
+  HeadlessOptions o;
+  o.width = 64;
+  o.height = 36;
+  o.camera = defaultCamera(w, o.width, o.height);
+  const HeadlessResult r = runHeadless(w, o);
+  ASSERT_EQ(r.frames.size(), 1u);
+  const std::vector<double>& cover = r.frames[0].speciesCover;
+  ASSERT_EQ(cover.size(), w.species.size());
+  std::vector<double> area(w.species.size(), 0.0);
+  for (size_t t = 0; t < w.tiles.size(); ++t)
+    for (const Instance& i : syntheticTileInstances(w, so.seed, t)) {
+      const double radius = double(w.species[i.species].crownRadius) * double(i.scale);
+      area[i.species] += 3.14159265358979 * radius * radius;
+    }
+  const double world = double(so.gridSize - 1) * double(so.cellSize) * double(so.gridSize - 1) * double(so.cellSize);
+  for (size_t s = 0; s < cover.size(); ++s) {
+    std::printf("species %zu: cover %.5f (reference %.5f)\n", s, cover[s], area[s] / world);
+    EXPECT_GT(area[s], 0.0);
+    EXPECT_NEAR(cover[s], area[s] / world, 1e-6 * area[s] / world + 1e-12) << s;
+  }
+}
+
+}  // namespace

@@ -142,11 +142,13 @@ void speciesSection(PanelState& st) {
   if (ImGui::SmallButton("hide all"))
     for (const eco::SpeciesRecord& sp : species)
       if (sp.id < st.view.hiddenSpecies.size()) st.view.hiddenSpecies.set(sp.id);
-  const bool resident = !st.speciesResident.empty();
-  const int columns = resident ? 4 : 3;
-  if (!ImGui::BeginTable("species", columns, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
+  const bool resident = !st.speciesResident.empty(), covers = !st.stats.speciesCover.empty();
+  const int columns = 3 + int(resident) + int(covers);
+  // columns sized to their contents (stretched ones pushed the last past the panel)
+  if (!ImGui::BeginTable("species", columns, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) return;
   ImGui::TableSetupColumn("species");
   ImGui::TableSetupColumn("kind");
+  if (covers) ImGui::TableSetupColumn("cover");  // crown area over the world's, overlaps twice
   if (resident) ImGui::TableSetupColumn("resident");
   ImGui::TableSetupColumn("visible");
   ImGui::TableHeadersRow();
@@ -160,6 +162,13 @@ void speciesSection(PanelState& st) {
     ImGui::TableSetColumnIndex(1);
     ImGui::TextUnformatted(eco::speciesKindName(sp.kind));
     int column = 2;
+    if (covers) {
+      ImGui::TableSetColumnIndex(column++);
+      if (sp.id < st.stats.speciesCover.size())
+        ImGui::Text("%.2g %%", 100.0 * st.stats.speciesCover[sp.id]);
+      else
+        ImGui::TextDisabled("-");
+    }
     if (resident) {
       ImGui::TableSetColumnIndex(column++);
       if (sp.id < st.speciesResident.size())

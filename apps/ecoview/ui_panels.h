@@ -41,7 +41,7 @@ struct PanelState {
 };
 
 // Where the panel window starts and how wide it is (display units): a column on the left.
-constexpr float kPanelX = 8, kPanelY = 8, kPanelWidth = 380;
+constexpr float kPanelX = 8, kPanelY = 8, kPanelWidth = 430;
 
 void drawPanels(PanelState& state);
 

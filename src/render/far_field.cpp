@@ -71,7 +71,8 @@ namespace {
 // Reads one tile and returns its block (level 0 from the instances, then 2x2 box averages:
 // premultiplied colour and coverage average linearly).
 FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& instances,
-                         const std::vector<SpeciesRecord>& species, const FarFieldLayout& l) {
+                         const std::vector<SpeciesRecord>& species, const FarFieldLayout& l,
+                         std::vector<double>& crownArea) {
   const uint32_t n = l.texelsPerTile;
   const uint32_t L = gpu::FAR_LAYERS;
   // level 0 accumulators per (kind, texel): crown area, area * r, g, b
@@ -83,6 +84,7 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
     uint32_t kind = std::min<uint32_t>(s.kind, L - 1);
     float r = s.crownRadius * p.scale;
     float area = kPi * r * r;
+    crownArea[p.species] += double(area);
     int ix = std::clamp(int(std::floor(p.position.x / l.texelSize)) - x0, 0, int(n) - 1);
     int iz = std::clamp(int(std::floor(p.position.z / l.texelSize)) - z0, 0, int(n) - 1);
     float* a = &acc[((size_t(kind) * n + size_t(iz)) * n + size_t(ix)) * 4];
@@ -129,6 +131,7 @@ void runSurvey(FarFieldSurvey& survey, std::vector<SceneTile> tiles, std::vector
                std::function<std::vector<Instance>(size_t)> placed, FarFieldLayout layout) {
   auto t0 = std::chrono::steady_clock::now();
   FarFieldStats stats;
+  stats.crownArea.assign(species.size(), 0.0);
   for (size_t i = 0; i < tiles.size() && !survey.stop; ++i) {
     std::vector<Instance> instances;
     try {
@@ -138,7 +141,7 @@ void runSurvey(FarFieldSurvey& survey, std::vector<SceneTile> tiles, std::vector
       ++stats.failed;
       continue;
     }
-    FarFieldBlock block = surveyTile(tiles[i], instances, species, layout);
+    FarFieldBlock block = surveyTile(tiles[i], instances, species, layout, stats.crownArea);
     stats.instances += instances.size();
     ++stats.tiles;
     std::lock_guard lock(survey.mutex);
@@ -146,6 +149,7 @@ void runSurvey(FarFieldSurvey& survey, std::vector<SceneTile> tiles, std::vector
     survey.stats.tiles = stats.tiles;
     survey.stats.instances = stats.instances;
     survey.stats.failed = stats.failed;
+    survey.stats.crownArea = stats.crownArea;
   }
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!survey.stop)

@@ -39,6 +39,9 @@ struct FarFieldStats {
   size_t tiles = 0, failed = 0;  // surveyed, skipped (unreadable)
   uint64_t instances = 0;
   double seconds = 0;            // wall time of the survey thread
+  // By species id: the crowns' area (pi (crown radius x scale)^2, m^2) over the tiles surveyed
+  // so far; over the world's area, the species' cover (overlaps counted twice).
+  std::vector<double> crownArea;
 };
 
 struct FarField {

@@ -523,6 +523,14 @@ void Renderer::checkCullCapacity() const {
                            std::to_string(options_.stream.budgetInstances));
 }
 
+std::vector<double> Renderer::speciesCover() const {
+  std::vector<double> cover = farFieldStats(farField_).crownArea;
+  const double area = double(std::max(world_.heights.width - 1, 0)) * double(std::max(world_.heights.height - 1, 0)) *
+                      double(world_.cellSize) * double(world_.cellSize);
+  for (double& c : cover) c = area > 0 ? c / area : 0.0;
+  return cover;
+}
+
 std::vector<size_t> Renderer::residentTiles() const {
   std::vector<size_t> out;
   for (size_t i = 0; i < resident_.size(); ++i)
@@ -581,6 +589,7 @@ FrameStats Renderer::finishFrame(FrameSlot& slot) {
   const uint32_t perView = speciesCount_ * gpu::LOD_COUNT;
   lastDraws_.assign(draws, draws + size_t(perView) * gpu::VIEW_COUNT);
   s.speciesInstances.assign(perView, 0);
+  s.speciesCover = speciesCover();
   for (uint32_t d = 0; d < perView; ++d) {
     s.speciesInstances[d] = draws[d].instanceCount;
     s.nonEmptyDraws += draws[d].instanceCount > 0;

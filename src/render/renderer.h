@@ -73,6 +73,7 @@ struct FrameStats {
   // Camera view, as the GPU wrote them: instances per species * LOD_COUNT + lod, and the
   // triangles they make with each species' mesh
   std::vector<uint32_t> speciesInstances;
+  std::vector<double> speciesCover;  // by species id: Renderer::speciesCover() when the frame finished
   uint64_t vegetationTriangles = 0;
   uint64_t shadowInstances = 0;  // drawn into the shadow cascades, all cascades together
   bool shadows = false;          // the cascades were drawn
@@ -140,6 +141,9 @@ class Renderer {
   std::vector<gpu::DrawCommand> drawCommands() const { return lastDraws_; }
   uint32_t speciesCount() const { return speciesCount_; }
   const std::vector<uint64_t>& speciesResident() const { return speciesResident_; }  // by species id
+  // By species id: crown area over the world's area, from the far-field survey (render/far_field.h
+  // FarFieldStats::crownArea; the tiles surveyed so far); empty without a survey.
+  std::vector<double> speciesCover() const;
   std::vector<size_t> residentTiles() const;
   bool stagedUploads() const { return staged_; }
   int width() const { return options_.width; }
