@@ -77,6 +77,18 @@ std::string readError(const std::string& dir) {
   return "";
 }
 
+// The manifest `good` edited by `edit`, written into `dir`, must be refused with one line
+// containing `expected`.
+void expectRefused(const test::TempDir& dir, const std::string& good,
+                   const std::function<void(nlohmann::ordered_json&)>& edit, const std::string& expected) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(good);
+  edit(j);
+  test::writeBytes(dir.file("manifest.json"), j.dump(2));
+  const std::string error = readError(dir.path.string());
+  EXPECT_NE(error.find(expected), std::string::npos) << expected << " -> " << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+}
+
 }  // namespace
 
 TEST(Layers, RoundTripWithTheDocumentedFieldsAndCodes) {
@@ -138,12 +150,7 @@ TEST(Layers, HostileManifestsAreOneLineErrorsNamingTheFileAndField) {
   writeLayered(dir);
   const std::string good = test::readBytes(dir.file("manifest.json"));
   auto rejects = [&](const std::function<void(nlohmann::ordered_json&)>& edit, const std::string& expected) {
-    nlohmann::ordered_json j = nlohmann::ordered_json::parse(good);
-    edit(j);
-    test::writeBytes(dir.file("manifest.json"), j.dump(2));
-    const std::string error = readError(dir.path.string());
-    EXPECT_NE(error.find(expected), std::string::npos) << expected << " -> " << error;
-    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+    expectRefused(dir, good, edit, expected);
   };
   rejects([](auto& j) { j["layers"][0]["file"] = "../outside.r16"; }, "manifest.json: /layers/0/file: must be a relative path");
   rejects([](auto& j) { j["layers"][0]["file"] = "/etc/passwd"; }, "/layers/0/file: must be a relative path");
@@ -209,12 +216,7 @@ TEST(Layers, GroundPaletteRoundTripsAndIsWrittenOnlyWhenGiven) {
 
   const std::string good = test::readBytes(dir.file("manifest.json"));
   auto rejects = [&](const std::function<void(nlohmann::ordered_json&)>& edit, const std::string& expected) {
-    nlohmann::ordered_json e = nlohmann::ordered_json::parse(good);
-    edit(e);
-    test::writeBytes(dir.file("manifest.json"), e.dump(2));
-    const std::string error = readError(dir.path.string());
-    EXPECT_NE(error.find(expected), std::string::npos) << expected << " -> " << error;
-    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+    expectRefused(dir, good, edit, expected);
   };
   rejects([](auto& e) { e["ground"]["rock"] = {1, 2, 300}; }, "/ground/rock: expected [r, g, b], each in [0, 255]");
   rejects([](auto& e) { e["ground"]["sand"] = {1, 2}; }, "/ground/sand: expected [r, g, b]");
