@@ -124,6 +124,49 @@ TEST(RenderLook, ShadowsFallExactlyWhereTheRidgeBlocksTheSun) {
   EXPECT_GE(unchanged, lit * 97 / 100) << unchanged << " of " << lit << " clear points unchanged";
 }
 
+// Shade is lit by the sky (issue #29): ground the ridge's shadow covers shows at 20-40 % of the
+// brightness the same ground has in the sun (the same frame without shadows; display values,
+// the default sun 40 degrees up), not black.
+TEST(RenderLook, ShadeIsAFifthToTwoFifthsOfSunlitGround) {
+  if (!fixtures::haveVulkan()) GTEST_SKIP() << "no Vulkan device";
+  Scene world = makeSyntheticScene(smallWorld(0));
+  world.sunAzimuthDeg = 90;  // from the east: the ridge shades the ground west of it
+  world.sunElevationDeg = 40;
+  HeadlessOptions o;
+  o.width = o.height = 256;
+  o.validation = true;
+  o.camera = camera(512, 1700, 512, 0, -89.9f);
+  o.view.fog = false;
+  o.shadows.distance = 3000;
+  o.shadows.mapSize = 2048;
+  HeadlessOptions off = o;
+  off.view.shadows = false;
+  const HeadlessResult on = runHeadless(world, o), sunlit = runHeadless(world, off);
+  EXPECT_EQ(on.validationErrors, 0);
+  const gpu::FrameData f = makeFrameData(o.camera, o.width, o.height, o.cull);
+  const Vec3 sunDir = sunDirection(90, 40);
+  double shade = 0, sun = 0;
+  int n = 0;
+  for (double z = 24; z < 1000; z += 8)
+    for (double x = 24; x < 1000; x += 8) {
+      const double gx = (heightAt(world, x + 4, z) - heightAt(world, x - 4, z)) / 8;
+      const double gz = (heightAt(world, x, z + 4) - heightAt(world, x, z - 4)) / 8;
+      const double facing = (-gx * double(sunDir.x) + double(sunDir.y) - gz * double(sunDir.z)) / std::sqrt(gx * gx + gz * gz + 1);
+      if (facing < 0.5 || sunClearance(world, x, z, 90, 40) > -4) continue;  // sun-facing ground in the shadow
+      Vec3 p{float(x), float(heightAt(world, x, z)), float(z)};
+      Pixel px;
+      if (!project(f, p, o.width, o.height, px)) continue;
+      const size_t i = (size_t(px.y) * size_t(o.width) + size_t(px.x)) * 4;
+      auto lum = [&](const std::vector<uint8_t>& q) { return 0.2126 * q[i] + 0.7152 * q[i + 1] + 0.0722 * q[i + 2]; };
+      shade += lum(on.pixels), sun += lum(sunlit.pixels), ++n;
+    }
+  ASSERT_GT(n, 100);
+  const double ratio = shade / sun;
+  std::printf("%d shaded points: %.1f in the shade, %.1f in the sun (of 255): %.3f\n", n, shade / n, sun / n, ratio);
+  EXPECT_GT(ratio, 0.2);
+  EXPECT_LT(ratio, 0.4);
+}
+
 // Hiding a species empties its draw records and leaves every other record as it was.
 TEST(RenderLook, HiddenSpeciesDrawsNothingAndTheOthersTheSame) {
   if (!fixtures::haveVulkan()) GTEST_SKIP() << "no Vulkan device";
