@@ -10,5 +10,17 @@ void main() {
   // the view ray through this pixel (ndc = view x * fx / depth; Vulkan's ndc y points down)
   vec3 dir = normalize(frame.forward.xyz + frame.right.xyz * (inNdc.x / frame.proj.x) -
                        frame.up.xyz * (inNdc.y / frame.proj.y));
+  // Past the world's edge the ground goes on: a plane at the terrain's lowest height in the
+  // palette's soil and grass, lit like flat terrain and fogged by its distance, instead of a
+  // void of sky under the horizon (not with the flat sky, which tests use as a plain backdrop).
+  if ((frame.look.x & LOOK_FLAT_SKY) == 0u && dir.y < -1e-4 && frame.eye.y > frame.elevation.x) {
+    float t = (frame.elevation.x - frame.eye.y) / dir.y;
+    vec3 p = frame.eye.xyz + dir * t;
+    vec3 up = vec3(0.0, 1.0, 0.0);
+    vec3 albedo = mix(frame.palette[GROUND_SOIL].rgb, frame.palette[GROUND_GRASS].rgb, 0.5);
+    vec3 c = albedo * (sunLight(frame, up) + ambientLight(frame, up));
+    outColor = vec4(toneMap(frame, applyFog(frame, c, p)), 1.0);
+    return;
+  }
   outColor = vec4(toneMap(frame, skyColor(frame, dir)), 1.0);
 }

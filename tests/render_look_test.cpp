@@ -3,6 +3,8 @@
 // the sun is the aspect mask's sun.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <cmath>
 #include <cstring>
 
@@ -165,6 +167,34 @@ TEST(RenderLook, ShadeIsAFifthToTwoFifthsOfSunlitGround) {
   std::printf("%d shaded points: %.1f in the shade, %.1f in the sun (of 255): %.3f\n", n, shade / n, sun / n, ratio);
   EXPECT_GT(ratio, 0.2);
   EXPECT_LT(ratio, 0.4);
+}
+
+// Past the world's edge the ground goes on (issue #29): a camera north of the world looking
+// north and down sees ground below the horizon (the palette's soil and grass, greener than blue)
+// and sky above it (bluer than red), not sky all the way down.
+TEST(RenderLook, GroundGoesOnPastTheWorldsEdge) {
+  if (!fixtures::haveVulkan()) GTEST_SKIP() << "no Vulkan device";
+  const Scene world = makeSyntheticScene(smallWorld(0));
+  HeadlessOptions o;
+  o.width = 160;
+  o.height = 90;
+  o.validation = true;
+  o.camera = camera(512, 300, -500, 0, -10);  // outside the world, looking away from it
+  const HeadlessResult r = runHeadless(world, o);
+  EXPECT_EQ(r.validationErrors, 0);
+  auto mean = [&](int y0, int y1) {
+    std::array<double, 3> m{};
+    for (int y = y0; y < y1; ++y)
+      for (int x = 0; x < o.width; ++x)
+        for (int c = 0; c < 3; ++c) m[size_t(c)] += r.pixels[(size_t(y) * size_t(o.width) + size_t(x)) * 4 + size_t(c)];
+    for (double& v : m) v /= double((y1 - y0) * o.width);
+    return m;
+  };
+  const auto below = mean(o.height * 4 / 5, o.height), above = mean(0, o.height / 10);
+  std::printf("below the horizon %.0f %.0f %.0f, above %.0f %.0f %.0f\n", below[0], below[1], below[2], above[0],
+              above[1], above[2]);
+  EXPECT_GT(below[1], below[2] + 10);  // ground: green over blue
+  EXPECT_GT(above[2], above[0] + 10);  // sky: blue over red
 }
 
 // Hiding a species empties its draw records and leaves every other record as it was.
