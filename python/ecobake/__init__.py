@@ -265,6 +265,25 @@ class Bake:
             _require(0 <= az <= 360 and 0 < el <= 90, path + ": /sun", "azimuth_deg must be in [0, 360] and "
                      "elevation_deg in (0, 90]")
             self.sun = (az, el)
+        # The config's ground palette for the viewer (absent: the viewer's temperate default):
+        # colour name -> (r, g, b) in 0..255, and "snowline" in metres when there is one.
+        self.ground = None
+        if "ground" in doc:
+            ground = _field(doc, "ground", "dict", path)
+            where = path + ": /ground"
+            names = ("soil", "grass", "rock", "sand", "snow")
+            _require(set(ground) <= set(names) | {"snowline"}, where,
+                     f"unknown fields {sorted(set(ground) - set(names) - {'snowline'})}")
+            self.ground = {}
+            for name in names:
+                rgb = _field(ground, name, "list", where)
+                _require(len(rgb) == 3 and all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255
+                                               for c in rgb), f"{where}/{name}", "expected [r, g, b], each in [0, 255]")
+                self.ground[name] = tuple(rgb)
+            if "snowline" in ground:
+                snowline = float(_field(ground, "snowline", "num", where))
+                _require(-1e5 <= snowline <= 1e5, f"{where}/snowline", "must be in [-1e5, 1e5]")
+                self.ground["snowline"] = snowline
         self.layers = []
         layers = _field(doc, "layers", "list", path) if "layers" in doc else []
         _require(len(layers) <= MAX_LAYERS, path + ": /layers", f"{len(layers)} layers, at most {MAX_LAYERS}")

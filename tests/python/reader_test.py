@@ -71,6 +71,10 @@ def main() -> int:
 
     # Raster layers: the river's distance and, with --layers masks, the masks and suitability.
     check(bake.sun == (180.0, 40.0), f"sun {bake.sun}")
+    # The config's ground: the temperate preset's soil (0.25, 0.19, 0.13 of 255, rounded) and
+    # the snow line it sets, as the C++ reader has them.
+    check(bake.ground is not None and bake.ground["soil"] == (64, 48, 33) and bake.ground["snowline"] == 2250.0
+          and all(len(bake.ground[k]) == 3 for k in ("grass", "rock", "sand", "snow")), f"ground {bake.ground}")
     names = [l.name for l in bake.layers]
     check(names[:6] == ["river_distance", "elevation", "slope", "aspect", "sun_exposure", "moisture"],
           f"layers {names}")
