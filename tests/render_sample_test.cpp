@@ -113,3 +113,48 @@ TEST(RenderSample, FrustumCullingKeepsTheSampleViewsIntact) {
     EXPECT_GT(on.frames.back().afterOcclusion, 1000u);
   }
 }
+
+// The ground reads its biome (issue #29): the same 768 m block of the sample world baked with
+// each shipped config and seen from above with the plants not drawn (the ground alone, which
+// still reads them through the far-field survey). Temperate: mostly green-dominant pixels;
+// arid: hardly any, and red over green on average.
+TEST(RenderSample, EachShippedConfigsGroundReadsItsBiome) {
+  if (std::string why = sampleSkipReason(); !why.empty()) GTEST_SKIP() << why;
+  struct Hue {
+    double green = 0, red = 0, meanR = 0, meanG = 0;
+  };
+  auto groundHue = [](const std::string& config) {
+    test::TempDir dir;
+    eco::World bakeWorld = loadWorld(config);
+    bakeSampleTiles(bakeWorld, dir.file("bake"), TileRange{18, 28, 24, 34});
+    render::Scene world = render::openBake(dir.file("bake"));
+    render::HeadlessOptions o;
+    o.width = o.height = 128;
+    o.validation = true;
+    const float x = 21 * 128.f, z = 31 * 128.f;
+    o.camera = render::fixtures::camera(x, bakeWorld.terrain.heightAt(x, z) + 700.f, z, 0, -89.9f);
+    o.cull.farField = false;
+    o.cull.drawDistance = {0.f, 0.f, 0.f, 0.f};
+    o.view.fog = false;
+    o.view.water = false;
+    const render::HeadlessResult r = render::runHeadless(world, o);
+    EXPECT_EQ(r.validationErrors, 0);
+    Hue h;
+    const double n = double(o.width) * double(o.height);
+    for (size_t i = 0; i < r.pixels.size(); i += 4) {
+      const int red = r.pixels[i], green = r.pixels[i + 1];
+      h.green += green > red + 10;
+      h.red += red > green + 10;
+      h.meanR += red, h.meanG += green;
+    }
+    h.green /= n, h.red /= n, h.meanR /= n, h.meanG /= n;
+    std::printf("%s: green-dominant %.3f, red-dominant %.3f, mean r %.0f g %.0f\n", config.c_str(), h.green, h.red,
+                h.meanR, h.meanG);
+    return h;
+  };
+  const Hue temperate = groundHue(kSampleConfig);
+  const Hue arid = groundHue(test::sourceDir() + "/configs/arid_canyon.json");
+  EXPECT_GT(temperate.green, 0.5);
+  EXPECT_LT(arid.green, 0.1);
+  EXPECT_GT(arid.meanR, arid.meanG);
+}
