@@ -60,6 +60,24 @@ bool project(const gpu::FrameData& f, Vec3 p, int width, int height, Pixel& out)
   return out.x >= 0 && out.y >= 0 && out.x < width && out.y < height;
 }
 
+// The synthetic ridge seen from straight above with shadows reaching the whole world, with
+// the sun from the east at `elevationDeg`; the same view without shadows in `off`.
+HeadlessOptions ridgeFromAbove(Scene& world, float elevationDeg, HeadlessOptions& off) {
+  world = makeSyntheticScene(smallWorld(0));
+  world.sunAzimuthDeg = 90;  // from the east: the ridge shades the ground west of it
+  world.sunElevationDeg = elevationDeg;
+  HeadlessOptions o;
+  o.width = o.height = 256;
+  o.validation = true;
+  o.camera = camera(512, 1700, 512, 0, -89.9f);
+  o.view.fog = false;
+  o.shadows.distance = 3000;
+  o.shadows.mapSize = 2048;
+  off = o;
+  off.view.shadows = false;
+  return o;
+}
+
 TEST(RenderLook, SunDirectionIsTheAspectMasksSun) {
   for (float az : {0.f, 45.f, 90.f, 180.f, 237.5f, 359.f})
     for (float el : {5.f, 40.f, 80.f}) {
@@ -78,18 +96,9 @@ TEST(RenderLook, SunDirectionIsTheAspectMasksSun) {
 // away from the sun gets no direct light either way.)
 TEST(RenderLook, ShadowsFallExactlyWhereTheRidgeBlocksTheSun) {
   if (!fixtures::haveVulkan()) GTEST_SKIP() << "no Vulkan device";
-  Scene world = makeSyntheticScene(smallWorld(0));
-  world.sunAzimuthDeg = 90;  // from the east
-  world.sunElevationDeg = 15;
-  HeadlessOptions o;
-  o.width = o.height = 256;
-  o.validation = true;
-  o.camera = camera(512, 1700, 512, 0, -89.9f);
-  o.view.fog = false;
-  o.shadows.distance = 3000;
-  o.shadows.mapSize = 2048;
-  HeadlessOptions off = o;
-  off.view.shadows = false;
+  Scene world;
+  HeadlessOptions off;
+  const HeadlessOptions o = ridgeFromAbove(world, 15, off);
   HeadlessResult on = runHeadless(world, o), without = runHeadless(world, off);
   EXPECT_EQ(on.validationErrors, 0);
   ASSERT_TRUE(on.frames.back().shadows);
@@ -131,18 +140,9 @@ TEST(RenderLook, ShadowsFallExactlyWhereTheRidgeBlocksTheSun) {
 // the default sun 40 degrees up), not black.
 TEST(RenderLook, ShadeIsAFifthToTwoFifthsOfSunlitGround) {
   if (!fixtures::haveVulkan()) GTEST_SKIP() << "no Vulkan device";
-  Scene world = makeSyntheticScene(smallWorld(0));
-  world.sunAzimuthDeg = 90;  // from the east: the ridge shades the ground west of it
-  world.sunElevationDeg = 40;
-  HeadlessOptions o;
-  o.width = o.height = 256;
-  o.validation = true;
-  o.camera = camera(512, 1700, 512, 0, -89.9f);
-  o.view.fog = false;
-  o.shadows.distance = 3000;
-  o.shadows.mapSize = 2048;
-  HeadlessOptions off = o;
-  off.view.shadows = false;
+  Scene world;
+  HeadlessOptions off;
+  const HeadlessOptions o = ridgeFromAbove(world, 40, off);
   const HeadlessResult on = runHeadless(world, o), sunlit = runHeadless(world, off);
   EXPECT_EQ(on.validationErrors, 0);
   const gpu::FrameData f = makeFrameData(o.camera, o.width, o.height, o.cull);
