@@ -159,12 +159,12 @@ TEST(RenderFarField, StreamingPictureKeepsTheVegetationOfTheAllLoadedPicture) {
   o.view.sky = false;  // a flat background: sky pixels equal the top-left one
   // everything resident, every instance drawn however far
   HeadlessOptions all = o;
-  all.stream.loadRadius = all.stream.unloadRadius = 5000;
+  all.renderer.stream.loadRadius = all.renderer.stream.unloadRadius = 5000;
   all.cull.fade = false;
   // ecoview's defaults but a 450 m load radius: beyond it (most of the view) the far field
   HeadlessOptions streaming = o;
-  streaming.stream.loadRadius = 450;
-  streaming.stream.unloadRadius = 550;
+  streaming.renderer.stream.loadRadius = 450;
+  streaming.renderer.stream.unloadRadius = 550;
   HeadlessOptions without = streaming;
   without.cull.farField = false;
   HeadlessOptions terrain = all;

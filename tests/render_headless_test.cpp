@@ -33,8 +33,8 @@ TEST(RenderHeadless, BakeFolderRendersTerrainAndVegetation) {
   o.validation = true;
   o.camera = camera(512, 260, 1150, 0, -25);
   o.view.sky = false;  // a flat background: sky pixels equal the top-left one
-  o.stream.loadRadius = 5000;
-  o.stream.unloadRadius = 5000;
+  o.renderer.stream.loadRadius = 5000;
+  o.renderer.stream.unloadRadius = 5000;
   o.screenshot = dir.file("shot.png");
   o.statsFile = dir.file("stats.json");
   HeadlessResult r = runHeadless(world, o);
@@ -99,8 +99,8 @@ TEST(RenderHeadless, StreamingLoadsAndUnloadsAlongAPath) {
   o.validation = true;
   o.camera = camera(64, 200, 64, 135, -20);      // north-west corner
   o.cameraEnd = camera(960, 200, 960, 135, -20);  // south-east corner
-  o.stream.loadRadius = 200;
-  o.stream.unloadRadius = 300;
+  o.renderer.stream.loadRadius = 200;
+  o.renderer.stream.unloadRadius = 300;
   HeadlessResult r = runHeadless(world, o);
   EXPECT_EQ(r.validationErrors, 0);
   ASSERT_EQ(r.frames.size(), 8u);
@@ -126,9 +126,9 @@ TEST(RenderHeadless, StreamingRespectsTheInstanceBudgetWithoutBlocking) {
   o.frames = 3;
   o.settle = false;  // the frame loop never waits for the loader
   o.camera = camera(512, 200, 512, 0, -30);
-  o.stream.loadRadius = 5000;
-  o.stream.unloadRadius = 5000;
-  o.stream.budgetInstances = 6000;
+  o.renderer.stream.loadRadius = 5000;
+  o.renderer.stream.unloadRadius = 5000;
+  o.renderer.stream.budgetInstances = 6000;
   HeadlessResult r = runHeadless(world, o);
   for (const FrameStats& f : r.frames) EXPECT_LE(f.resident, 6000u);
 }

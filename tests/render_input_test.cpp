@@ -223,8 +223,8 @@ TEST(EcoviewBake, OnlyTilesWithVerifiedCountsBecomeResident) {
   o.width = 64;
   o.height = 64;
   o.camera = camera(512, 260, 1150, 0, -25);
-  o.stream.loadRadius = 5000;
-  o.stream.unloadRadius = 5000;
+  o.renderer.stream.loadRadius = 5000;
+  o.renderer.stream.unloadRadius = 5000;
   HeadlessResult r = runHeadless(world, o);
   EXPECT_EQ(r.frames.back().resident, honest);
   EXPECT_EQ(r.frames.back().tilesResident, honestTiles);
@@ -246,13 +246,13 @@ TEST(RenderStreaming, TilesLargerThanClaimedAreNotAdmitted) {
   o.height = 64;
   o.validation = true;
   o.camera = camera(512, 260, 1150, 0, -25);
-  o.stream.loadRadius = 5000;
-  o.stream.unloadRadius = 5000;
-  o.stream.budgetInstances = 20000;  // odd tiles: ~15,000; all claims: ~15,008; all real: 30,000
+  o.renderer.stream.loadRadius = 5000;
+  o.renderer.stream.unloadRadius = 5000;
+  o.renderer.stream.budgetInstances = 20000;  // odd tiles: ~15,000; all claims: ~15,008; all real: 30,000
   HeadlessResult r = runHeadless(world, o);
   EXPECT_EQ(r.validationErrors, 0);
   EXPECT_EQ(r.frames.back().resident, claimed);
-  EXPECT_LE(r.frames.back().resident, o.stream.budgetInstances);
+  EXPECT_LE(r.frames.back().resident, o.renderer.stream.budgetInstances);
   EXPECT_EQ(r.frames.back().tested, r.frames.back().resident);
 }
 

@@ -71,8 +71,8 @@ HeadlessOptions ridgeFromAbove(Scene& world, float elevationDeg, HeadlessOptions
   o.validation = true;
   o.camera = camera(512, 1700, 512, 0, -89.9f);
   o.view.fog = false;
-  o.shadows.distance = 3000;
-  o.shadows.mapSize = 2048;
+  o.renderer.shadows.distance = 3000;
+  o.renderer.shadows.mapSize = 2048;
   off = o;
   off.view.shadows = false;
   return o;
@@ -206,7 +206,7 @@ TEST(RenderLook, HiddenSpeciesDrawsNothingAndTheOthersTheSame) {
   o.height = 108;
   o.validation = true;
   o.camera = camera(512, 400, 1100, 0, -30);
-  o.stream.loadRadius = o.stream.unloadRadius = 5000;
+  o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 5000;
   HeadlessResult all = runHeadless(world, o);
   for (size_t hidden = 0; hidden < world.species.size(); ++hidden) {
     HeadlessOptions h = o;

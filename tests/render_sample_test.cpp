@@ -53,7 +53,7 @@ TEST(RenderSample, SampleWorldBakeRendersTerrainAndVegetation) {
   o.validation = true;
   float x = 21 * 128.f, z = 34 * 128.f + 150.f;
   o.camera = render::fixtures::camera(x, bakeWorld.terrain.heightAt(x, z) + 120.f, z, 0, -20);  // north, over the block
-  o.stream.loadRadius = o.stream.unloadRadius = 3000;
+  o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 3000;
   render::HeadlessResult r = render::runHeadless(world, o);
   EXPECT_EQ(r.validationErrors, 0);
   const render::FrameStats& last = r.frames.back();
@@ -98,8 +98,8 @@ TEST(RenderSample, FrustumCullingKeepsTheSampleViewsIntact) {
     o.height = v.height;
     o.camera = v.cam;
     o.validation = true;
-    o.stream.loadRadius = 1500;  // ecoview's defaults
-    o.stream.unloadRadius = 2000;
+    o.renderer.stream.loadRadius = 1500;  // ecoview's defaults
+    o.renderer.stream.unloadRadius = 2000;
     o.cull.fade = false;  // every resident instance is a candidate: frustum culling alone decides
     render::HeadlessResult on = render::runHeadless(world, o);
     o.cull.frustum = false;

@@ -183,8 +183,8 @@ HeadlessOptions uiShot(const Scene& world) {
   o.frames = 2;
   o.validation = true;
   o.camera = defaultCamera(world, o.width, o.height);
-  o.stream.loadRadius = 5000;
-  o.stream.unloadRadius = 5000;
+  o.renderer.stream.loadRadius = 5000;
+  o.renderer.stream.unloadRadius = 5000;
   return o;
 }
 

@@ -161,20 +161,20 @@ int main(int argc, char** argv) {
     o.validation = validation;
     o.screenshot = screenshot;
     o.statsFile = statsFile;
-    o.stream.loadRadius = load;
-    o.stream.unloadRadius = std::max(unload, load);
-    o.stream.budgetInstances = std::max<uint64_t>(1, uint64_t(std::llround(budgetM * 1e6)));
-    o.uploadBytesPerFrame = uint64_t(std::llround(uploadMiB * 1048576.0));
-    o.uploadMsPerFrame = uploadMsPerFrame;
-    if (stagedUploads) o.upload = UploadPath::Staged;
+    o.renderer.stream.loadRadius = load;
+    o.renderer.stream.unloadRadius = std::max(unload, load);
+    o.renderer.stream.budgetInstances = std::max<uint64_t>(1, uint64_t(std::llround(budgetM * 1e6)));
+    o.renderer.uploadBytesPerFrame = uint64_t(std::llround(uploadMiB * 1048576.0));
+    o.renderer.uploadMsPerFrame = uploadMsPerFrame;
+    if (stagedUploads) o.renderer.upload = UploadPath::Staged;
     o.view.shadows = !noShadows;
     o.view.fog = !noFog;
     o.view.water = !noWater;
     o.view.exposure = float(parseReal(exposure, "--exposure", 0.01, 100));
-    o.shadows.mapSize = uint32_t(parseInteger(shadowMap, "--shadow-map", 64, 4096));
-    o.samples = uint32_t(parseInteger(msaa, "--msaa", 1, 8));
-    if ((o.samples & (o.samples - 1)) != 0) throw InputError("--msaa: expected 1, 2, 4 or 8, got " + msaa);
-    o.shadows.distance = float(parseReal(shadowDistance, "--shadow-distance", 10, 1e5));
+    o.renderer.shadows.mapSize = uint32_t(parseInteger(shadowMap, "--shadow-map", 64, 4096));
+    o.renderer.samples = uint32_t(parseInteger(msaa, "--msaa", 1, 8));
+    if ((o.renderer.samples & (o.renderer.samples - 1)) != 0) throw InputError("--msaa: expected 1, 2, 4 or 8, got " + msaa);
+    o.renderer.shadows.distance = float(parseReal(shadowDistance, "--shadow-distance", 10, 1e5));
 
     Scene world;
     if (syntheticCount > 0) {

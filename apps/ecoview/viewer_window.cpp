@@ -134,15 +134,9 @@ int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames,
   ImGui_ImplGlfw_InitForVulkan(window, true);
 
   {
-    RendererOptions ro;
+    RendererOptions ro = options.renderer;
     ro.width = int(sc.extent.width);
     ro.height = int(sc.extent.height);
-    ro.stream = options.stream;
-    ro.uploadBytesPerFrame = options.uploadBytesPerFrame;
-    ro.uploadMsPerFrame = options.uploadMsPerFrame;
-    ro.upload = options.upload;
-    ro.shadows = options.shadows;
-    ro.samples = options.samples;
     Renderer renderer(ctx, world, ro);
     renderer.setView(options.view);
     UiRenderer ui(ctx, VK_FORMAT_R8G8B8A8_UNORM);

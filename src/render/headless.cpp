@@ -59,16 +59,10 @@ HeadlessResult runHeadless(const Scene& world, const HeadlessOptions& o) {
   HeadlessResult result;
   result.device = ctx.properties.deviceName;
   {
-    RendererOptions ro;
+    RendererOptions ro = o.renderer;
     ro.width = o.width;
     ro.height = o.height;
-    ro.stream = o.stream;
-    ro.uploadBytesPerFrame = o.uploadBytesPerFrame;
-    ro.uploadMsPerFrame = o.uploadMsPerFrame;
-    ro.upload = o.upload;
     ro.capture = true;
-    ro.shadows = o.shadows;
-    ro.samples = o.samples;
     Renderer renderer(ctx, world, ro);
     renderer.setView(o.view);
     std::optional<ImGuiScope> imgui;

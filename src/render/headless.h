@@ -20,12 +20,10 @@ struct HeadlessOptions {
   std::optional<Camera> cameraEnd;  // moves linearly from camera to cameraEnd over the frames
   CullSettings cull;
   ViewSettings view;
-  ShadowSettings shadows;
-  uint32_t samples = 4;  // RendererOptions::samples
-  StreamSettings stream;
-  uint64_t uploadBytesPerFrame = 2u << 20;
-  double uploadMsPerFrame = 0.5;
-  UploadPath upload = UploadPath::Auto;
+  // Streaming, uploads, shadows and multisampling: the renderer's own options, one definition
+  // for the headless and the window paths (its width, height and capture follow from the
+  // fields here and the path).
+  RendererOptions renderer;
   bool settle = true;               // wait for streaming before each frame (reproducible pictures)
   bool validation = false;
   std::string screenshot;           // PNG of the last frame, if set
