@@ -86,15 +86,22 @@ vec4 viewClip(FrameData f, uint view, vec3 p) {
 
 // Sky radiance along a unit direction: a gradient from the haze colour at the horizon to the
 // zenith colour, a glow around the sun and the sun's disc.
-vec3 skyColor(FrameData f, vec3 dir) {
+// The sun's glow and disc along dir (skyColor's, apart: a reflection in shade loses them).
+vec3 sunGlow(FrameData f, vec3 dir) {
+  if ((f.look.x & LOOK_FLAT_SKY) != 0u) return vec3(0.0);
+  float toSun = max(dot(dir, f.sun.xyz), 0.0);
+  return vec3(1.0, 0.85, 0.6) * (0.25 * pow(toSun, 8.0) + 0.6 * pow(toSun, 64.0)) +
+         vec3(1.0, 0.95, 0.85) * 6.0 * smoothstep(0.9995, 0.9998, toSun);
+}
+
+// The sky without the sun: the gradient from the horizon haze to the zenith.
+vec3 skyDome(FrameData f, vec3 dir) {
   if ((f.look.x & LOOK_FLAT_SKY) != 0u) return f.fog.rgb;
   float up = clamp(dir.y, 0.0, 1.0);
-  vec3 sky = mix(f.fog.rgb, f.skyZenith.rgb, pow(up, 0.45));
-  float toSun = max(dot(dir, f.sun.xyz), 0.0);
-  sky += vec3(1.0, 0.85, 0.6) * (0.25 * pow(toSun, 8.0) + 0.6 * pow(toSun, 64.0));
-  sky += vec3(1.0, 0.95, 0.85) * 6.0 * smoothstep(0.9995, 0.9998, toSun);
-  return sky;
+  return mix(f.fog.rgb, f.skyZenith.rgb, pow(up, 0.45));
 }
+
+vec3 skyColor(FrameData f, vec3 dir) { return skyDome(f, dir) + sunGlow(f, dir); }
 
 // Hemisphere ambient: sky light from above, ground bounce from below, by the normal's y.
 vec3 ambientLight(FrameData f, vec3 n) {

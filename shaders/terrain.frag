@@ -138,7 +138,9 @@ void main() {
       vec3 wn = normalize(vec3(0.04 * (valueNoise(inWorld.xz + frame.eye.w, 3.0) - 0.5), 1.0,
                                0.04 * (valueNoise(inWorld.zx, 3.0) - 0.5)));
       float fresnel = 0.02 + 0.98 * pow(1.0 - max(dot(wn, v), 0.0), 5.0);
-      vec3 reflected = skyColor(frame, reflect(-v, wn));
+      // the sky's reflection, and the sun's only where the sun reaches the water
+      vec3 r = reflect(-v, wn);
+      vec3 reflected = skyDome(frame, r) + sunGlow(frame, r) * shadow;
       vec3 deep = vec3(0.02, 0.06, 0.07) * (sunLight(frame, wn) * shadow + ambient);
       vec3 water = mix(deep, reflected, fresnel);
       color = mix(color, water, wet);

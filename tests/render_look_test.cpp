@@ -197,6 +197,48 @@ TEST(RenderLook, GroundGoesOnPastTheWorldsEdge) {
   EXPECT_GT(above[2], above[0] + 10);  // sky: blue over red
 }
 
+// Water in shade loses the sun's glint (issue #29: water took no shadows): a world under water
+// (a river layer within the water distance everywhere), a low sun from the east behind the
+// ridge, the camera west of it looking toward the sun where the glint would be. With shadows
+// the glint's pixels are far darker than without; the sky's reflection stays.
+TEST(RenderLook, WaterInTheShadeLosesTheSunsGlint) {
+  if (!fixtures::haveVulkan()) GTEST_SKIP() << "no Vulkan device";
+  Scene world = makeSyntheticScene(smallWorld(0));
+  world.sunAzimuthDeg = 90;
+  world.sunElevationDeg = 15;
+  const int w = world.heights.width, h = world.heights.height;
+  world.layers = {SceneLayer{.name = "river_distance", .kind = "river", .species = "", .unit = "m", .width = w,
+                             .height = h, .bytesPerCode = 1, .codeMax = 255, .valueMin = 0, .valueMax = 100,
+                             .waterDistance = 4,
+                             .data = std::vector<uint8_t>(size_t(w) * size_t(h), 0)}};  // 0 m: water everywhere
+  world.riverLayer = 0;
+  HeadlessOptions o;
+  o.width = 160;
+  o.height = 90;
+  o.validation = true;
+  o.view.fog = false;
+  o.camera = camera(200, float(heightAt(world, 200, 512)) + 40, 512, 90, -15);
+  o.renderer.shadows.distance = 3000;
+  HeadlessOptions off = o;
+  off.view.shadows = false;
+  ASSERT_LT(sunClearance(world, 350, 512, 90, 15), -20) << "the glint's water lies in the ridge's shadow";
+  const HeadlessResult on = runHeadless(world, o), lit = runHeadless(world, off);
+  EXPECT_EQ(on.validationErrors, 0);
+  auto brightest = [&](const HeadlessResult& r) {
+    double best = 0;
+    for (int y = o.height / 2 - 10; y < o.height / 2 + 10; ++y)
+      for (int x = o.width / 2 - 20; x < o.width / 2 + 20; ++x) {
+        const size_t i = (size_t(y) * size_t(o.width) + size_t(x)) * 4;
+        best = std::max(best, 0.2126 * r.pixels[i] + 0.7152 * r.pixels[i + 1] + 0.0722 * r.pixels[i + 2]);
+      }
+    return best;
+  };
+  const double shaded = brightest(on), sunlit = brightest(lit);
+  std::printf("glint: %.0f in the shade, %.0f without shadows\n", shaded, sunlit);
+  EXPECT_GT(sunlit, 150);
+  EXPECT_LT(shaded, 0.6 * sunlit);
+}
+
 // Hiding a species empties its draw records and leaves every other record as it was.
 TEST(RenderLook, HiddenSpeciesDrawsNothingAndTheOthersTheSame) {
   if (!fixtures::haveVulkan()) GTEST_SKIP() << "no Vulkan device";
