@@ -364,20 +364,29 @@ TEST(ConfigParse, GroundPaletteFromPresetAndOverrides) {
   std::vector<eco::ConfigProblem> problems;
   const eco::BiomeConfig plain = eco::parseBiomeConfig(writeConfig(dir, kMinimal), problems);
   ASSERT_TRUE(problems.empty());
-  EXPECT_FALSE(plain.hasGround);
-  EXPECT_FLOAT_EQ(plain.ground.grass[1], eco::kTemperateGround.grass[1]);
-  EXPECT_TRUE(std::isinf(plain.ground.snowline));
+  EXPECT_FALSE(plain.ground.has_value());
 
   const std::string text = edited(R"("name": "meadow",)",
                                   R"("name": "meadow", "ground": { "preset": "arid", "rock": [0.5, 0.25, 0.125], "snowline": 2450 },)");
   const eco::BiomeConfig arid = eco::parseBiomeConfig(writeConfig(dir, text), problems);
   ASSERT_TRUE(problems.empty()) << problems[0].path << ": " << problems[0].reason;
-  EXPECT_TRUE(arid.hasGround);
-  EXPECT_FLOAT_EQ(arid.ground.soil[0], 0.45f);  // the arid preset's soil, restated
-  EXPECT_FLOAT_EQ(arid.ground.soil[2], 0.22f);
-  EXPECT_FLOAT_EQ(arid.ground.rock[0], 0.5f);
-  EXPECT_FLOAT_EQ(arid.ground.rock[2], 0.125f);
-  EXPECT_FLOAT_EQ(arid.ground.snowline, 2450.f);
+  ASSERT_TRUE(arid.ground.has_value());
+  EXPECT_FLOAT_EQ(arid.ground->color[eco::kGroundSoil][0], 0.45f);  // the arid preset's soil, restated
+  EXPECT_FLOAT_EQ(arid.ground->color[eco::kGroundSoil][2], 0.22f);
+  EXPECT_FLOAT_EQ(arid.ground->color[eco::kGroundRock][0], 0.5f);
+  EXPECT_FLOAT_EQ(arid.ground->color[eco::kGroundRock][2], 0.125f);
+  EXPECT_FLOAT_EQ(arid.ground->snowline, 2450.f);
+  // A ground with only a snow line: the temperate preset's colours, no snow line without one.
+  const eco::BiomeConfig snowy = eco::parseBiomeConfig(
+      writeConfig(dir, edited(R"("name": "meadow",)", R"("name": "meadow", "ground": { "snowline": 900 },)")), problems);
+  ASSERT_TRUE(problems.empty());
+  ASSERT_TRUE(snowy.ground.has_value());
+  EXPECT_FLOAT_EQ(snowy.ground->color[eco::kGroundGrass][1], 0.21f);
+  const eco::BiomeConfig bare = eco::parseBiomeConfig(
+      writeConfig(dir, edited(R"("name": "meadow",)", R"("name": "meadow", "ground": {},)")), problems);
+  ASSERT_TRUE(problems.empty());
+  ASSERT_TRUE(bare.ground.has_value());
+  EXPECT_TRUE(std::isinf(bare.ground->snowline));
 
   auto firstProblem = [&](const std::string& ground) {
     const auto p = parseProblems(edited(R"("name": "meadow",)", R"("name": "meadow", "ground": )" + ground + ","));

@@ -56,8 +56,8 @@ Scene swardWorld(const GroundPalette& palette) {
 
 // Albedos far apart in hue, so a pixel says which one it shows.
 GroundPalette testPalette(float snowline) {
-  GroundPalette p{{0.45f, 0.08f, 0.06f}, {0.06f, 0.40f, 0.08f}, {0.08f, 0.08f, 0.45f}, {0.3f, 0.3f, 0.3f},
-                  {0.85f, 0.85f, 0.85f}};
+  GroundPalette p{{{0.45f, 0.08f, 0.06f}, {0.06f, 0.40f, 0.08f}, {0.08f, 0.08f, 0.45f}, {0.3f, 0.3f, 0.3f},
+                   {0.85f, 0.85f, 0.85f}}};
   p.snowline = snowline;
   return p;
 }

@@ -198,7 +198,7 @@ TEST(Layers, GroundPaletteRoundTripsAndIsWrittenOnlyWhenGiven) {
   EXPECT_FALSE(readManifest(dir.path.string()).ground.has_value());
 
   GroundPalette g = kAridGround;
-  g.grass[1] = 0.5f;
+  g.color[kGroundGrass][1] = 0.5f;
   g.snowline = 2450.f;
   m.ground = g;
   writeManifest(dir.path.string(), m);
@@ -208,10 +208,8 @@ TEST(Layers, GroundPaletteRoundTripsAndIsWrittenOnlyWhenGiven) {
   EXPECT_EQ(j["ground"]["snowline"], 2450);
   const Manifest r = readManifest(dir.path.string());
   ASSERT_TRUE(r.ground.has_value());
-  const float* got[] = {r.ground->soil, r.ground->grass, r.ground->rock, r.ground->sand, r.ground->snow};
-  const float* want[] = {g.soil, g.grass, g.rock, g.sand, g.snow};
-  for (int k = 0; k < 5; ++k)
-    for (int c = 0; c < 3; ++c) EXPECT_NEAR(got[k][c], want[k][c], 0.5 / 255 + 1e-6) << k << " " << c;
+  for (uint32_t k = 0; k < kGroundColors; ++k)
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(r.ground->color[k][c], g.color[k][c], 0.5 / 255 + 1e-6) << k << " " << c;
   EXPECT_EQ(r.ground->snowline, 2450.f);
 
   const std::string good = test::readBytes(dir.file("manifest.json"));

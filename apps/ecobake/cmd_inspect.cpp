@@ -52,7 +52,8 @@ nlohmann::json bakeSummary(const std::string& dir, const Manifest& m) {
                        {"name", s.name},
                        {"instances", m.totals.speciesCounts.at(s.id)},
                        {"form", meshFormName(speciesMeshForm(s))},
-                       {"form_given", s.meshForm.has_value() || s.kind != uint8_t(SpeciesKind::Tree)}});
+                       // a tree without mesh.form: drawn as the broadleaf default
+                       {"form_default", !s.meshForm && s.kind == uint8_t(SpeciesKind::Tree)}});
     if (s.meshFile.empty()) continue;
     // A mesh file is verified (size, checksum) and loaded like the viewer loads it; its
     // triangles per LOD are reported.
@@ -94,7 +95,7 @@ void printHuman(const nlohmann::json& j) {
     for (const auto& s : j["species"]) {
       std::printf("  %3d %-24s %12llu  %s%s", s["id"].get<int>(), s["name"].get<std::string>().c_str(),
                   static_cast<unsigned long long>(s["instances"].get<uint64_t>()), s["form"].get<std::string>().c_str(),
-                  s["form_given"].get<bool>() ? "" : " (the tree default)");
+                  s["form_default"].get<bool>() ? " (the tree default)" : "");
       if (s.contains("mesh_file"))
         std::printf("  %s: %u / %u triangles (LOD 0 / 1)", s["mesh_file"].get<std::string>().c_str(),
                     s["mesh_triangles"][0].get<unsigned>(), s["mesh_triangles"][1].get<unsigned>());

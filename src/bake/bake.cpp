@@ -70,7 +70,7 @@ Manifest baseManifest(const World& world, const SamplerParams& params, std::vect
   m.crs = world.crs;
   m.sunAzimuthDeg = world.config.sunAzimuthDeg;
   m.sunElevationDeg = world.config.sunElevationDeg;
-  if (world.config.hasGround) m.ground = world.config.ground;
+  m.ground = world.config.ground;
   m.hashes.config = hashOf(world.config.configPath);
   m.hashes.heightmap = hashOf(world.config.terrain.heightmap);
   m.hashes.river = hashOf(world.config.river.file);

@@ -75,9 +75,9 @@ std::vector<std::pair<std::string, std::string>> identity(const Manifest& m) {
         s.meshFile.empty() ? std::string("(no mesh file)") : s.meshFile + " " + hex64(s.meshChecksum));
   add("sun", m.sunAzimuthDeg, m.sunElevationDeg);
   if (m.ground) {
-    const GroundPalette& g = *m.ground;
-    add("ground", g.soil[0], g.soil[1], g.soil[2], g.grass[0], g.grass[1], g.grass[2], g.rock[0], g.rock[1], g.rock[2],
-        g.sand[0], g.sand[1], g.sand[2], g.snow[0], g.snow[1], g.snow[2], g.snowline);
+    for (uint32_t k = 0; k < kGroundColors; ++k)
+      add(std::string("ground ") + kGroundColorNames[k], m.ground->color[k][0], m.ground->color[k][1], m.ground->color[k][2]);
+    add("ground snowline", m.ground->snowline);
   }
   // Every part computes the layers from the whole world; parts baked with and without
   // --layers masks are parts of different bakes.

@@ -221,11 +221,7 @@ void readGround(const Json& j, const std::string& path, std::vector<ConfigProble
   int preset = 0;
   r.choice("preset", kGroundPresets, preset);
   g = preset == 1 ? kAridGround : kTemperateGround;
-  readColor(r, g.soil, "soil");
-  readColor(r, g.grass, "grass");
-  readColor(r, g.rock, "rock");
-  readColor(r, g.sand, "sand");
-  readColor(r, g.snow, "snow");
+  for (uint32_t k = 0; k < kGroundColors; ++k) readColor(r, g.color[k], kGroundColorNames[k]);
   r.number("snowline", g.snowline, Limits::between(-limits::kMaxAbsElevation, limits::kMaxAbsElevation));
   r.rejectUnknownKeys();
 }
@@ -656,10 +652,7 @@ BiomeConfig parseBiomeConfig(const std::string& path, std::vector<ConfigProblem>
     r.rejectUnknownKeys();
   }
   if (const Json* m = root.object("moisture")) readMoisture(*m, "/moisture", problems, config.moisture);
-  if (const Json* g = root.object("ground")) {
-    config.hasGround = true;
-    readGround(*g, "/ground", problems, config.ground);
-  }
+  if (const Json* g = root.object("ground")) readGround(*g, "/ground", problems, config.ground.emplace());
   bool tileSizeOk = true;
   if (const Json* tiling = root.object("tiling")) {
     ObjectReader r(*tiling, "/tiling", problems);

@@ -164,8 +164,7 @@ struct BiomeConfig {
   RiverConfig river;
   float sunAzimuthDeg = 180.f;    // direction the sun shines from, clockwise from north
   float sunElevationDeg = 40.f;   // degrees above the horizon, (0, 90]: the viewer's light only
-  bool hasGround = false;         // `ground` given: written to the manifest (else the viewer's default)
-  GroundPalette ground = kTemperateGround;  // the viewer's ground colours and snow line
+  std::optional<GroundPalette> ground;  // the viewer's colours and snow line; written to the manifest
   MoistureConfig moisture;
   float tileSize = 128.f;         // metres
   uint64_t seed = 1;

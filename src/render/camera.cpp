@@ -4,8 +4,8 @@
 #include <array>
 #include <tuple>
 
-#include "core/bilinear.h"
 #include "render/scene.h"
+#include "terrain/terrain.h"
 
 namespace eco::render {
 
@@ -128,10 +128,7 @@ Camera defaultCamera(const Scene& world, int width, int height) {
 }
 
 float groundHeight(const Scene& world, float x, float z) {
-  const Grid& h = world.heights;
-  if (h.values.empty() || !(world.cellSize > 0)) return 0.0f;
-  const float inv = 1.0f / world.cellSize;
-  return bilinear(h.values.data(), h.width, lerpPixel(x * inv, h.width), lerpPixel(z * inv, h.height));
+  return world.heights.values.empty() || !(world.cellSize > 0) ? 0.0f : sampleBilinear(world.heights, world.cellSize, x, z);
 }
 
 float keepAboveGround(const Scene& world, Camera& cam) {

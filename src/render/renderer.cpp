@@ -630,8 +630,9 @@ void Renderer::setLight(gpu::FrameData& frame) const {
   // The config's palette and snow line (none unless the config gives one).
   const GroundPalette& g = world_.ground;
   frame.elevation = {minY_, maxY_, std::isfinite(g.snowline) ? g.snowline : 1e30f, 0};
-  const float* colors[gpu::GROUND_COLORS] = {g.soil, g.grass, g.rock, g.sand, g.snow};
-  for (uint32_t k = 0; k < gpu::GROUND_COLORS; ++k) frame.palette[k] = {colors[k][0], colors[k][1], colors[k][2], 0};
+  static_assert(gpu::GROUND_COLORS == kGroundColors && gpu::GROUND_SOIL == kGroundSoil && gpu::GROUND_GRASS == kGroundGrass &&
+                gpu::GROUND_ROCK == kGroundRock && gpu::GROUND_SAND == kGroundSand && gpu::GROUND_SNOW == kGroundSnow);
+  for (uint32_t k = 0; k < kGroundColors; ++k) frame.palette[k] = {g.color[k][0], g.color[k][1], g.color[k][2], 0};
   frame.look.x = view_.sky ? 0 : gpu::LOOK_FLAT_SKY;
   // rivers: the river layer's codes to metres, water up to the bake's water distance
   const int river = world_.riverLayer;

@@ -133,7 +133,8 @@ void writeManifest(const std::string& dir, const Manifest& m) {
       auto q = [](float v) { return int(std::lround(std::clamp(v, 0.f, 1.f) * 255.f)); };
       return Json::array({q(c[0]), q(c[1]), q(c[2])});
     };
-    j["ground"] = {{"soil", rgb(g.soil)}, {"grass", rgb(g.grass)}, {"rock", rgb(g.rock)}, {"sand", rgb(g.sand)}, {"snow", rgb(g.snow)}};
+    j["ground"] = Json::object();
+    for (uint32_t k = 0; k < kGroundColors; ++k) j["ground"][kGroundColorNames[k]] = rgb(g.color[k]);
     if (std::isfinite(g.snowline)) j["ground"]["snowline"] = g.snowline;
   }
   j["tiling"] = {{"tile_size", m.tiling.tileSize}, {"tiles_x", m.tiling.tilesX}, {"tiles_z", m.tiling.tilesZ}};
@@ -510,8 +511,7 @@ Manifest readManifestOf(const std::string& dir, bool wantPart) {
   if (const Json* ground = root.object("ground")) {
     ObjectReader r(*ground, "/ground", mr.problems);
     GroundPalette g = kTemperateGround;
-    for (auto [key, out] : {std::pair{"soil", g.soil}, {"grass", g.grass}, {"rock", g.rock}, {"sand", g.sand}, {"snow", g.snow}})
-      readRgb(r, key, out);
+    for (uint32_t k = 0; k < kGroundColors; ++k) readRgb(r, kGroundColorNames[k], g.color[k]);
     r.number("snowline", g.snowline, Limits::between(-1e5, 1e5));
     r.rejectUnknownKeys();
     m.ground = g;
