@@ -103,14 +103,26 @@ vec3 skyDome(FrameData f, vec3 dir) {
 
 vec3 skyColor(FrameData f, vec3 dir) { return skyDome(f, dir) + sunGlow(f, dir); }
 
-// Hemisphere ambient: sky light from above, ground bounce from below, by the normal's y.
-vec3 ambientLight(FrameData f, vec3 n) {
+// Hemisphere ambient: sky light from above, ground bounce from below, by the normal's y
+// (linear in it: the mean over a surface is the light of its mean n.y).
+vec3 ambientUp(FrameData f, float up) {
   vec3 skyAmbient = mix(f.fog.rgb, f.skyZenith.rgb, 0.5);
-  return mix(f.ground.rgb, skyAmbient, 0.5 + 0.5 * n.y) * f.ground.w;
+  return mix(f.ground.rgb, skyAmbient, 0.5 + 0.5 * up) * f.ground.w;
 }
+vec3 ambientLight(FrameData f, vec3 n) { return ambientUp(f, n.y); }
 
-// Direct sun light reaching a surface of normal n (before shadowing).
-vec3 sunLight(FrameData f, vec3 n) { return vec3(1.0, 0.96, 0.88) * (f.sun.w * max(dot(n, f.sun.xyz), 0.0)); }
+// Direct sun light reaching a surface whose normal makes max(n.sun, 0) = sunDot with it.
+vec3 sunLightDot(FrameData f, float sunDot) { return vec3(1.0, 0.96, 0.88) * (f.sun.w * sunDot); }
+vec3 sunLight(FrameData f, vec3 n) { return sunLightDot(f, max(dot(n, f.sun.xyz), 0.0)); }
+
+// The light on a plant's surface (vegetation.frag): sun, the share leaves let through from
+// behind (foliage 1: leaves, 0: bark; backDot = max(-n.sun, 0)), shadow, hemisphere ambient.
+// Linear in sunDot, backDot and up, so the far field lights a whole plant seen from a
+// direction with their means over what it shows (render/far_look.h).
+vec3 plantLight(FrameData f, float sunDot, float backDot, float up, float foliage, float shadow) {
+  vec3 direct = sunLightDot(f, sunDot) + vec3(1.0, 0.9, 0.6) * f.sun.w * (0.35 * foliage * backDot);
+  return direct * shadow + ambientUp(f, up);
+}
 
 // Distance fog with aerial perspective: light scattered in along the view ray takes the sky's
 // horizon colour, warmer toward the sun; extinction by exp(-density * distance).

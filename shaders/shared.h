@@ -148,8 +148,19 @@ struct FrameData {
 ECO_CONST LOOK_FLAT_SKY = 1;  // the sky is the haze colour everywhere (no gradient, no sun): plain backgrounds
 
 // Far-field layers (render/far_field.h): one RGBA8 layer per kind, rgb = mean colour of the
-// kind's instances over the texel, a = fraction of the texel covered by their crowns.
+// kind's instances over the texel, a = their crowns' area over the texel's, divided by the
+// kind's FAR_COVER_MAX (crowns overlap: a dense stand holds more than its area; grass and
+// ground cover hold a few percent, kept at finer steps). Use as vec4(FAR_COVER_MAX) / {FAR_COVER_MAX}.
 ECO_CONST FAR_LAYERS = KIND_COUNT;
+#define FAR_COVER_MAX 2.0f, 2.0f, 0.5f, 0.5f
+// The far look table (render/far_look.h): per kind FAR_LOOK_LAYERS RGBA16F layers over
+// (azimuth from the sun's, 0-180 degrees) x (elevation of the eye above the horizon, 0-90
+// degrees), texel centres. Layer 3k: projected area / pi r^2, foliage share, bark mean
+// max(n.sun, 0), bark mean n.y; 3k + 1: share of the foliage facing the sun, its mean n.sun,
+// its mean n.y; 3k + 2: the other foliage's mean -n.sun, its mean n.y.
+ECO_CONST FAR_LOOK_LAYERS = 3;
+ECO_CONST FAR_LOOK_AZIMUTHS = 8;
+ECO_CONST FAR_LOOK_ELEVATIONS = 8;
 
 // VkDrawIndexedIndirectCommand plus the draw's region of the visible list, padded to 32
 // bytes. LOD 0 of a (view, species) fills its region upward from firstInstance, LOD 1 downward

@@ -7,20 +7,13 @@ layout(binding = 2) uniform sampler2DArray farField;  // render/far_field.h: pre
 layout(binding = 5) uniform sampler2DArrayShadow shadowMap;
 layout(binding = 6) uniform sampler2D river;    // distance to the river: frame.water.w + texel * frame.water.y metres
 layout(binding = 7) uniform sampler2D overlay;  // the selected mask layer, 0..1 over its legend
+layout(binding = 8) uniform sampler2DArray farLook;  // render/far_look.h: each kind's look by direction
 #include "shadow.glsl"
 #include "overlay_ramp.h"
 
 layout(location = 0) in vec3 inWorld;
 layout(location = 1) in vec3 inNormal;
 layout(location = 0) out vec4 outColor;
-
-// How much more ground a kind's plants hide when seen at an angle. A plant of crown radius r
-// and crown height h seen along v (unit, toward the eye) at theta from the vertical shows
-// pi r^2 cos(theta) + r h sin(theta); the ground under it, seen along v on a surface of normal
-// n, shows (n.v / n.y) per unit of horizontal area. Their ratio to the view from straight above
-// is n.y (cos(theta) + c sin(theta)) / (n.v), c = h / (pi r) for each kind's typical shape
-// (tree, shrub, grass, ground cover).
-const vec4 kObliqueGrowth = vec4(1.0, 0.6, 0.3, 0.1);
 
 float hash12(vec2 p) {
   uvec2 q = uvec2(ivec2(floor(p)) + 32768);
@@ -44,9 +37,9 @@ float valueNoise(vec2 p, float scale) {
 // tree and shrub crowns, y under grass and ground cover. (-1, -1) before any survey data.
 vec2 plantsAround(vec2 uv) {
   if (frame.farField.w < 0.5) return vec2(-1.0);
-  float a[FAR_LAYERS];
-  for (int k = 0; k < int(FAR_LAYERS); ++k) a[k] = textureLod(farField, vec3(uv, k), 2.0).a;
-  return vec2(a[0] + a[1], a[2] + a[3]);
+  vec4 a, coverMax = vec4(FAR_COVER_MAX);
+  for (int k = 0; k < int(FAR_LAYERS); ++k) a[k] = textureLod(farField, vec3(uv, k), 2.0).a * coverMax[k];
+  return vec2(min(a[0] + a[1], 1.0), a[2] + a[3]);
 }
 
 // Ground albedo from the config's palette (FrameData.palette): grass where grass and ground
@@ -81,6 +74,64 @@ vec3 groundAlbedo(vec3 n, float height, float noise, vec2 plants, float riverDis
   return c * (0.85 + 0.3 * noise);
 }
 
+// The far field at this fragment (render/far_field.h, render/far_look.h), per kind k.
+struct FarPlants {
+  float seen[FAR_LAYERS];      // share of the ground its plants hide from the eye
+  float t[FAR_LAYERS];         // how far the layer has faded in (0 near: the instances are drawn)
+  float sunDepth[FAR_LAYERS];  // optical depth of its plants toward the sun, over this ground
+  vec3 tint[FAR_LAYERS];       // mean colour of its plants, with stand-scale variation
+  vec4 shape[FAR_LAYERS], lit[FAR_LAYERS], shade[FAR_LAYERS];  // the look table toward the eye
+  float castsShadow;           // 1 where the shadow cascades reach, fading out with them
+};
+
+FarPlants farPlants(vec3 n) {
+  FarPlants p;
+  for (int k = 0; k < int(FAR_LAYERS); ++k) p.seen[k] = p.t[k] = p.sunDepth[k] = 0.0;
+  p.castsShadow = 0.0;
+  if (frame.farField.z < 0.5) return p;
+  vec3 toEye = frame.eye.xyz - inWorld;
+  float d = length(toEye);
+  vec3 v = toEye / max(d, 1e-3);
+  // the look table's coordinates: azimuth from the sun's and elevation, both as [0, 1]
+  vec2 sunH = frame.sun.xz, eyeH = v.xz;
+  float h = length(sunH) * length(eyeH);
+  vec2 lookUv = vec2(h > 1e-6 ? acos(clamp(dot(sunH, eyeH) / h, -1.0, 1.0)) / 3.14159265 : 0.0,
+                     asin(clamp(v.y, 0.0, 1.0)) * (2.0 / 3.14159265));
+  vec2 sunUv = vec2(0.0, asin(clamp(frame.sun.y, 0.0, 1.0)) * (2.0 / 3.14159265));
+  if (frame.shadowSplits.w > 0.5) {
+    float depth = dot(inWorld - frame.eye.xyz, frame.forward.xyz), end = frame.shadowSplits.z;
+    p.castsShadow = 1.0 - smoothstep(0.85 * end, end, depth);
+  }
+  // Plants of a horizontal density rho, each showing area A along v, hide the ground of normal
+  // n seen along v with probability 1 - exp(-rho A n.y / n.v) (Beer-Lambert over randomly
+  // placed crowns); rho A = a (crown area per ground area) x the table's A / pi r^2.
+  float surface = n.y / max(dot(n, v), 0.1);
+  float sunSurface = n.y / max(dot(n, frame.sun.xyz), 0.1);
+  vec2 uv = inWorld.xz * frame.farField.xy;
+  vec4 coverMax = vec4(FAR_COVER_MAX);
+  // light variation at stand scale, so the far field does not read as flat paint
+  float vary = 0.9 + 0.2 * (0.65 * valueNoise(inWorld.xz, 60.0) + 0.35 * valueNoise(inWorld.xz, 17.0));
+  for (int k = 0; k < int(FAR_LAYERS); ++k) {
+    // cull.comp keeps a fraction 1 - t of the instances at t = (d - start) / (end - start):
+    // the far field comes in linearly over the same band
+    p.t[k] = clamp((d - frame.fadeStart[k]) / max(frame.fadeEnd[k] - frame.fadeStart[k], 1e-3), 0.0, 1.0);
+    if (p.t[k] <= 0.0) continue;
+    // one mip level coarser than the screen asks for: a texel holds a handful of crowns,
+    // magnified it would read as blotches rather than as a stand of plants
+    vec4 layer = texture(farField, vec3(uv, k), 1.0);
+    if (layer.a < 1.0 / 512.0) continue;
+    int base = int(FAR_LOOK_LAYERS) * k;
+    p.shape[k] = textureLod(farLook, vec3(lookUv, base), 0.0);      // area, foliage share, bark sun, bark up
+    p.lit[k] = textureLod(farLook, vec3(lookUv, base + 1), 0.0);    // share facing the sun, its n.sun, n.y
+    p.shade[k] = textureLod(farLook, vec3(lookUv, base + 2), 0.0);  // the rest's -n.sun, n.y
+    float a = layer.a * coverMax[k];
+    p.seen[k] = 1.0 - exp(-a * p.shape[k].x * surface);
+    p.sunDepth[k] = a * textureLod(farLook, vec3(sunUv, base), 0.0).x * sunSurface;
+    p.tint[k] = layer.rgb * vary;
+  }
+  return p;
+}
+
 void main() {
   vec3 n = normalize(inNormal);
   float noise = 0.6 * valueNoise(inWorld.xz, 23.0) + 0.4 * valueNoise(inWorld.xz, 5.0);
@@ -89,46 +140,17 @@ void main() {
   vec3 albedo = groundAlbedo(n, inWorld.y, noise, plantsAround(inWorld.xz * frame.farField.xy), riverDistance);
   float shadow = sunShadow(inWorld, n);
   vec3 ambient = ambientLight(frame, n);
-  vec3 color = albedo * (sunLight(frame, n) * shadow + ambient);
 
-  // far field: each kind's layer fades in where its instances fade out
-  if (frame.farField.z > 0.5) {
-    vec3 toEye = frame.eye.xyz - inWorld;
-    float d = length(toEye);
-    vec3 v = toEye / max(d, 1e-3);
-    float cosTheta = clamp(v.y, 0.0, 1.0), sinTheta = sqrt(1.0 - cosTheta * cosTheta);
-    float surface = n.y / max(dot(n, v), 0.2);  // capped: grazing slopes are mostly hidden by what is in front
-    vec2 uv = inWorld.xz * frame.farField.xy;
-    // Lit like the instances' crowns (vegetation.frag) averaged over a crown seen from above
-    // (mean n.sun about half the sun's elevation term), following the slope a little.
-    vec3 up = vec3(0.0, 1.0, 0.0);
-    float sunDot = max(dot(n, frame.sun.xyz), 0.0);
-    // 0.8 and the ground's 0.3 below: the far field's region signal matches the near field's
-    // best at these (render_farfield_test, shadows on)
-    vec3 crownLight = sunLight(frame, up) * 0.8 * mix(1.0, sunDot / max(frame.sun.y, 0.1), 0.3) * shadow +
-                      ambientLight(frame, up);
-    // light variation at stand scale, so the far field does not read as flat paint
-    float vary = 0.9 + 0.2 * (0.65 * valueNoise(inWorld.xz, 60.0) + 0.35 * valueNoise(inWorld.xz, 17.0));
-    for (int k = int(FAR_LAYERS) - 1; k >= 0; --k) {
-      // one mip level coarser than the screen asks for: a texel holds a handful of crowns,
-      // magnified it would read as blotches rather than as a stand of plants
-      vec4 layer = texture(farField, vec3(uv, k), 1.0);
-      if (layer.a < 1.0 / 512.0) continue;
-      vec3 mean = layer.rgb / layer.a;
-      float ratio = max(surface * (cosTheta + kObliqueGrowth[k] * sinTheta), 1.0);
-      float seen = 1.0 - pow(1.0 - min(layer.a, 0.999), ratio);
-      // cull.comp keeps a fraction 1 - t of the instances at t = (d - start) / (end - start):
-      // the far field comes in linearly over the same band. (Compensating for the ground the
-      // remaining instances hide, alpha = seen t / (1 - seen (1 - t)), measured worse on
-      // render_farfield_test: the plants drawn in the band cover less than their share.)
-      float t = clamp((d - frame.fadeStart[k]) / max(frame.fadeEnd[k] - frame.fadeStart[k], 1e-3), 0.0, 1.0);
-      float alpha = seen * t;
-      // the ground between the crowns of a stand lies mostly in their shadow: darken the
-      // terrain by the layer's coverage before painting the crowns over it
-      color *= 1.0 - 0.3 * min(layer.a, 1.0) * t;
-      color = mix(color, mean * crownLight * vary, alpha);
-    }
+  // The far field's plants here: per kind how much of the ground they hide from the eye, and
+  // from the sun where the shadow cascades reach (the instances they stand for would shade the
+  // ground and one another there; the cascades only hold instances that are resident).
+  FarPlants far = farPlants(n);
+  float shadeGround = 1.0, shadeCrowns[FAR_LAYERS];
+  for (int k = int(FAR_LAYERS) - 1; k >= 0; --k) {
+    shadeCrowns[k] = 1.0 - far.castsShadow * (1.0 - exp(-0.5 * far.sunDepth[k] * far.t[k]));
+    shadeGround *= exp(-far.sunDepth[k] * far.t[k] * far.castsShadow);
   }
+  vec3 color = albedo * (sunLight(frame, n) * shadow * shadeGround + ambient);
 
   // rivers: still water where the river field says the channel is, reflecting the sky
   if (frame.water.x > 0.5) {
@@ -149,6 +171,23 @@ void main() {
 
   color = applyFog(frame, color, inWorld);
   vec3 result = toneMap(frame, color);
+  // far field: each kind's layer over the ground where its instances fade out. Mixed after fog
+  // and tone mapping: the instances it stands for are sub-pixel, and a pixel's samples (or a
+  // few pixels seen together) average finished colours, not light.
+  for (int k = int(FAR_LAYERS) - 1; k >= 0; --k) {
+    if (far.seen[k] * far.t[k] <= 0.0) continue;
+    vec4 shape = far.shape[k], lit = far.lit[k], shade = far.shade[k];
+    // the parts lit (the sunlit side also shaded by neighbours where the cascades reach), each
+    // fogged and tone-mapped apart as their pixels would be, then mixed by their shares
+    vec3 tint = far.tint[k];
+    float sunlit = shadeCrowns[k];
+    vec3 litPart = toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y, 0.0, lit.z, 1.0, sunlit), inWorld));
+    vec3 shadePart = toneMap(frame, applyFog(frame, tint * plantLight(frame, 0.0, shade.x, shade.y, 1.0, sunlit), inWorld));
+    vec3 barkPart = toneMap(frame, applyFog(frame, vec3(BARK_COLOR) * plantLight(frame, shape.z, 0.0, shape.w, 0.0, sunlit), inWorld));
+    vec3 plant = mix(barkPart, mix(shadePart, litPart, lit.x), shape.y);
+    result = mix(result, plant, far.seen[k] * far.t[k]);
+  }
+
   // mask overlay: the layer's value through the legend's ramp, over the lit picture
   if (frame.overlay.x > 0.5) {
     float value = texture(overlay, layerUv).r;

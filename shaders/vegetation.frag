@@ -16,9 +16,7 @@ void main() {
   vec3 n = normalize(inNormal);
   if (!gl_FrontFacing) n = -n;
   float shadow = sunShadow(inWorld, n);
-  // leaves pass some light through: foliage facing away from the sun still gets a share of it
-  float through = inFoliage * 0.35 * max(-dot(n, frame.sun.xyz), 0.0);
-  vec3 direct = sunLight(frame, n) + vec3(1.0, 0.9, 0.6) * frame.sun.w * through;
-  vec3 color = inColor * (direct * shadow + ambientLight(frame, n));
+  float s = dot(n, frame.sun.xyz);
+  vec3 color = inColor * plantLight(frame, max(s, 0.0), max(-s, 0.0), n.y, inFoliage, shadow);
   outColor = vec4(toneMap(frame, applyFog(frame, color, inWorld)), 1.0);
 }

@@ -53,7 +53,7 @@ class TerrainView {
     if (!render::createContext(ctx_, o, &why)) throw std::runtime_error(why);
     terrain_ = render::createTerrainDraw(ctx_, world.heights, world.cellSize, kColor, kDepth);
     render::enableTerrainCapture(ctx_, terrain_, 4096);
-    far_ = render::createFarField(ctx_, world);
+    far_ = render::createFarField(ctx_, world, MeshSet{});
     color_ = render::createImage(ctx_, uint32_t(width), uint32_t(height), 1, kColor,
                                  VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
     depth_ = render::createImage(ctx_, uint32_t(width), uint32_t(height), 1, kDepth,
@@ -130,6 +130,7 @@ class TerrainView {
     render::TerrainTextures textures;
     textures.farField = far_.image.view;
     textures.farSampler = far_.sampler;
+    textures.farLook = far_.look.view;
     render::recordTerrainDraw(cmd, terrain_, frames_[slot], textures, slot);
     vkCmdEndRendering(cmd);
     render::imageBarrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,

@@ -1,6 +1,7 @@
 #include "render/far_field.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -14,6 +15,7 @@
 
 #include "core/rounding.h"
 #include "render/camera.h"
+#include "render/far_look.h"
 
 namespace eco::render {
 
@@ -68,15 +70,19 @@ FarFieldLayout farFieldLayout(const Scene& world) {
 
 namespace {
 
-// Reads one tile and returns its block (level 0 from the instances, then 2x2 box averages:
-// premultiplied colour and coverage average linearly).
+// Reads one tile and returns its block: per kind and texel the crown area over the texel's area
+// (alpha, over FAR_COVER_MAX of the kind) and the crown-area-weighted mean tint (rgb, straight:
+// 8-bit premultiplied colour would keep a handful of levels under the thin cover of grass).
+// Mips are crown-area-weighted averages computed here; texels without plants of the kind take
+// the tile's mean tint of it (else `fallback`), so filtering toward them keeps the colour.
 FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& instances,
                          const std::vector<SpeciesRecord>& species, const FarFieldLayout& l,
+                         const std::array<std::array<float, 3>, gpu::FAR_LAYERS>& fallback,
                          std::vector<double>& crownArea) {
   const uint32_t n = l.texelsPerTile;
   const uint32_t L = gpu::FAR_LAYERS;
-  // level 0 accumulators per (kind, texel): crown area, area * r, g, b
-  std::vector<float> acc(size_t(L) * n * n * 4, 0.0f);
+  // level 0 accumulators per (kind, texel): crown area, area * r, g, b (0..255)
+  std::vector<float> level(size_t(L) * n * n * 4, 0.0f);
   const int x0 = tile.x * int(n), z0 = tile.z * int(n);
   for (const Instance& p : instances) {
     if (p.species >= species.size()) continue;  // the loaders verify this; stay in bounds anyway
@@ -87,29 +93,28 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
     crownArea[p.species] += double(area);
     int ix = std::clamp(int(std::floor(p.position.x / l.texelSize)) - x0, 0, int(n) - 1);
     int iz = std::clamp(int(std::floor(p.position.z / l.texelSize)) - z0, 0, int(n) - 1);
-    float* a = &acc[((size_t(kind) * n + size_t(iz)) * n + size_t(ix)) * 4];
+    float* a = &level[((size_t(kind) * n + size_t(iz)) * n + size_t(ix)) * 4];
     a[0] += area;
     a[1] += area * float(p.color & 0xff);
     a[2] += area * float((p.color >> 8) & 0xff);
     a[3] += area * float((p.color >> 16) & 0xff);
   }
-  // level 0 as premultiplied (r, g, b, coverage) in [0, 1]
-  std::vector<float> level(acc.size());
-  const float texelArea = l.texelSize * l.texelSize;
-  for (size_t i = 0; i < acc.size(); i += 4) {
-    float area = acc[i];
-    float cover = std::min(1.0f, area / texelArea);
-    float k = area > 0 ? cover / (255.0f * area) : 0.0f;
-    level[i] = acc[i + 1] * k;
-    level[i + 1] = acc[i + 2] * k;
-    level[i + 2] = acc[i + 3] * k;
-    level[i + 3] = cover;
+  // the tile's mean tint per kind: the colour of its empty texels
+  std::array<std::array<float, 3>, gpu::FAR_LAYERS> fill = fallback;
+  for (uint32_t k = 0; k < L; ++k) {
+    double sum[4] = {0, 0, 0, 0};
+    for (size_t t = 0; t < size_t(n) * n; ++t)
+      for (size_t c = 0; c < 4; ++c) sum[c] += double(level[(size_t(k) * n * n + t) * 4 + c]);
+    if (sum[0] > 0)
+      for (size_t c = 0; c < 3; ++c) fill[k][c] = float(sum[c + 1] / sum[0]) / 255.0f;
   }
+  const float coverMax[4] = {FAR_COVER_MAX};
+  const float texelArea = l.texelSize * l.texelSize;
   FarFieldBlock block;
   block.x0 = uint32_t(x0);
   block.z0 = uint32_t(z0);
   for (uint32_t m = 0, size = n; m < l.mips; ++m, size /= 2) {
-    if (m > 0) {
+    if (m > 0) {  // 2 x 2 sums of the previous level (area and area-weighted colour add up)
       std::vector<float> next(size_t(L) * size * size * 4);
       uint32_t prev = size * 2;
       for (uint32_t k = 0; k < L; ++k)
@@ -118,17 +123,33 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
             for (uint32_t c = 0; c < 4; ++c) {
               auto at = [&](uint32_t px, uint32_t pz) { return level[((size_t(k) * prev + pz) * prev + px) * 4 + c]; };
               next[((size_t(k) * size + z) * size + x) * 4 + c] =
-                  0.25f * (at(2 * x, 2 * z) + at(2 * x + 1, 2 * z) + at(2 * x, 2 * z + 1) + at(2 * x + 1, 2 * z + 1));
+                  at(2 * x, 2 * z) + at(2 * x + 1, 2 * z) + at(2 * x, 2 * z + 1) + at(2 * x + 1, 2 * z + 1);
             }
       level.swap(next);
     }
-    for (float v : level) block.texels.push_back(unorm8(v));
+    const float area = texelArea * float(1u << m) * float(1u << m);  // of one texel at this level
+    for (uint32_t k = 0; k < L; ++k)
+      for (size_t t = 0; t < size_t(size) * size; ++t) {
+        const float* a = &level[(size_t(k) * size * size + t) * 4];
+        for (uint32_t c = 0; c < 3; ++c) block.texels.push_back(unorm8(a[0] > 0 ? a[c + 1] / (255.0f * a[0]) : fill[k][c]));
+        block.texels.push_back(unorm8(a[0] / (area * coverMax[k])));
+      }
   }
   return block;
 }
 
 void runSurvey(FarFieldSurvey& survey, std::vector<SceneTile> tiles, std::vector<SpeciesRecord> species,
                std::function<std::vector<Instance>(size_t)> placed, FarFieldLayout layout) {
+  // a kind's colour where a tile has none of it: the mean of its species' base colours
+  std::array<std::array<float, 3>, gpu::FAR_LAYERS> fallback{};
+  std::array<float, gpu::FAR_LAYERS> members{};
+  for (const SpeciesRecord& s : species) {
+    const uint32_t k = std::min<uint32_t>(s.kind, gpu::FAR_LAYERS - 1);
+    for (uint32_t c = 0; c < 3; ++c) fallback[k][c] += float((s.baseColor >> (8 * c)) & 0xff) / 255.0f;
+    members[k] += 1;
+  }
+  for (uint32_t k = 0; k < gpu::FAR_LAYERS; ++k)
+    for (float& c : fallback[k]) c /= std::max(members[k], 1.0f);
   auto t0 = std::chrono::steady_clock::now();
   FarFieldStats stats;
   stats.crownArea.assign(species.size(), 0.0);
@@ -141,7 +162,7 @@ void runSurvey(FarFieldSurvey& survey, std::vector<SceneTile> tiles, std::vector
       ++stats.failed;
       continue;
     }
-    FarFieldBlock block = surveyTile(tiles[i], instances, species, layout, stats.crownArea);
+    FarFieldBlock block = surveyTile(tiles[i], instances, species, layout, fallback, stats.crownArea);
     stats.instances += instances.size();
     ++stats.tiles;
     std::lock_guard lock(survey.mutex);
@@ -161,9 +182,57 @@ void runSurvey(FarFieldSurvey& survey, std::vector<SceneTile> tiles, std::vector
   survey.finished.notify_all();
 }
 
+// IEEE 754 binary16, rounded to nearest (the table's values are small and finite).
+uint16_t halfFloat(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, 4);
+  const uint32_t sign = (b >> 16) & 0x8000u;
+  const int exponent = int((b >> 23) & 0xff) - 127 + 15;
+  uint32_t mantissa = b & 0x7fffffu;
+  if (exponent <= 0) return uint16_t(sign);  // below 6e-5: zero
+  if (exponent >= 31) return uint16_t(sign | 0x7bffu);  // clamp to the largest finite value
+  uint32_t h = sign | (uint32_t(exponent) << 10) | (mantissa >> 13);
+  if ((mantissa & 0x1fffu) > 0x1000u || ((mantissa & 0x1fffu) == 0x1000u && (h & 1u))) ++h;
+  return uint16_t(h);
+}
+
+GpuImage uploadFarLook(Context& ctx, const std::vector<FarLookEntry>& table) {
+  constexpr uint32_t A = gpu::FAR_LOOK_AZIMUTHS, E = gpu::FAR_LOOK_ELEVATIONS;
+  constexpr uint32_t layers = gpu::FAR_LOOK_LAYERS * gpu::KIND_COUNT;
+  GpuImage image = createImage(ctx, A, E, 1, VK_FORMAT_R16G16B16A16_SFLOAT,
+                               VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, layers);
+  std::vector<uint16_t> texels(size_t(layers) * E * A * 4);
+  for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k)
+    for (uint32_t d = 0; d < E * A; ++d) {
+      const FarLookEntry& e = table[size_t(k) * E * A + d];
+      const float values[gpu::FAR_LOOK_LAYERS][4] = {{e.area, e.foliage, e.barkSun, e.barkUp},
+                                                     {e.lit, e.litSun, e.litUp, 0},
+                                                     {e.shadeBack, e.shadeUp, 0, 0}};
+      for (uint32_t l = 0; l < gpu::FAR_LOOK_LAYERS; ++l)
+        for (uint32_t c = 0; c < 4; ++c)
+          texels[((size_t(gpu::FAR_LOOK_LAYERS * k + l) * E * A) + d) * 4 + c] = halfFloat(values[l][c]);
+    }
+  Buffer staging = createBuffer(ctx, texels.size() * 2, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::Upload);
+  std::memcpy(staging.data, texels.data(), texels.size() * 2);
+  VkCommandBuffer one = beginOneShot(ctx);
+  imageBarrier(one, image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_NONE, 0, VK_IMAGE_LAYOUT_UNDEFINED,
+               VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+  VkBufferImageCopy region{};
+  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, layers};
+  region.imageExtent = {A, E, 1};
+  vkCmdCopyBufferToImage(one, staging.buffer, image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+  imageBarrier(one, image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
+               VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+               VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
+               VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+  endOneShot(ctx, one);
+  destroyBuffer(ctx, staging);
+  return image;
+}
+
 }  // namespace
 
-FarField createFarField(Context& ctx, const Scene& world) {
+FarField createFarField(Context& ctx, const Scene& world, const MeshSet& meshes) {
   FarField f;
   f.layout = farFieldLayout(world);
   const FarFieldLayout& l = f.layout;
@@ -192,6 +261,7 @@ FarField createFarField(Context& ctx, const Scene& world) {
                VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
   endOneShot(ctx, one);
+  f.look = uploadFarLook(ctx, farLookTable(meshes, world.species, world.speciesInstances, world.sunElevationDeg));
   if (l.texelsPerTile && world.placedInstances) {
     // staging slots allocated and touched now: no frame pays their first-touch page faults
     for (Buffer& b : f.staging) {
@@ -209,6 +279,7 @@ void destroyFarField(Context& ctx, FarField& f) {
   for (Buffer& b : f.staging) destroyBuffer(ctx, b);
   if (f.sampler) vkDestroySampler(ctx.device, f.sampler, nullptr);
   destroyImage(ctx, f.image);
+  destroyImage(ctx, f.look);
   f = FarField{};
 }
 

@@ -16,6 +16,7 @@
 
 #include "render/vk_context.h"
 #include "render/scene.h"
+#include "meshes/meshes.h"
 #include "shaders/shared.h"
 
 namespace eco::render {
@@ -48,6 +49,9 @@ struct FarField {
   FarFieldLayout layout;
   GpuImage image;  // 2D array, FAR_LAYERS layers, SHADER_READ_ONLY_OPTIMAL between frames
   VkSampler sampler = VK_NULL_HANDLE;
+  // The kinds' look from every direction (render/far_look.h): RGBA16F, FAR_LOOK_AZIMUTHS x
+  // FAR_LOOK_ELEVATIONS, 2 * KIND_COUNT layers, read through `sampler` at level 0.
+  GpuImage look;
   float extentX = 1, extentZ = 1;  // world metres the image spans (>= the terrain)
   bool anyUploaded = false;
   // Staging ring: call i of updateFarField writes slot i % kFramesInFlight, so a slot is
@@ -57,8 +61,9 @@ struct FarField {
   std::shared_ptr<FarFieldSurvey> survey;
 };
 
-// Creates the (cleared) image and starts the survey thread.
-FarField createFarField(Context& ctx, const Scene& world);
+// Creates the (cleared) image, uploads the look table of the species' meshes and starts the
+// survey thread.
+FarField createFarField(Context& ctx, const Scene& world, const MeshSet& meshes);
 // Stops the survey (between tiles) and frees everything.
 void destroyFarField(Context& ctx, FarField& far);
 // Called once per frame at the start of the frame's command recording: takes the finished

@@ -180,7 +180,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   }
   terrain_ = createTerrainDraw(ctx, world.heights, world.cellSize, kColorFormat, kDepthFormat, samples_);
   layers_ = uploadLayers(ctx, world.layers);
-  farField_ = createFarField(ctx, world);
+  farField_ = createFarField(ctx, world, meshes_);
   {
     auto [lo, hi] = std::minmax_element(world.heights.values.begin(), world.heights.values.end());
     minY_ = world.heights.values.empty() ? 0 : *lo;
@@ -690,6 +690,14 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   for (uint32_t i = 0; i < gpu::MAX_SPECIES; ++i)
     if (view_.hiddenSpecies[i]) (&frame.hidden[i >> 7].x)[(i >> 5) & 3] |= 1u << (i & 31);
   {
+    // a kind whose every species is hidden has no far field either (its layer mixes them all)
+    bool shown[gpu::KIND_COUNT] = {};
+    for (uint32_t i = 0; i < speciesCount_ && i < world_.species.size(); ++i)
+      if (!view_.hiddenSpecies[i]) shown[std::min<uint32_t>(world_.species[i].kind, gpu::KIND_COUNT - 1)] = true;
+    for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k)
+      if (!shown[k]) (&frame.fadeStart.x)[k] = (&frame.fadeEnd.x)[k] = 1e30f;
+  }
+  {
     // the indirect records with their regions of the visible list: the camera's species in
     // order, then each cascade's casters
     auto* init = static_cast<gpu::DrawCommand*>(slot.drawInit.data);
@@ -785,6 +793,7 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
   TerrainTextures textures;
   textures.farField = farField_.image.view;
   textures.farSampler = farField_.sampler;
+  textures.farLook = farField_.look.view;
   const bool shadows = slot.data.shadowSplits.w > 0;
   const VkImageView shadowView = shadows ? shadowMap_.view : terrain_.noShadow.view;
   textures.shadowMap = shadowView;

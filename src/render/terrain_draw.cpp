@@ -40,7 +40,8 @@ std::vector<BindingDesc> terrainBindings(bool capture) {
                                 {3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT},
                                 {5, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
                                 {6, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
-                                {7, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT}};
+                                {7, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
+                                {8, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT}};
   if (capture) b.push_back({4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT});
   return b;
 }
@@ -320,6 +321,7 @@ void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& 
     constexpr VkDescriptorType kSampled = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
     constexpr VkImageLayout kRead = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
     d.image(2, kSampled, tex.farSampler, tex.farField, kRead);
+    d.image(8, kSampled, tex.farSampler, tex.farLook, kRead);
     d.image(5, kSampled, t.shadowSampler, tex.shadowMap ? tex.shadowMap : t.noShadow.view, kRead);
     d.image(6, kSampled, t.layerSampler, tex.river ? tex.river : t.noLayer.view, kRead);
     d.image(7, kSampled, t.layerSampler, tex.overlay ? tex.overlay : t.noLayer.view, kRead);

@@ -69,6 +69,7 @@ enum class TerrainPass { Color, Depth, Shadow };
 struct TerrainTextures {
   VkImageView farField = VK_NULL_HANDLE;  // 2D array of FAR_LAYERS layers (render/far_field.h)
   VkSampler farSampler = VK_NULL_HANDLE;
+  VkImageView farLook = VK_NULL_HANDLE;   // RGBA16F 2D array (render/far_look.h), farSampler
   VkImageView shadowMap = VK_NULL_HANDLE;  // D32 2D array of CASCADE_COUNT layers, compare sampler
   VkImageView river = VK_NULL_HANDLE;      // render/layers.h: the river distance layer
   VkImageView overlay = VK_NULL_HANDLE;    // the selected mask layer

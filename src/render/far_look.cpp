@@ -1,0 +1,196 @@
+#include "render/far_look.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace eco::render {
+
+namespace {
+
+constexpr float kPi = 3.14159265358979f;
+using gpu::vec3;
+
+vec3 normalized(vec3 v) {
+  float l = std::sqrt(dot(v, v));
+  return l > 0 ? v * (1.0f / l) : v;
+}
+
+// The mesh's triangles in metres at scale 1, turned by yaw (transform.h, upright).
+struct Triangle {
+  vec3 p[3], n[3];
+  bool foliage;
+};
+
+std::vector<Triangle> placedTriangles(const MeshSet& meshes, const MeshRange& range, vec3 size, float yaw) {
+  std::vector<Triangle> out;
+  const vec3 up{0, 1, 0};
+  for (uint32_t i = 0; i + 2 < range.indexCount; i += 3) {
+    Triangle t{};
+    for (uint32_t c = 0; c < 3; ++c) {
+      const MeshVertex& v = meshes.vertices[range.vertexOffset + meshes.indices[range.firstIndex + i + c]];
+      vec3 p{v.position[0], v.position[1], v.position[2]}, n{v.normal[0], v.normal[1], v.normal[2]};
+      t.p[c] = gpu::placeInstancePoint(vec3{}, up, yaw, size, p);
+      t.n[c] = normalized(gpu::placeInstanceNormal(up, yaw, size, n));
+      if (c == 0) t.foliage = v.position[3] > 0.5f;
+    }
+    out.push_back(t);
+  }
+  return out;
+}
+
+// Sums of one orthographic raster of the triangles seen along -toEye (every pixel's nearest
+// triangle, its interpolated normal turned toward the eye as vegetation.frag does for back
+// faces), added to `sum` (the entry's fields as sums over pixels, area in m^2).
+void rasterize(const std::vector<Triangle>& tris, vec3 toEye, vec3 sun, FarLookEntry& sum) {
+  vec3 right = normalized(cross(vec3{0, 1, 0}, toEye));
+  vec3 upv = cross(toEye, right);
+  float x0 = 1e30f, x1 = -1e30f, y0 = 1e30f, y1 = -1e30f;
+  for (const Triangle& t : tris)
+    for (const vec3& p : t.p) {
+      x0 = std::min(x0, dot(p, right)), x1 = std::max(x1, dot(p, right));
+      y0 = std::min(y0, dot(p, upv)), y1 = std::max(y1, dot(p, upv));
+    }
+  if (!(x1 > x0) || !(y1 > y0)) return;
+  const uint32_t n = kFarLookPixels;
+  const float pixel = std::max(x1 - x0, y1 - y0) / float(n);
+  std::vector<float> depth(size_t(n) * n, -std::numeric_limits<float>::infinity());
+  std::vector<vec3> normal(size_t(n) * n);
+  std::vector<uint8_t> leaf(size_t(n) * n, 0);
+  for (const Triangle& t : tris) {
+    float sx[3], sy[3], sz[3];
+    for (int c = 0; c < 3; ++c) {
+      sx[c] = (dot(t.p[c], right) - x0) / pixel;
+      sy[c] = (dot(t.p[c], upv) - y0) / pixel;
+      sz[c] = dot(t.p[c], toEye);  // larger: nearer the eye
+    }
+    float area = (sx[1] - sx[0]) * (sy[2] - sy[0]) - (sx[2] - sx[0]) * (sy[1] - sy[0]);
+    if (std::abs(area) < 1e-12f) continue;
+    int ix0 = std::max(0, int(std::floor(std::min({sx[0], sx[1], sx[2]}))));
+    int ix1 = std::min(int(n) - 1, int(std::ceil(std::max({sx[0], sx[1], sx[2]}))));
+    int iy0 = std::max(0, int(std::floor(std::min({sy[0], sy[1], sy[2]}))));
+    int iy1 = std::min(int(n) - 1, int(std::ceil(std::max({sy[0], sy[1], sy[2]}))));
+    for (int y = iy0; y <= iy1; ++y)
+      for (int x = ix0; x <= ix1; ++x) {
+        float px = float(x) + 0.5f, py = float(y) + 0.5f;
+        // barycentric weights of the pixel centre
+        float w0 = ((sx[1] - px) * (sy[2] - py) - (sx[2] - px) * (sy[1] - py)) / area;
+        float w1 = ((sx[2] - px) * (sy[0] - py) - (sx[0] - px) * (sy[2] - py)) / area;
+        float w2 = 1.0f - w0 - w1;
+        if (w0 < 0 || w1 < 0 || w2 < 0) continue;
+        float z = w0 * sz[0] + w1 * sz[1] + w2 * sz[2];
+        size_t i = size_t(y) * n + size_t(x);
+        if (z <= depth[i]) continue;
+        depth[i] = z;
+        normal[i] = t.n[0] * w0 + t.n[1] * w1 + t.n[2] * w2;
+        leaf[i] = t.foliage;
+      }
+  }
+  const float pixelArea = pixel * pixel;
+  for (size_t i = 0; i < depth.size(); ++i) {
+    if (!std::isfinite(depth[i])) continue;
+    vec3 nn = normalized(normal[i]);
+    if (dot(nn, toEye) < 0) nn = nn * -1.0f;  // the face seen is lit from its own side
+    float s = dot(nn, sun);
+    sum.area += pixelArea;
+    if (leaf[i]) {
+      sum.foliage += pixelArea;
+      if (s > 0) {
+        sum.lit += pixelArea;
+        sum.litSun += pixelArea * s;
+        sum.litUp += pixelArea * nn.y;
+      } else {
+        sum.shadeBack -= pixelArea * s;
+        sum.shadeUp += pixelArea * nn.y;
+      }
+    } else {
+      sum.barkSun += pixelArea * std::max(s, 0.0f);
+      sum.barkUp += pixelArea * nn.y;
+    }
+  }
+}
+
+// Sums to means: the light terms over their part's area, area over the crown disc.
+FarLookEntry finish(const FarLookEntry& s, float disc) {
+  FarLookEntry e;
+  if (!(s.area > 0)) return e;
+  const float bark = s.area - s.foliage, shade = s.foliage - s.lit;
+  e.area = s.area / disc;
+  e.foliage = s.foliage / s.area;
+  if (s.foliage > 0) e.lit = s.lit / s.foliage;
+  if (s.lit > 0) e.litSun = s.litSun / s.lit, e.litUp = s.litUp / s.lit;
+  if (shade > 0) e.shadeBack = s.shadeBack / shade, e.shadeUp = s.shadeUp / shade;
+  if (bark > 0) e.barkSun = s.barkSun / bark, e.barkUp = s.barkUp / bark;
+  return e;
+}
+
+// The sums of `e` (means) over an area `area` of which `foliage` is foliage.
+void addScaled(FarLookEntry& sum, const FarLookEntry& e, float area) {
+  const float foliage = area * e.foliage, bark = area - foliage, lit = foliage * e.lit, shade = foliage - lit;
+  sum.area += area;
+  sum.foliage += foliage;
+  sum.lit += lit;
+  sum.litSun += lit * e.litSun, sum.litUp += lit * e.litUp;
+  sum.shadeBack += shade * e.shadeBack, sum.shadeUp += shade * e.shadeUp;
+  sum.barkSun += bark * e.barkSun, sum.barkUp += bark * e.barkUp;
+}
+
+}  // namespace
+
+vec3 farLookDirection(uint32_t elevation, uint32_t azimuth) {
+  const float e = (float(elevation) + 0.5f) / float(gpu::FAR_LOOK_ELEVATIONS) * 0.5f * kPi;
+  const float a = (float(azimuth) + 0.5f) / float(gpu::FAR_LOOK_AZIMUTHS) * kPi;
+  return {std::cos(e) * std::cos(a), std::sin(e), std::cos(e) * std::sin(a)};
+}
+
+std::vector<FarLookEntry> speciesFarLook(const MeshSet& meshes, uint32_t species, float crownRadius,
+                                         float meshHeight, float sunElevationDeg) {
+  std::vector<FarLookEntry> out(size_t(gpu::FAR_LOOK_ELEVATIONS) * gpu::FAR_LOOK_AZIMUTHS);
+  if (species >= meshes.species.size() || !(crownRadius > 0) || !(meshHeight > 0)) return out;
+  const MeshRange& range = meshes.species[species].lods[gpu::LOD_COUNT - 1];  // what far instances draw
+  const float se = sunElevationDeg * kPi / 180.0f;
+  const vec3 sun{std::cos(se), std::sin(se), 0};
+  const vec3 size{crownRadius, meshHeight, crownRadius};
+  std::vector<std::vector<Triangle>> turned;
+  for (uint32_t y = 0; y < kFarLookYaws; ++y)
+    turned.push_back(placedTriangles(meshes, range, size, 2 * kPi * float(y) / float(kFarLookYaws)));
+  const float disc = kPi * crownRadius * crownRadius;
+  for (uint32_t e = 0; e < gpu::FAR_LOOK_ELEVATIONS; ++e)
+    for (uint32_t a = 0; a < gpu::FAR_LOOK_AZIMUTHS; ++a) {
+      FarLookEntry sum;
+      for (const std::vector<Triangle>& tris : turned) rasterize(tris, farLookDirection(e, a), sun, sum);
+      // the sums of all yaws: their mean area over the disc
+      out[size_t(e) * gpu::FAR_LOOK_AZIMUTHS + a] = finish(sum, disc * float(kFarLookYaws));
+    }
+  return out;
+}
+
+std::vector<FarLookEntry> farLookTable(const MeshSet& meshes, const std::vector<SpeciesRecord>& species,
+                                       const std::vector<uint64_t>& counts, float sunElevationDeg) {
+  constexpr size_t kDirections = size_t(gpu::FAR_LOOK_ELEVATIONS) * gpu::FAR_LOOK_AZIMUTHS;
+  // per kind and direction: weighted sums (weight = the species' crown area in the world)
+  std::vector<FarLookEntry> sums(gpu::KIND_COUNT * kDirections);
+  std::vector<double> weight(gpu::KIND_COUNT, 0.0);
+  for (uint32_t s = 0; s < species.size(); ++s) {
+    const SpeciesRecord& r = species[s];
+    if (r.kind >= gpu::KIND_COUNT) continue;
+    const double count = counts.empty() ? 1.0 : s < counts.size() ? double(counts[s]) : 0.0;
+    const double scale = 0.5 * (double(r.scaleMin) + double(r.scaleMax));
+    const double w = count * double(r.crownRadius) * double(r.crownRadius) * scale * scale;
+    if (!(w > 0)) continue;
+    weight[r.kind] += w;
+    const std::vector<FarLookEntry> own = speciesFarLook(meshes, s, r.crownRadius, r.meshHeight, sunElevationDeg);
+    for (size_t d = 0; d < kDirections; ++d) addScaled(sums[r.kind * kDirections + d], own[d], float(w) * own[d].area);
+  }
+  std::vector<FarLookEntry> out(sums.size());
+  for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k)
+    for (size_t d = 0; d < kDirections; ++d) {
+      const FarLookEntry& s = sums[k * kDirections + d];
+      if (!(weight[k] > 0) || !(s.area > 0)) continue;
+      // the same sums-to-means as one species, the crown area's weight standing for the disc
+      out[k * kDirections + d] = finish(s, float(weight[k]));
+    }
+  return out;
+}
+
+}  // namespace eco::render

@@ -1,0 +1,127 @@
+// The far look table (render/far_look.h) on meshes whose projections are known in closed form:
+// a horizontal leaf (a square facing up) and a vertical post (a closed box of bark). The
+// references are written from the geometry, not from the rasterizer.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "render/far_look.h"
+
+using namespace eco;
+using namespace eco::render;
+
+namespace {
+
+constexpr double kPi = 3.14159265358979;
+
+// One species whose coarsest LOD is the given triangles (unit space).
+MeshSet oneMesh(const std::vector<MeshVertex>& vertices, const std::vector<uint32_t>& indices) {
+  MeshSet m;
+  m.vertices = vertices;
+  m.indices = indices;
+  SpeciesMesh s{};
+  for (MeshRange& r : s.lods) r = {0, uint32_t(indices.size()), 0};
+  m.species.push_back(s);
+  return m;
+}
+
+double elevationOf(uint32_t e) { return (e + 0.5) / gpu::FAR_LOOK_ELEVATIONS * 0.5 * kPi; }
+
+// A 2 x 2 square at height 0.5, normal up, foliage: seen from elevation e it shows 4 sin(e)
+// (unit crown radius: pi for the disc), every pixel facing the sun (above the horizon) with
+// n.sun = sin(sun elevation) and n.y = 1.
+TEST(RenderFarLook, HorizontalLeafShowsItsAreaTimesTheSineOfTheElevation) {
+  const float up[4] = {0, 1, 0, 0};
+  std::vector<MeshVertex> v;
+  for (auto [x, z] : {std::pair{-1.f, -1.f}, {1.f, -1.f}, {1.f, 1.f}, {-1.f, 1.f}})
+    v.push_back({{x, 0.5f, z, 1}, {up[0], up[1], up[2], up[3]}});
+  const MeshSet m = oneMesh(v, {0, 2, 1, 0, 3, 2});
+  const float sunElevation = 40;
+  const std::vector<FarLookEntry> t = speciesFarLook(m, 0, 1, 1, sunElevation);
+  ASSERT_EQ(t.size(), size_t(gpu::FAR_LOOK_ELEVATIONS) * gpu::FAR_LOOK_AZIMUTHS);
+  for (uint32_t e = 0; e < gpu::FAR_LOOK_ELEVATIONS; ++e)
+    for (uint32_t a = 0; a < gpu::FAR_LOOK_AZIMUTHS; ++a) {
+      const FarLookEntry& x = t[e * gpu::FAR_LOOK_AZIMUTHS + a];
+      const double area = 4 * std::sin(elevationOf(e)) / kPi;
+      EXPECT_NEAR(x.area, area, 0.04 * area + 0.005) << e << "," << a;
+      EXPECT_FLOAT_EQ(x.foliage, 1);
+      EXPECT_FLOAT_EQ(x.lit, 1);
+      EXPECT_NEAR(x.litSun, std::sin(double(sunElevation) * kPi / 180), 1e-4);
+      EXPECT_NEAR(x.litUp, 1, 1e-5);
+    }
+}
+
+// A closed box of bark, 0.4 x 1 x 0.4 in unit space, drawn at crown radius 1 and height 10:
+// 0.4 m square, 10 m tall. Its projection along a direction at elevation e and azimuth a (the
+// box turned at yaws k / 8 of a turn) is 10 cos(e) (0.4 |cos| + 0.4 |sin|) for the sides plus
+// 0.16 sin(e) for the top, averaged over the yaws.
+TEST(RenderFarLook, BarkPostShowsItsSidesFromTheSide) {
+  std::vector<MeshVertex> v;
+  std::vector<uint32_t> idx;
+  auto face = [&](std::array<float, 3> n, std::array<std::array<float, 3>, 4> c) {
+    const uint32_t b = uint32_t(v.size());
+    for (const auto& p : c) v.push_back({{p[0], p[1], p[2], 0}, {n[0], n[1], n[2], 0}});
+    idx.insert(idx.end(), {b, b + 1, b + 2, b, b + 2, b + 3});
+  };
+  const float h = 0.2f;
+  face({1, 0, 0}, {{{h, 0, -h}, {h, 1, -h}, {h, 1, h}, {h, 0, h}}});
+  face({-1, 0, 0}, {{{-h, 0, h}, {-h, 1, h}, {-h, 1, -h}, {-h, 0, -h}}});
+  face({0, 0, 1}, {{{h, 0, h}, {h, 1, h}, {-h, 1, h}, {-h, 0, h}}});
+  face({0, 0, -1}, {{{-h, 0, -h}, {-h, 1, -h}, {h, 1, -h}, {h, 0, -h}}});
+  face({0, 1, 0}, {{{-h, 1, -h}, {-h, 1, h}, {h, 1, h}, {h, 1, -h}}});
+  const MeshSet m = oneMesh(v, idx);
+  const std::vector<FarLookEntry> t = speciesFarLook(m, 0, 1, 10, 40);
+  for (uint32_t e = 0; e < gpu::FAR_LOOK_ELEVATIONS; ++e) {
+    const double el = elevationOf(e);
+    for (uint32_t a = 0; a < gpu::FAR_LOOK_AZIMUTHS; a += 3) {
+      const double az = (a + 0.5) / gpu::FAR_LOOK_AZIMUTHS * kPi;
+      double sides = 0;
+      for (uint32_t y = 0; y < kFarLookYaws; ++y) {
+        const double turn = az - 2 * kPi * y / kFarLookYaws;
+        sides += 4.0 * (std::abs(std::cos(turn)) + std::abs(std::sin(turn)));
+      }
+      sides /= kFarLookYaws;
+      const double area = (std::cos(el) * sides + 0.16 * std::sin(el)) / kPi;
+      const FarLookEntry& x = t[e * gpu::FAR_LOOK_AZIMUTHS + a];
+      // a thin shape on a 64-pixel raster of its long side: about a pixel's width of error
+      EXPECT_NEAR(x.area, area, 0.12 * area) << e << "," << a;
+      EXPECT_FLOAT_EQ(x.foliage, 0);
+      EXPECT_GE(x.barkUp, 0);
+      EXPECT_LE(x.barkSun, 1);
+    }
+  }
+  // from the side toward the sun the lit faces are the ones turned to it: mean n.sun near
+  // cos(40 deg) times the mean |cos| of a face seen (2 / pi for faces seen in proportion)
+  const FarLookEntry& side = t[0];
+  EXPECT_GT(side.barkSun, 0.3);
+  EXPECT_LT(side.barkSun, 0.8);
+}
+
+// Species of one kind mix by their crown area in the world: two leaves, one with 3x the count.
+TEST(RenderFarLook, KindTableWeighsSpeciesByCrownArea) {
+  const float up[4] = {0, 1, 0, 0};
+  std::vector<MeshVertex> v;
+  for (auto [x, z] : {std::pair{-1.f, -1.f}, {1.f, -1.f}, {1.f, 1.f}, {-1.f, 1.f}})
+    v.push_back({{x, 0.5f, z, 1}, {up[0], up[1], up[2], up[3]}});
+  for (auto [x, z] : {std::pair{-0.5f, -0.5f}, {0.5f, -0.5f}, {0.5f, 0.5f}, {-0.5f, 0.5f}})
+    v.push_back({{x, 0.5f, z, 1}, {up[0], up[1], up[2], up[3]}});
+  MeshSet m;
+  m.vertices = v;
+  m.indices = {0, 2, 1, 0, 3, 2, 4, 6, 5, 4, 7, 6};
+  SpeciesMesh big{}, small{};
+  for (MeshRange& r : big.lods) r = {0, 6, 0};
+  for (MeshRange& r : small.lods) r = {6, 6, 0};
+  m.species = {big, small};
+  std::vector<SpeciesRecord> species(2);
+  for (SpeciesRecord& s : species) s.kind = 0, s.crownRadius = 1, s.meshHeight = 1;
+  const std::vector<FarLookEntry> t = farLookTable(m, species, {1, 3}, 40);
+  ASSERT_EQ(t.size(), size_t(gpu::KIND_COUNT) * gpu::FAR_LOOK_ELEVATIONS * gpu::FAR_LOOK_AZIMUTHS);
+  const uint32_t e = gpu::FAR_LOOK_ELEVATIONS - 1;
+  // areas 4 and 1 (over pi) weighed 1 : 3
+  const double expect = (1 * 4.0 + 3 * 1.0) / 4 * std::sin(elevationOf(e)) / kPi;
+  EXPECT_NEAR(t[e * gpu::FAR_LOOK_AZIMUTHS].area, expect, 0.04 * expect);
+  for (uint32_t k = 1; k < gpu::KIND_COUNT; ++k)
+    EXPECT_EQ(t[k * gpu::FAR_LOOK_ELEVATIONS * gpu::FAR_LOOK_AZIMUTHS].area, 0) << "kind " << k << " has no species";
+}
+
+}  // namespace
