@@ -162,6 +162,13 @@ ECO_CONST FAR_LOOK_LAYERS = 3;
 ECO_CONST FAR_LOOK_AZIMUTHS = 8;
 ECO_CONST FAR_LOOK_ELEVATIONS = 8;
 
+// Auto-exposure (render/exposure.h): meter.comp sorts the finished picture's pixels into
+// METER_BINS bins of log2 scene luminance (the tone curve undone, the frame's exposure divided
+// out) from METER_LOG_MIN to METER_LOG_MAX.
+ECO_CONST METER_BINS = 64;
+#define METER_LOG_MIN (-12.0f)
+#define METER_LOG_MAX 4.0f
+
 // VkDrawIndexedIndirectCommand plus the draw's region of the visible list, padded to 32
 // bytes. LOD 0 of a (view, species) fills its region upward from firstInstance, LOD 1 downward
 // from regionEnd (cull.comp); cull_finish.comp then sets LOD 1's firstInstance.

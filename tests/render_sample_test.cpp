@@ -2,6 +2,7 @@
 // library, open the folder in the renderer and draw it headless on lavapipe.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 
@@ -157,4 +158,73 @@ TEST(RenderSample, EachShippedConfigsGroundReadsItsBiome) {
   EXPECT_GT(temperate.green, 0.5);
   EXPECT_LT(arid.green, 0.1);
   EXPECT_GT(arid.meanR, arid.meanG);
+}
+
+namespace {
+
+// Mean luminance (Rec. 709 on the 8-bit values) and the shares of pixels below 20 and at 250
+// or more.
+struct Exposed {
+  double mean = 0, dark = 0, clipped = 0;
+};
+Exposed exposed(const std::vector<uint8_t>& rgba) {
+  Exposed e;
+  const double n = double(rgba.size() / 4);
+  for (size_t i = 0; i < rgba.size(); i += 4) {
+    const double y = 0.2126 * rgba[i] + 0.7152 * rgba[i + 1] + 0.0722 * rgba[i + 2];
+    e.mean += y / n;
+    e.dark += (y < 20) / n;
+    e.clipped += (y >= 250) / n;
+  }
+  return e;
+}
+
+}  // namespace
+
+// Exposure for a person (issue #29): standing in the densest stand of the baked block, looking
+// level, auto-exposure gives a mean luminance of 60-160 with under 10 % of pixels below 20;
+// the fixed exposure of 1 leaves the same frame darker (the test tells them apart); looking
+// down on the sunlit block the metered picture clips under 1 %.
+TEST(RenderSample, AutoExposureMakesAForestAtEyeLevelReadable) {
+  if (std::string why = sampleSkipReason(); !why.empty()) GTEST_SKIP() << why;
+  test::TempDir dir;
+  eco::World bakeWorld = loadWorld(kSampleConfig);
+  bakeSampleTiles(bakeWorld, dir.file("bake"), TileRange{18, 28, 24, 34});
+  render::Scene world = render::openBake(dir.file("bake"));
+  // the tile with the most tree crown area
+  size_t best = 0;
+  double bestArea = -1;
+  for (size_t t = 0; t < world.tiles.size(); ++t) {
+    double area = 0;
+    for (const Instance& i : world.placedInstances(t))
+      if (world.species[i.species].kind == 0) area += std::pow(double(world.species[i.species].crownRadius * i.scale), 2);
+    if (area > bestArea) bestArea = area, best = t;
+  }
+  const render::SceneTile& tile = world.tiles[best];
+  render::HeadlessOptions o;
+  o.width = 320;
+  o.height = 180;
+  o.validation = true;
+  const float x = 0.5f * (tile.minX + tile.maxX), z = 0.5f * (tile.minZ + tile.maxZ);
+  o.camera = render::fixtures::camera(x, bakeWorld.terrain.heightAt(x, z) + render::kMinEyeHeight, z, 0, 0);
+  o.view.autoExposure = true;
+  const render::HeadlessResult metered = render::runHeadless(world, o);
+  o.view.autoExposure = false;
+  const render::HeadlessResult fixed = render::runHeadless(world, o);
+  EXPECT_EQ(metered.validationErrors + fixed.validationErrors, 0);
+  const Exposed m = exposed(metered.pixels), f = exposed(fixed.pixels);
+  std::printf("eye level in tile %d,%d: metered (exposure %.2f) mean %.1f, below 20 %.3f; fixed mean %.1f, below 20 %.3f\n",
+              tile.x, tile.z, double(metered.frames.back().exposure), m.mean, m.dark, f.mean, f.dark);
+  EXPECT_TRUE(metered.frames.back().metered);
+  EXPECT_GE(m.mean, 60);
+  EXPECT_LE(m.mean, 160);
+  EXPECT_LT(m.dark, 0.10);
+  EXPECT_LT(f.mean, m.mean - 15) << "exposure 1 is the darker picture here";
+
+  o.view.autoExposure = true;
+  o.camera = render::fixtures::camera(x, bakeWorld.terrain.heightAt(x, z) + 400.f, z + 600.f, 0, -35);
+  const Exposed above = exposed(render::runHeadless(world, o).pixels);
+  std::printf("from above: mean %.1f, clipped %.4f\n", above.mean, above.clipped);
+  EXPECT_LT(above.clipped, 0.01);
+  EXPECT_GE(above.mean, 60);
 }

@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   bool headless = false, noOcclusion = false, noFrustum = false, noLod = false, noSettle = false;
   bool validation = false, bench = false, noDrawDistance = false, noFarField = false;
   std::string frames = "1", synthetic, syntheticGrid = "257", loadRadius = "1500", unloadRadius = "2000", budget = "8", uploadBudget = "2", uploadMs = "0.5";
-  bool stagedUploads = false, noShadows = false, noFog = false, noWater = false, ui = false;
+  bool stagedUploads = false, noShadows = false, noFog = false, noWater = false, ui = false, noAutoExposure = false;
   std::string exposure = "1", msaa = "4", shadowMap = "1024", shadowDistance = "1500", overlay, hide, bookmarksPath;
   app.add_option("bake", bakeDir, "bake folder (manifest.json, terrain.r32f, tiles/)");
   app.add_flag("--headless", headless, "render offscreen, no window system");
@@ -100,7 +100,10 @@ int main(int argc, char** argv) {
   app.add_flag("--no-shadows", noShadows, "no sun shadows (cascaded shadow maps)");
   app.add_flag("--no-fog", noFog, "no distance fog or aerial perspective");
   app.add_flag("--no-water", noWater, "do not draw the bake's rivers as water");
-  app.add_option("--exposure", exposure, "scene brightness before tone mapping, 0.01 to 100");
+  app.add_option("--exposure", exposure,
+                 "scene brightness before tone mapping, 0.01 to 100: a bias on the auto-exposure (1: as metered)");
+  app.add_flag("--no-auto-exposure", noAutoExposure,
+               "do not meter the picture: --exposure alone sets the brightness (comparisons between frames)");
   app.add_option("--msaa", msaa, "samples per pixel of the colour pass: 1, 2, 4 or 8 (lowered to what the device offers)");
   app.add_option("--shadow-map", shadowMap, "texels per side of each shadow cascade, 64 to 4096");
   app.add_option("--shadow-distance", shadowDistance, "metres of view depth that receive shadows, 10 to 1e5");
@@ -171,6 +174,7 @@ int main(int argc, char** argv) {
     o.view.fog = !noFog;
     o.view.water = !noWater;
     o.view.exposure = float(parseReal(exposure, "--exposure", 0.01, 100));
+    o.view.autoExposure = !noAutoExposure;
     o.renderer.shadows.mapSize = uint32_t(parseInteger(shadowMap, "--shadow-map", 64, 4096));
     o.renderer.samples = uint32_t(parseInteger(msaa, "--msaa", 1, 8));
     if ((o.renderer.samples & (o.renderer.samples - 1)) != 0) throw InputError("--msaa: expected 1, 2, 4 or 8, got " + msaa);

@@ -93,6 +93,9 @@ void frameSection(const FrameStats& s) {
   t.mib("uploaded", s.uploadedBytes);
   t.mib("memory", s.residentBytes);
   t.cell("uploads", s.staged ? "staged" : "direct");
+  char exposure[48];
+  std::snprintf(exposure, sizeof exposure, s.metered ? "%.2f (metered)" : "%.2f", double(s.exposure));
+  t.cell("exposure", exposure);
   t.count("frame", s.frame);
 }
 
@@ -212,7 +215,9 @@ void lightingSection(eco::render::ViewSettings& v) {
   ImGui::Checkbox("sun shadows", &v.shadows);
   ImGui::Checkbox("water", &v.water);
   ImGui::Checkbox("fog", &v.fog);
-  ImGui::SliderFloat("exposure", &v.exposure, 0.125f, 8.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+  ImGui::Checkbox("auto exposure", &v.autoExposure);
+  ImGui::SliderFloat(v.autoExposure ? "exposure bias" : "exposure", &v.exposure, 0.125f, 8.0f, "%.2f",
+                     ImGuiSliderFlags_Logarithmic);
 }
 
 void legend(const LayerInfo& layer) {

@@ -105,6 +105,7 @@ HeadlessResult runHeadless(const Scene& world, const HeadlessOptions& o) {
       if (o.settle) {
         // reproducible pictures: everything around the camera resident, each frame waited for
         renderer.settleStreaming(cam);
+        renderer.settleExposure(cam, o.cull);
         FrameHooks hooks = uiHooks(f);
         result.frames.push_back(renderer.render(cam, o.cull, &hooks));
       } else {
@@ -164,7 +165,9 @@ std::string statsJson(const HeadlessResult& r, const HeadlessOptions& o) {
                       {"resident_bytes", s.residentBytes},
                       {"resident_bytes_per_instance",
                        s.resident > 0 ? json(double(s.residentBytes) / double(s.resident)) : json(nullptr)},
-                      {"staged_uploads", s.staged}});
+                      {"staged_uploads", s.staged},
+                      {"exposure", s.exposure},
+                      {"auto_exposure", s.metered}});
   }
   json doc = {{"device", r.device},
               {"width", o.width},

@@ -25,6 +25,7 @@ constexpr VkFormat kShadowFormat = VK_FORMAT_D32_SFLOAT;
 enum Timestamp : uint32_t { TsBegin, TsTerrain, TsPyramid, TsCull, TsShadow, TsColor, TsCount };
 // read-back layout of a frame slot: the draw records (drawBytes_), then the stats counters
 constexpr VkDeviceSize kStatBytes = 4 * gpu::STAT_COUNT;
+constexpr VkDeviceSize kMeterBytes = 4 * gpu::METER_BINS;
 // Slope-scaled depth bias of the shadow passes (in depth units of the D32 map; the lookup
 // also offsets along the normal, shadow.glsl).
 constexpr float kShadowBiasConstant = 1.0f, kShadowBiasSlope = 1.75f;
@@ -239,6 +240,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   reduceMs_ = createComputePipeline(ctx, "depth_reduce_ms.comp",
                                     {{0, kSampled, C}, {1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, C}}, 20);
 
+  meter_ = createExposureMeter(ctx);
   createTargets();
 
   VkCommandBufferAllocateInfo ai{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
@@ -258,7 +260,8 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
     s.frame = createBuffer(ctx, sizeof(gpu::FrameData), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUse::Upload);
     s.pageTable = createBuffer(ctx, VkDeviceSize(maxPages_) * sizeof(gpu::GpuPage), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                MemoryUse::Upload);
-    s.readback = createBuffer(ctx, drawBytes_ + kStatBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::Readback);
+    s.readback = createBuffer(ctx, drawBytes_ + kStatBytes + kMeterBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                              MemoryUse::Readback);
     s.drawInit = createBuffer(ctx, drawBytes_, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::Upload);
     if (staged_) {
       s.staging = createBuffer(ctx, std::max<VkDeviceSize>(options_.uploadBytesPerFrame, kPageBytes),
@@ -272,7 +275,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
 void Renderer::createTargets() {
   uint32_t w = uint32_t(options_.width), h = uint32_t(options_.height);
   color_ = createImage(ctx_, w, h, 1, kColorFormat,
-                       VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+                       VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_SAMPLED_BIT);
   depth_ = createImage(ctx_, w, h, 1, kDepthFormat, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
                        1, samples_);
   if (samples_ != VK_SAMPLE_COUNT_1_BIT)
@@ -323,6 +326,7 @@ Renderer::~Renderer() {
   vkDestroySampler(dev, sampler_, nullptr);
   destroyTerrainDraw(ctx_, terrain_);
   destroyFarField(ctx_, farField_);
+  destroyExposureMeter(ctx_, meter_);
   for (Buffer* b : {&visible_, &draws_, &stats_, &species_, &vertices_, &indices_}) destroyBuffer(ctx_, *b);
   for (Buffer& b : blocks_) destroyBuffer(ctx_, b);
 }
@@ -557,6 +561,17 @@ std::vector<FrameStats> Renderer::beginFrame() {
   return out;
 }
 
+void Renderer::settleExposure(const Camera& cam, const CullSettings& cull) {
+  if (!view_.autoExposure) return;
+  adaptAtOnce_ = true;
+  for (int i = 0; i < 8; ++i) {
+    const float before = autoExposure_;
+    render(cam, cull);
+    if (std::abs(std::log2(autoExposure_ / before)) < 0.03f) break;
+  }
+  adaptAtOnce_ = false;
+}
+
 std::vector<FrameStats> Renderer::drain() {
   std::vector<FrameStats> out;
   for (uint64_t f = framesFinished_; f < frameIndex_; ++f) {
@@ -597,6 +612,21 @@ FrameStats Renderer::finishFrame(FrameSlot& slot) {
       s.vegetationTriangles += uint64_t(draws[d].instanceCount) * meshes_.species[d / gpu::LOD_COUNT].triangles[d % gpu::LOD_COUNT];
   }
   for (uint32_t d = perView; d < lastDraws_.size(); ++d) s.shadowInstances += draws[d].instanceCount;
+  if (s.metered) {
+    // the next frames' exposure: the metered one, eased in over about half a second (at once
+    // while settling)
+    const auto* bins = reinterpret_cast<const uint32_t*>(static_cast<const char*>(slot.readback.data) + drawBytes_ +
+                                                         kStatBytes);
+    s.meteredExposure = meteredExposure({bins, gpu::METER_BINS});
+    const auto now = std::chrono::steady_clock::now();
+    const double dt = lastMetered_.time_since_epoch().count() == 0
+                          ? 1.0
+                          : std::chrono::duration<double>(now - lastMetered_).count();
+    lastMetered_ = now;
+    const double rate = adaptAtOnce_ ? 1.0 : 1.0 - std::exp(-dt / 0.5);
+    autoExposure_ = float(std::exp2(std::log2(double(autoExposure_)) +
+                                    rate * (std::log2(double(s.meteredExposure)) - std::log2(double(autoExposure_)))));
+  }
   if (slot.queries) {
     uint64_t ts[TsCount];
     if (vkGetQueryPoolResults(ctx_.device, slot.queries, 0, TsCount, sizeof(ts), ts, 8, VK_QUERY_RESULT_64_BIT) ==
@@ -623,7 +653,7 @@ void Renderer::setLight(gpu::FrameData& frame) const {
   frame.sun = {sun.x, sun.y, sun.z, 1.9f};
   frame.fog.x = 0.58f, frame.fog.y = 0.68f, frame.fog.z = 0.80f;  // horizon haze
   if (!view_.fog) frame.fog.w = 0;
-  frame.skyZenith = {0.16f, 0.32f, 0.62f, view_.exposure};
+  frame.skyZenith = {0.16f, 0.32f, 0.62f, view_.exposure * (view_.autoExposure ? autoExposure_ : 1.0f)};
   // ground bounce colour, ambient intensity: the sky lights the shade to 20-40 % of the sunlit
   // ground (render_look_test ShadeIsAFifthToTwoFifthsOfSunlitGround; 0.55 left it at 16 %)
   frame.ground = {0.30f, 0.27f, 0.22f, 0.9f};
@@ -719,6 +749,8 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   FrameStats& s = slot.stats;
   s = FrameStats{};
   s.frame = frameIndex_;
+  s.exposure = frame.skyZenith.w;
+  s.metered = view_.autoExposure;
   s.resident = residentInstances_;
   s.shadows = frame.shadowSplits.w > 0;
   s.drawCalls = s.shadows ? 1 + gpu::CASCADE_COUNT : 1;
@@ -981,11 +1013,22 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
   vkCmdCopyBuffer(cmd, draws_.buffer, slot.readback.buffer, 1, &drawCopy);
   vkCmdCopyBuffer(cmd, stats_.buffer, slot.readback.buffer, 1, &statCopy);
 
-  // 7. hand the picture over
-  imageBarrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-               VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-               VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
-               VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+  // 7. meter the picture (auto-exposure), hand it over
+  if (view_.autoExposure) {
+    imageBarrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                 VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, kCompute,
+                 VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    recordExposureMeter(cmd, meter_, sampler_, color_.view, w, h, slot.data.skyZenith.w, slot.readback,
+                        drawBytes_ + kStatBytes);
+    imageBarrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, kCompute, 0, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                 VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
+                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+  } else {
+    imageBarrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                 VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                 VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
+                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+  }
   if (hooks && hooks->overlay) hooks->overlay(cmd, color_);
   if (options_.capture) {
     VkBufferImageCopy region{};

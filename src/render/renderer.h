@@ -20,6 +20,7 @@
 // staging buffers and copies recorded in the frame. Either way at most uploadBytesPerFrame of
 // records are written per frame, nearest tiles first.
 #include <array>
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "render/camera.h"
+#include "render/exposure.h"
 #include "render/far_field.h"
 #include "meshes/meshes.h"
 #include "render/streamer.h"
@@ -59,6 +61,9 @@ struct RendererOptions {
 
 struct FrameStats {
   uint64_t frame = 0;
+  float exposure = 1;         // the scene's factor before tone mapping: the view's bias x auto-exposure
+  bool metered = false;       // auto-exposure metered this frame
+  float meteredExposure = 1;  // what the meter asked for (render/exposure.h), metered frames only
   double cpuMs = 0;     // CPU time of the frame's work (streaming, uploads, recording, submit): thread CPU time
   double submitMs = 0;  // the same work in wall-clock time (includes being preempted)
   double waitMs = 0;  // CPU blocked until the frame slot was free (GPU kFramesInFlight frames behind)
@@ -111,6 +116,11 @@ class Renderer {
   // Waits until every tile wanted around the camera is loaded, uploaded and resident, and for
   // the far-field survey (finishFarField: every tile surveyed and uploaded).
   void settleStreaming(const Camera& cam);
+  // With ViewSettings::autoExposure: frames rendered and metered from this camera until the
+  // exposure moves by less than 2 % (at most 8), each taking the metered exposure at once; for
+  // reproducible pictures. The window adapts over about half a second instead.
+  void settleExposure(const Camera& cam, const CullSettings& cull);
+  float autoExposure() const { return autoExposure_; }  // the factor applied with the view's bias
 
   // Pipelined frames: beginFrame waits until the next frame slot is free and returns the
   // statistics of the frame that last used it (none for the first kFramesInFlight frames);
@@ -217,6 +227,10 @@ class Renderer {
   MeshSet meshes_;
   TerrainDraw terrain_;
   FarField farField_;
+  ExposureMeter meter_;
+  float autoExposure_ = 1;     // the metered factor (render/exposure.h), times view_.exposure
+  bool adaptAtOnce_ = false;   // settleExposure: take the metered value without easing
+  std::chrono::steady_clock::time_point lastMetered_{};
   std::vector<GpuImage> layers_;  // Scene::layers as textures (render/layers.h)
   GpuImage color_, colorMsaa_, depth_, pyramid_, shadowMap_;  // colorMsaa_: samples_ > 1 only
   VkSampleCountFlagBits samples_ = VK_SAMPLE_COUNT_1_BIT;

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Far field against the frame drawn with every instance (issue #29's measure): for each world
+# and distance, four ecoview frames of one camera at 960x540 (defaults; every instance resident
+# and drawn: --load-radius past the world --no-draw-distance; vegetation hidden, with and
+# without fog for the sky mask), all at one fixed exposure (--no-auto-exposure), compared by
+# bench/frame_compare.py: per 40x40 block of ground the mean luminance difference (worst,
+# median), and the skyline's RMS difference in pixels.
+# Prints one markdown row per view.
+# Usage: bench/farfield_bench.sh BUILD
+# Worlds: the bundled sample; the Grand Canyon DEM (bench/configs/grand_canyon.json) where
+# ../shared/data/dem is present. Vulkan: Mesa lavapipe unless VK_ICD_FILENAMES is set.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+[[ $# -eq 1 ]] || { echo "usage: $0 BUILD" >&2; exit 2; }
+build=$(cd "$1" && pwd)
+ecobake=$build/apps/ecobake/ecobake
+ecoview=$build/apps/ecoview/ecoview
+python=/usr/bin/python3
+export VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-/usr/share/vulkan/icd.d/lvp_icd.x86_64.json}
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+chmod 700 "$XDG_RUNTIME_DIR"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# view NAME BAKE CAMERA: one row
+view() {
+  local name=$1 bake=$2 camera=$3
+  local hide
+  hide=$("$python" -c "import json,sys; print(','.join(s['name'] for s in json.load(open(sys.argv[1]))['species']))" "$bake/manifest.json")
+  local o=(--headless --size 960x540 --camera "$camera" --no-auto-exposure)
+  "$ecoview" "$bake" "${o[@]}" --screenshot "$work/frame.png" 2>/dev/null
+  "$ecoview" "$bake" "${o[@]}" --load-radius 1e6 --unload-radius 1e6 --no-draw-distance --screenshot "$work/ref.png" 2>/dev/null
+  "$ecoview" "$bake" "${o[@]}" --hide "$hide" --no-far-field --screenshot "$work/terrain.png" 2>/dev/null
+  "$ecoview" "$bake" "${o[@]}" --hide "$hide" --no-far-field --no-fog --screenshot "$work/clear.png" 2>/dev/null
+  "$python" "$root/bench/frame_compare.py" --json "$work"/{frame,ref,terrain,clear}.png |
+    "$python" -c "import json,sys; r=json.load(sys.stdin); print(f\"| $name | \`$camera\` | {r['blocks']} | {r['worst']:.1f} | {r['median']:.1f} | {r['skyline_rms_px']:.1f} |\")"
+}
+
+echo "| view | camera (x,y,z,yaw,pitch) | ground blocks | worst block (levels) | median block | skyline RMS (px) |"
+echo "|---|---|---|---|---|---|"
+"$ecobake" bake "$root/configs/temperate_mountain.json" -o "$work/sample" -q
+# the gallery's cameras: the valley forest around (2000, 3500) from the south, 25 degrees down
+for km in 1.5 3 6; do
+  y=$(awk "BEGIN { print 700 + 420 * $km }")
+  z=$(awk "BEGIN { print 3500 + 900 * $km }")
+  view "sample, $km km" "$work/sample" "2000,$y,$z,0,-25"
+done
+dem=$root/../shared/data/dem/grand_canyon_62m.png
+if [[ -f $dem ]]; then
+  "$ecobake" bake "$root/bench/configs/grand_canyon.json" -o "$work/canyon" -q
+  # the rim forest north of the canyon, from the south across it, 15 degrees down
+  for km in 1.5 3 6; do
+    y=$(awk "BEGIN { print 2300 + 270 * $km }")
+    z=$(awk "BEGIN { print 5000 + 1000 * $km }")
+    view "Grand Canyon, $km km" "$work/canyon" "8000,$y,$z,0,-15"
+  done
+else
+  echo "(Grand Canyon rows skipped: $dem is absent)" >&2
+fi
