@@ -142,6 +142,9 @@ struct FrameData {
   vec4 overlay;      // x 1 when a mask layer is shown, y opacity, zw unused
   uvec4 look;        // x: LOOK_* flags
   vec4 palette[GROUND_COLORS];  // rgb: the ground's colours by GROUND_*, w unused
+  // Per kind: the height the far field raises the ground to under a closed stand of it (the
+  // crowns' top, instance-weighted; render/far_field.h), 0 where it raises nothing
+  vec4 canopy;
 };
 
 // FrameData.look.x flags

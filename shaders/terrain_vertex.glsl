@@ -21,6 +21,7 @@
 layout(binding = 0) uniform Frame { FrameData frame; };
 layout(binding = 1) readonly buffer Heights { float heights[]; };
 layout(binding = 3) readonly buffer Nodes { TerrainNode nodes[]; };
+layout(binding = 2) uniform sampler2DArray farField;  // render/far_field.h (the canopy below)
 #ifdef TERRAIN_CAPTURE
 // Debug: each vertex's world position at instance * TERRAIN_PATCH_VERTICES + vertex.
 layout(binding = 4) writeonly buffer Capture { vec4 captured[]; };
@@ -106,6 +107,23 @@ void main() {
   vec2 slope = mix(slopeFine, slopeCoarse, k);
   outNormal = normalize(vec3(-slope.x, cell, -slope.y));
   outWorld = vec3(xz.x, h, xz.y);
+  // The far field's canopy: beyond the instances a stand of trees or shrubs still stands up from
+  // the ground, so a forested ridge keeps its tree line against the sky. The ground rises toward
+  // the kind's canopy height where its crowns are dense (at 32 m texels: a stand, not a tree),
+  // faded in with the far field (a vertex's lift depends on its position only: shared edges
+  // between LOD levels still meet).
+  if (frame.farField.z > 0.5) {
+    float d = distance(outWorld, frame.eye.xyz);
+    vec2 uv = outWorld.xz * frame.farField.xy;
+    vec4 coverMax = vec4(FAR_COVER_MAX);
+    float lift = 0.0;
+    for (int k = 0; k < 2; ++k) {
+      float t = clamp((d - frame.fadeStart[k]) / max(frame.fadeEnd[k] - frame.fadeStart[k], 1e-3), 0.0, 1.0);
+      float a = textureLod(farField, vec3(uv, k), 2.0).a * coverMax[k];
+      lift = max(lift, frame.canopy[k] * smoothstep(0.05, 0.4, a) * t);
+    }
+    outWorld.y += lift;
+  }
   gl_Position = viewClip(frame, push.capture.y, outWorld);
 #ifdef TERRAIN_CAPTURE
   uint index = uint(gl_InstanceIndex) * TERRAIN_PATCH_VERTICES + uint(gl_VertexIndex);

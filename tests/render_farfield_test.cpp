@@ -175,9 +175,10 @@ TEST(RenderFarField, StreamingPictureKeepsTheToneOfTheAllInstancePicture) {
   BlockComparison with = compareBlocks(rStreaming, rAll, rTerrain, nullptr, o.width, o.height, 20, "far field");
   EXPECT_GT(with.judged, 150);
   EXPECT_LE(with.median, 3.0);
-  // the ridge's blocks, where the drawn trees stand against the sky, are the worst (no
-  // impostors yet); issue #29 asks 8 everywhere (docs/viewer-far-field.md)
-  EXPECT_LE(with.worst, 26.0);
+  // the worst blocks are on the ridge, where the drawn trees stand against the sky and the far
+  // field's canopy (the ground raised under dense crowns) draws them as one smooth line (25
+  // without it); issue #29 asks 8 everywhere (docs/viewer-far-field.md)
+  EXPECT_LE(with.worst, 18.0);
   // the far field's own zone, where no instance is drawn
   BlockComparison farWith = compareBlocks(rStreaming, rAll, rTerrain, &rWithout, o.width, o.height, 20, "far zone, far field");
   BlockComparison farNo = compareBlocks(rWithout, rAll, rTerrain, &rWithout, o.width, o.height, 20, "far zone, none");

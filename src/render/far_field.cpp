@@ -262,6 +262,17 @@ FarField createFarField(Context& ctx, const Scene& world, const MeshSet& meshes)
                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
   endOneShot(ctx, one);
   f.look = uploadFarLook(ctx, farLookTable(meshes, world.species, world.speciesInstances, world.sunElevationDeg));
+  {
+    double height[gpu::KIND_COUNT] = {}, count[gpu::KIND_COUNT] = {};
+    for (size_t s = 0; s < world.species.size(); ++s) {
+      const SpeciesRecord& r = world.species[s];
+      const uint32_t k = std::min<uint32_t>(r.kind, gpu::KIND_COUNT - 1);
+      const double n = world.speciesInstances.empty() ? 1.0 : s < world.speciesInstances.size() ? double(world.speciesInstances[s]) : 0.0;
+      height[k] += n * double(r.meshHeight) * 0.5 * (double(r.scaleMin) + double(r.scaleMax));
+      count[k] += n;
+    }
+    for (uint32_t k = 0; k < 2; ++k) f.canopy[k] = count[k] > 0 ? float(0.9 * height[k] / count[k]) : 0.0f;
+  }
   if (l.texelsPerTile && world.placedInstances) {
     // staging slots allocated and touched now: no frame pays their first-touch page faults
     for (Buffer& b : f.staging) {
@@ -367,6 +378,7 @@ FarFieldStats farFieldStats(const FarField& f) {
 void prepareFarFieldFrame(const FarField& f, const CullSettings& cull, gpu::FrameData& frame) {
   bool on = cull.fade && cull.farField && f.anyUploaded;
   frame.farField = {1.0f / f.extentX, 1.0f / f.extentZ, on ? 1.0f : 0.0f, f.anyUploaded ? 1.0f : 0.0f};
+  frame.canopy = {f.canopy[0], f.canopy[1], f.canopy[2], f.canopy[3]};
 }
 
 }  // namespace eco::render

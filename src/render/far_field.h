@@ -53,6 +53,10 @@ struct FarField {
   // FAR_LOOK_ELEVATIONS, 2 * KIND_COUNT layers, read through `sampler` at level 0.
   GpuImage look;
   float extentX = 1, extentZ = 1;  // world metres the image spans (>= the terrain)
+  // Per kind, the canopy height a closed stand raises the far ground to (FrameData.canopy):
+  // 0.9 of the instance-weighted mean top (mesh height x mean scale) for trees and shrubs, 0
+  // for grass and ground cover (a few centimetres change no silhouette).
+  float canopy[gpu::KIND_COUNT] = {};
   bool anyUploaded = false;
   // Staging ring: call i of updateFarField writes slot i % kFramesInFlight, so a slot is
   // reused only after the frame that read it has been waited for (as its command buffer is).

@@ -36,7 +36,7 @@ std::vector<BindingDesc> terrainBindings(bool capture) {
   constexpr VkDescriptorType kSampled = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
   std::vector<BindingDesc> b = {{0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kVF},
                                 {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT},
-                                {2, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
+                                {2, kSampled, kVF},  // the far field: colour, and the canopy's lift
                                 {3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT},
                                 {5, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
                                 {6, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
@@ -317,10 +317,10 @@ void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& 
   d.buffer(0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, frameUbo);
   d.buffer(1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, t.heights);
   d.buffer(3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, t.nodes[slot]);
+  constexpr VkDescriptorType kSampled = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  constexpr VkImageLayout kRead = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+  d.image(2, kSampled, tex.farSampler, tex.farField, kRead);  // every pass: the vertices read the canopy
   if (pass == TerrainPass::Color) {
-    constexpr VkDescriptorType kSampled = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-    constexpr VkImageLayout kRead = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-    d.image(2, kSampled, tex.farSampler, tex.farField, kRead);
     d.image(8, kSampled, tex.farSampler, tex.farLook, kRead);
     d.image(5, kSampled, t.shadowSampler, tex.shadowMap ? tex.shadowMap : t.noShadow.view, kRead);
     d.image(6, kSampled, t.layerSampler, tex.river ? tex.river : t.noLayer.view, kRead);
