@@ -13,7 +13,8 @@ TERRAIN_NO_FOG  the same with --no-fog: the sky is the pixels both terrain frame
           changes every terrain pixel far enough away to meet the sky)
 
 Prints, per 40 x 40 px block (whole blocks at least half ground), the mean luminance (Rec. 709 weights on the
-8-bit values) of FRAME minus that of REFERENCE: the worst and the median absolute difference;
+8-bit values) of FRAME minus that of REFERENCE: the worst and the median absolute difference (also the
+median over the vegetated blocks: those where REFERENCE differs from TERRAIN by a level);
 and the skyline (per column, the first row from the top that differs from the sky) RMS
 difference in pixels. Reads 8-bit RGB/RGBA PNGs (what ecoview writes) with zlib + numpy only.
 """
@@ -107,6 +108,10 @@ def main():
     # judged: blocks at least half ground (in the terrain frame, below its skyline)
     ground = (np.arange(terrain.shape[0])[:, None] >= sky_rows[None, :]).astype(np.float64)
     judged = block_means(ground, block) >= 0.5
+    # vegetated: the reference's block differs from the bare terrain's by a level or more (the
+    # median over all ground blocks is trivially 0 where most ground has no plants)
+    planted = np.abs(block_means(luminance(ref), block) - block_means(luminance(terrain), block)) >= 1.0
+    vegetated = diff[judged & planted]
     diff = diff[judged]
     line_f, line_r = skyline(frame, terrain, sky_rows), skyline(ref, terrain, sky_rows)
     has_sky = sky_rows > 0
@@ -115,6 +120,8 @@ def main():
         "blocks": int(diff.size),
         "worst": round(float(diff.max()), 2),
         "median": round(float(np.median(diff)), 2),
+        "vegetated_blocks": int(vegetated.size),
+        "median_vegetated": round(float(np.median(vegetated)), 2) if vegetated.size else 0.0,
         "mean_frame": round(float(luminance(frame).mean()), 2),
         "mean_reference": round(float(luminance(ref).mean()), 2),
         "skyline_rms_px": round(rms, 2),

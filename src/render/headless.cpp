@@ -105,7 +105,10 @@ HeadlessResult runHeadless(const Scene& world, const HeadlessOptions& o) {
       if (o.settle) {
         // reproducible pictures: everything around the camera resident, each frame waited for
         renderer.settleStreaming(cam);
-        renderer.settleExposure(cam, o.cull);
+        // the first frame's exposure settled; each later one takes the previous frame's
+        // metering at once (reproducible, one render per frame)
+        renderer.setExposureAtOnce(true);
+        if (f == 0) renderer.settleExposure(cam, o.cull);
         FrameHooks hooks = uiHooks(f);
         result.frames.push_back(renderer.render(cam, o.cull, &hooks));
       } else {

@@ -563,13 +563,14 @@ std::vector<FrameStats> Renderer::beginFrame() {
 
 void Renderer::settleExposure(const Camera& cam, const CullSettings& cull) {
   if (!view_.autoExposure) return;
+  const bool atOnce = adaptAtOnce_;
   adaptAtOnce_ = true;
   for (int i = 0; i < 8; ++i) {
     const float before = autoExposure_;
     render(cam, cull);
     if (std::abs(std::log2(autoExposure_ / before)) < 0.03f) break;
   }
-  adaptAtOnce_ = false;
+  adaptAtOnce_ = atOnce;
 }
 
 std::vector<FrameStats> Renderer::drain() {

@@ -120,6 +120,9 @@ class Renderer {
   // exposure moves by less than 2 % (at most 8), each taking the metered exposure at once; for
   // reproducible pictures. The window adapts over about half a second instead.
   void settleExposure(const Camera& cam, const CullSettings& cull);
+  // true: each metered frame's exposure is taken at once by the next frames (no easing by wall
+  // time), so a sequence of settled frames is reproducible; the window eases.
+  void setExposureAtOnce(bool atOnce) { adaptAtOnce_ = atOnce; }
   float autoExposure() const { return autoExposure_; }  // the factor applied with the view's bias
 
   // Pipelined frames: beginFrame waits until the next frame slot is free and returns the
