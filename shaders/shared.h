@@ -145,6 +145,7 @@ struct FrameData {
   // Per kind: the height the far field raises the ground to under a closed stand of it (the
   // crowns' top, instance-weighted; render/far_field.h), 0 where it raises nothing
   vec4 canopy;
+  vec4 crownSize;  // per kind: the instance-weighted mean crown radius (metres; the far field's crowns)
 };
 
 // FrameData.look.x flags

@@ -185,7 +185,41 @@ void main() {
     vec3 shadePart = toneMap(frame, applyFog(frame, tint * plantLight(frame, 0.0, shade.x, shade.y, 1.0, sunlit), inWorld));
     vec3 barkPart = toneMap(frame, applyFog(frame, vec3(BARK_COLOR) * plantLight(frame, shape.z, 0.0, shape.w, 0.0, sunlit), inWorld));
     vec3 plant = mix(barkPart, mix(shadePart, litPart, lit.x), shape.y);
-    result = mix(result, plant, far.seen[k] * far.t[k]);
+    vec3 mean = mix(result, plant, far.seen[k] * far.t[k]);
+    // Crowns where they are a few pixels wide: one crown per cell of a jittered grid at the
+    // kind's crown spacing, its radius chosen so crowns take `seen` of the ground and its sunlit
+    // side `lit.x` of each crown, so the pattern averages to `mean`; faded to the mean as a
+    // crown shrinks toward a pixel (no shimmer).
+    float r = frame.crownSize[k];
+    // a pixel's width at this distance (ndc = x fy / depth over proj.w pixels)
+    float footprint = distance(frame.eye.xyz, inWorld) * 2.0 / (frame.proj.y * frame.proj.w);
+    float detail = r > 0.0 ? 1.0 - smoothstep(0.5, 1.0, footprint / r) : 0.0;
+    if (detail > 0.0) {
+      float cell = 2.5 * r;
+      vec2 p = inWorld.xz / cell;
+      vec2 base = floor(p);
+      float nearest = 1e9;
+      vec2 offset = vec2(0.0);
+      for (int j = -1; j <= 1; ++j)
+        for (int i = -1; i <= 1; ++i) {
+          vec2 c = base + vec2(i, j);
+          vec2 centre = c + 0.2 + 0.6 * vec2(hash12(c * 7.0 + float(k)), hash12(c * 13.0 + 5.0));
+          float dd = length(p - centre);
+          if (dd < nearest) nearest = dd, offset = p - centre;
+        }
+      float seen = far.seen[k] * far.t[k];
+      float radius = sqrt(seen / 3.14159265);  // in cells: pi radius^2 = seen
+      float inside = 1.0 - smoothstep(radius - 0.05, radius + 0.05, nearest);
+      // the sunlit side: the share lit.x of the crown's disc toward the sun (a chord)
+      vec2 toSun = length(frame.sun.xz) > 1e-4 ? normalize(frame.sun.xz) : vec2(1.0, 0.0);
+      float along = dot(offset, toSun) / max(radius, 1e-3);  // -1 .. 1 across the crown
+      float litSide = 1.0 - smoothstep(-0.1, 0.1, (1.0 - 2.0 * lit.x) - along);
+      vec3 crown = mix(barkPart, mix(shadePart, litPart, litSide), shape.y);
+      vec3 speckled = mix(result, crown, inside);
+      result = mix(mean, speckled, detail);
+    } else {
+      result = mean;
+    }
   }
 
   // mask overlay: the layer's value through the legend's ramp, over the lit picture

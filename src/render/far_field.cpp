@@ -22,6 +22,8 @@ namespace eco::render {
 namespace {
 
 constexpr float kPi = 3.14159265358979f;
+// The stages that sample the layers: the terrain's vertices (the canopy) and fragments.
+constexpr VkPipelineStageFlags2 kSampling = VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
 constexpr VkDeviceSize kStagingBytes = 1u << 20;  // per frame: ~190 tiles of 16x16 texels
 
 // One tile's texels with its mip chain: level L holds FAR_LAYERS layers of (n >> L)^2 RGBA8
@@ -212,21 +214,7 @@ GpuImage uploadFarLook(Context& ctx, const std::vector<FarLookEntry>& table) {
         for (uint32_t c = 0; c < 4; ++c)
           texels[((size_t(gpu::FAR_LOOK_LAYERS * k + l) * E * A) + d) * 4 + c] = halfFloat(values[l][c]);
     }
-  Buffer staging = createBuffer(ctx, texels.size() * 2, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::Upload);
-  std::memcpy(staging.data, texels.data(), texels.size() * 2);
-  VkCommandBuffer one = beginOneShot(ctx);
-  imageBarrier(one, image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_NONE, 0, VK_IMAGE_LAYOUT_UNDEFINED,
-               VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-  VkBufferImageCopy region{};
-  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, layers};
-  region.imageExtent = {A, E, 1};
-  vkCmdCopyBufferToImage(one, staging.buffer, image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
-  imageBarrier(one, image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
-               VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-               VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
-               VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-  endOneShot(ctx, one);
-  destroyBuffer(ctx, staging);
+  uploadImage(ctx, image, texels.data(), texels.size() * 2, A, E, layers);
   return image;
 }
 
@@ -258,20 +246,25 @@ FarField createFarField(Context& ctx, const Scene& world, const MeshSet& meshes)
   vkCmdClearColorImage(one, f.image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &zero, 1, &all);
   imageBarrier(one, f.image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_CLEAR_BIT,
                VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-               VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
+               kSampling, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
   endOneShot(ctx, one);
   f.look = uploadFarLook(ctx, farLookTable(meshes, world.species, world.speciesInstances, world.sunElevationDeg));
   {
-    double height[gpu::KIND_COUNT] = {}, count[gpu::KIND_COUNT] = {};
+    double height[gpu::KIND_COUNT] = {}, crown[gpu::KIND_COUNT] = {}, count[gpu::KIND_COUNT] = {};
     for (size_t s = 0; s < world.species.size(); ++s) {
       const SpeciesRecord& r = world.species[s];
       const uint32_t k = std::min<uint32_t>(r.kind, gpu::KIND_COUNT - 1);
       const double n = world.speciesInstances.empty() ? 1.0 : s < world.speciesInstances.size() ? double(world.speciesInstances[s]) : 0.0;
-      height[k] += n * double(r.meshHeight) * 0.5 * (double(r.scaleMin) + double(r.scaleMax));
+      const double scale = 0.5 * (double(r.scaleMin) + double(r.scaleMax));
+      height[k] += n * double(r.meshHeight) * scale;
+      crown[k] += n * double(r.crownRadius) * scale;
       count[k] += n;
     }
-    for (uint32_t k = 0; k < 2; ++k) f.canopy[k] = count[k] > 0 ? float(0.9 * height[k] / count[k]) : 0.0f;
+    for (uint32_t k = 0; k < 2; ++k) {
+      f.canopy[k] = count[k] > 0 ? float(0.9 * height[k] / count[k]) : 0.0f;
+      f.crownSize[k] = count[k] > 0 ? float(crown[k] / count[k]) : 0.0f;
+    }
   }
   if (l.texelsPerTile && world.placedInstances) {
     // staging slots allocated and touched now: no frame pays their first-touch page faults
@@ -338,15 +331,15 @@ uint64_t updateFarField(Context& ctx, FarField& f, VkCommandBuffer cmd, uint64_t
     }
   }
   // Write-after-read: earlier submissions on this queue sample the image in their terrain
-  // pass; an execution dependency on the fragment stage orders the transition and copy after them.
-  imageBarrier(cmd, f.image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, 0,
+  // pass; an execution dependency on the stages that sample it orders the transition and copy after them.
+  imageBarrier(cmd, f.image.image, VK_IMAGE_ASPECT_COLOR_BIT, kSampling, 0,
                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
   vkCmdCopyBufferToImage(cmd, staging.buffer, f.image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                          uint32_t(regions.size()), regions.data());
   imageBarrier(cmd, f.image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
                VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-               VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
+               kSampling, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
   f.anyUploaded = true;
   return total;
@@ -379,6 +372,7 @@ void prepareFarFieldFrame(const FarField& f, const CullSettings& cull, gpu::Fram
   bool on = cull.fade && cull.farField && f.anyUploaded;
   frame.farField = {1.0f / f.extentX, 1.0f / f.extentZ, on ? 1.0f : 0.0f, f.anyUploaded ? 1.0f : 0.0f};
   frame.canopy = {f.canopy[0], f.canopy[1], f.canopy[2], f.canopy[3]};
+  frame.crownSize = {f.crownSize[0], f.crownSize[1], f.crownSize[2], f.crownSize[3]};
 }
 
 }  // namespace eco::render

@@ -57,6 +57,7 @@ struct FarField {
   // 0.9 of the instance-weighted mean top (mesh height x mean scale) for trees and shrubs, 0
   // for grass and ground cover (a few centimetres change no silhouette).
   float canopy[gpu::KIND_COUNT] = {};
+  float crownSize[gpu::KIND_COUNT] = {};  // instance-weighted mean crown radius (FrameData.crownSize)
   bool anyUploaded = false;
   // Staging ring: call i of updateFarField writes slot i % kFramesInFlight, so a slot is
   // reused only after the frame that read it has been waited for (as its command buffer is).

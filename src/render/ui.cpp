@@ -78,21 +78,7 @@ UiRenderer::UiRenderer(Context& ctx, VkFormat colorFormat) : ctx_(ctx) {
   const VkDeviceSize bytes = VkDeviceSize(w) * VkDeviceSize(h) * 4;
   atlas_ = createImage(ctx, uint32_t(w), uint32_t(h), 1, VK_FORMAT_R8G8B8A8_UNORM,
                        VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
-  Buffer staging = createBuffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::Upload);
-  std::memcpy(staging.data, pixels, size_t(bytes));
-  VkCommandBuffer cmd = beginOneShot(ctx);
-  imageBarrier(cmd, atlas_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_NONE, 0, VK_IMAGE_LAYOUT_UNDEFINED,
-               VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-  VkBufferImageCopy region{};
-  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-  region.imageExtent = {uint32_t(w), uint32_t(h), 1};
-  vkCmdCopyBufferToImage(cmd, staging.buffer, atlas_.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
-  imageBarrier(cmd, atlas_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
-               VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-               VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
-               VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-  endOneShot(ctx, cmd);
-  destroyBuffer(ctx, staging);
+  uploadImage(ctx, atlas_, pixels, size_t(bytes), uint32_t(w), uint32_t(h));
   // One texture: every draw command samples the atlas (the panels draw no images of their own).
   io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(intptr_t(1)));
 

@@ -536,4 +536,23 @@ void endOneShot(Context& ctx, VkCommandBuffer cmd) {
   vkFreeCommandBuffers(ctx.device, ctx.commandPool, 1, &cmd);
 }
 
+void uploadImage(Context& ctx, const GpuImage& image, const void* bytes, size_t size, uint32_t width, uint32_t height,
+                 uint32_t layers) {
+  Buffer staging = createBuffer(ctx, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::Upload);
+  std::memcpy(staging.data, bytes, size);
+  VkCommandBuffer cmd = beginOneShot(ctx);
+  imageBarrier(cmd, image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_NONE, 0, VK_IMAGE_LAYOUT_UNDEFINED,
+               VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+  VkBufferImageCopy region{};
+  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, layers};
+  region.imageExtent = {width, height, 1};
+  vkCmdCopyBufferToImage(cmd, staging.buffer, image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+  imageBarrier(cmd, image.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
+               VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+               VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
+               VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+  endOneShot(ctx, cmd);
+  destroyBuffer(ctx, staging);
+}
+
 }  // namespace eco::render

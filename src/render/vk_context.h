@@ -139,5 +139,10 @@ constexpr uint32_t kFramesInFlight = 2;
 // One-off command buffer, submitted and waited for.
 VkCommandBuffer beginOneShot(Context& ctx);
 void endOneShot(Context& ctx, VkCommandBuffer cmd);
+// Writes `bytes` (level 0 of every layer, tightly packed, layer after layer) into a sampled
+// image through a staging buffer and a one-shot command buffer; the image ends in
+// SHADER_READ_ONLY_OPTIMAL for fragment shaders. Waits for the queue.
+void uploadImage(Context& ctx, const GpuImage& image, const void* bytes, size_t size, uint32_t width, uint32_t height,
+                 uint32_t layers = 1);
 
 }  // namespace eco::render
