@@ -197,11 +197,13 @@ void main() {
     if (detail > 0.0) {
       float cell = 2.5 * r;
       vec2 p = inWorld.xz / cell;
-      vec2 base = floor(p);
+      // centres lie in the middle 0.6 of their cell, so the nearest one (within reach of a
+      // crown, radius <= 0.56 cells) is in one of the 2 x 2 cells around the nearer corner
+      vec2 base = floor(p - 0.5);
       float nearest = 1e9;
       vec2 offset = vec2(0.0);
-      for (int j = -1; j <= 1; ++j)
-        for (int i = -1; i <= 1; ++i) {
+      for (int j = 0; j <= 1; ++j)
+        for (int i = 0; i <= 1; ++i) {
           vec2 c = base + vec2(i, j);
           vec2 centre = c + 0.2 + 0.6 * vec2(hash12(c * 7.0 + float(k)), hash12(c * 13.0 + 5.0));
           float dd = length(p - centre);

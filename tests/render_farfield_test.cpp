@@ -203,6 +203,10 @@ TEST(RenderFarField, SpeciesCoverIsTheCrownAreaOverTheWorld) {
   o.camera = defaultCamera(w, o.width, o.height);
   const HeadlessResult r = runHeadless(w, o);
   ASSERT_EQ(r.frames.size(), 1u);
+  // the far field's memory, by hand: 128^2 texels and 5 mips down to 4^2, 4 bytes, 4 layers;
+  // the look table 8 x 8 texels of 8 bytes, 3 layers per kind, 4 kinds
+  const uint64_t texels = 128 * 128 + 64 * 64 + 32 * 32 + 16 * 16 + 8 * 8 + 4 * 4;
+  EXPECT_EQ(r.frames[0].farFieldBytes, texels * 4 * 4 + 8 * 8 * 8 * 3 * 4);
   const std::vector<double>& cover = r.frames[0].speciesCover;
   ASSERT_EQ(cover.size(), w.species.size());
   std::vector<double> area(w.species.size(), 0.0);

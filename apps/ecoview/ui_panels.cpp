@@ -92,6 +92,7 @@ void frameSection(const FrameStats& s) {
   t.count("unloads", s.tileUnloads);
   t.mib("uploaded", s.uploadedBytes);
   t.mib("memory", s.residentBytes);
+  t.mib("far field", s.farFieldBytes);
   t.cell("uploads", s.staged ? "staged" : "direct");
   char exposure[48];
   std::snprintf(exposure, sizeof exposure, s.metered ? "%.2f (metered)" : "%.2f", double(s.exposure));

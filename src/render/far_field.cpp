@@ -362,6 +362,15 @@ void finishFarField(Context& ctx, FarField& f) {
   }
 }
 
+uint64_t farFieldBytes(const FarField& f) {
+  uint64_t layers = 0;
+  for (uint32_t m = 0, w = std::max(1u, f.layout.width), h = std::max(1u, f.layout.height); m < f.layout.mips;
+       ++m, w = std::max(1u, w / 2), h = std::max(1u, h / 2))
+    layers += uint64_t(w) * h * 4 * gpu::FAR_LAYERS;
+  const uint64_t look = uint64_t(gpu::FAR_LOOK_AZIMUTHS) * gpu::FAR_LOOK_ELEVATIONS * 8 * gpu::FAR_LOOK_LAYERS * gpu::KIND_COUNT;
+  return layers + (f.look.image ? look : 0);
+}
+
 FarFieldStats farFieldStats(const FarField& f) {
   if (!f.survey) return {};
   std::lock_guard lock(f.survey->mutex);

@@ -81,6 +81,8 @@ uint64_t updateFarField(Context& ctx, FarField& far, VkCommandBuffer cmd, uint64
 // buffers on ctx.queue; call between frames, from the thread that submits them). For
 // renderers that settle before a frame (headless screenshots, tests).
 void finishFarField(Context& ctx, FarField& far);
+// GPU memory the far field holds: the layers with their mips, and the look table.
+uint64_t farFieldBytes(const FarField& far);
 // The survey's figures so far (complete once finishFarField returned).
 FarFieldStats farFieldStats(const FarField& far);
 // Fills frame.farField: the world-to-texture scale, and z = 1 when the far field is drawn

@@ -169,6 +169,7 @@ std::string statsJson(const HeadlessResult& r, const HeadlessOptions& o) {
                       {"resident_bytes_per_instance",
                        s.resident > 0 ? json(double(s.residentBytes) / double(s.resident)) : json(nullptr)},
                       {"staged_uploads", s.staged},
+                      {"far_field_bytes", s.farFieldBytes},
                       {"exposure", s.exposure},
                       {"auto_exposure", s.metered}});
   }

@@ -758,6 +758,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   s.drawCommands = s.drawCalls * speciesCount_ * gpu::LOD_COUNT;
   s.uploadedBytes = uploaded;
   s.residentBytes = residentBytes();
+  s.farFieldBytes = farFieldBytes(farField_);
   s.staged = staged_;
   s.terrainTriangles = terrain_.triangles[frameIndex_ % kFramesInFlight];
   s.tilesResident = streamer_->residentTiles();

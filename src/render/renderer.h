@@ -84,6 +84,7 @@ struct FrameStats {
   bool shadows = false;          // the cascades were drawn
   uint64_t uploadedBytes = 0;   // tile records written this frame
   uint64_t residentBytes = 0;   // GPU memory held for instances: pages, page tables, visible list
+  uint64_t farFieldBytes = 0;   // GPU memory of the far field (layers with mips, look table)
   bool staged = false;          // uploads went through staging buffers
   size_t tilesResident = 0;
   uint64_t tileLoads = 0, tileUnloads = 0;  // cumulative
