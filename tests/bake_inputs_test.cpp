@@ -363,7 +363,7 @@ TEST(BakeInputs, BadPaintedMapsAreOneLineErrors) {
       {R"("exclusion_map": "square.png")", "/exclusion_map: " + dir.file("square.png") + ": 50 x 50 pixels over the terrain's 256 x 128 m"},
       {R"("exclusion_map": "over.tif")", "/exclusion_map: " + dir.file("over.tif") + ": pixel 7,3 is 1.5; painted maps hold values in [0, 1]"},
       {R"("exclusion_map": "rgba.png")", "/exclusion_map: " + dir.file("rgba.png") + ": PNG has 4 channels (RGBA), expected a single grayscale channel"},
-      {R"("exclusion_map": {"file": "ok.png", "channel": "g"})", "/exclusion_map: " + dir.file("ok.png") + ": PNG has 1 channel (gray), no channel 'g'"},
+      {R"("exclusion_map": {"file": "ok.png", "channel": "a"})", "/exclusion_map: " + dir.file("ok.png") + ": PNG has 1 channel (gray), no channel 'a'"},
       {R"("exclusion_map": {"file": "ok.png", "channel": "x"})", "/exclusion_map/channel: "},
       {R"("exclusion_map": {"channel": "r"})", "/exclusion_map/file: required field is missing"},
       {R"("exclusion_map": "dot.png")", "/exclusion_map: " + dir.file("dot.png") + " is 1 x 1 pixels"},

@@ -294,3 +294,43 @@ TEST(TerrainTiff, DerivativesBesideNoDataUseValidNeighboursOnly) {
   EXPECT_TRUE(t.noDataAt(7.5f * cell, 9.f * cell));  // between a rim pixel and a hole pixel
   EXPECT_FALSE(t.noDataAt(6.5f * cell, 9.f * cell));
 }
+
+// Gray images (issue #30): in a gray or gray + alpha image the channels "r", "g" and "b" all read
+// the gray (as a viewer shows it) and "a" the alpha; "a" of a gray image without alpha is
+// refused. Earlier a gray + alpha PNG's "g" read the alpha and its "a" was refused.
+TEST(TerrainTiff, GrayAndGrayAlphaChannelsNameTheGrayAndTheAlpha) {
+  TempDir dir;
+  const int w = 7, h = 5;
+  std::vector<uint8_t> ga(size_t(w) * h * 2);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      ga[(size_t(y) * w + size_t(x)) * 2] = uint8_t(10 * x + y);        // gray
+      ga[(size_t(y) * w + size_t(x)) * 2 + 1] = uint8_t(200 - 3 * x);   // alpha
+    }
+  const std::string png = dir.file("ga.png");
+  ASSERT_NE(stbi_write_png(png.c_str(), w, h, 2, ga.data(), w * 2), 0);
+  TiffSpec spec;  // the fixture marks a second sample as unassociated alpha
+  spec.width = w;
+  spec.height = h;
+  spec.samplesPerPixel = 2;
+  spec.bits = 8;
+  const std::string tif = dir.file("ga.tif");
+  eco::test::writeTiff(tif, spec, ga.data());
+  for (const std::string& path : {png, tif}) {
+    for (int c = 0; c < 4; ++c) {
+      const eco::Image image = eco::loadImage(path, c);
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          const int expect = c < 3 ? 10 * x + y : 200 - 3 * x;
+          ASSERT_EQ(image.pixels.at(x, y), float(expect) / 255.f) << path << " channel " << c << " at " << x << "," << y;
+        }
+    }
+  }
+  // gray alone: r, g, b read it; there is no alpha
+  std::vector<uint8_t> gray(size_t(w) * h);
+  for (size_t i = 0; i < gray.size(); ++i) gray[i] = uint8_t(i * 3);
+  const std::string g = dir.file("g.png");
+  ASSERT_NE(stbi_write_png(g.c_str(), w, h, 1, gray.data(), w), 0);
+  for (int c = 0; c < 3; ++c) EXPECT_EQ(eco::loadImage(g, c).pixels.at(2, 1), float(gray[size_t(w) + 2]) / 255.f) << c;
+  EXPECT_NE(errorOf([&] { eco::loadImage(g, 3); }).find("1 channel (gray), no channel 'a'"), std::string::npos);
+}

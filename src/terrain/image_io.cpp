@@ -11,6 +11,12 @@
 namespace eco {
 namespace detail {
 
+int channelSample(int channel, int samples, bool gray) {
+  if (channel < 0 || channel > 3) return -1;
+  if (gray) return channel < 3 ? 0 : samples >= 2 ? 1 : -1;
+  return channel < samples ? channel : -1;
+}
+
 void checkImageSize(const std::string& path, int64_t width, int64_t height) {
   std::string size = std::to_string(width) + "x" + std::to_string(height);
   if (width <= 0 || height <= 0) throw InputError(path + ": image has zero size (" + size + ")");

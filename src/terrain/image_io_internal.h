@@ -22,6 +22,12 @@ void checkImageSize(const std::string& path, int64_t width, int64_t height);
 // Throws InputError naming the first NaN/Inf pixel as "x,y".
 void checkFinite(const std::string& path, const Grid& grid);
 
+// The sample a config channel (0..3: r, g, b, a) reads in a pixel of `samples` samples, or -1
+// where the image has no such channel. In a gray image (gray, or gray + alpha) r, g and b all
+// name the gray sample, as a viewer shows it, and a the alpha after it; in a colour image each
+// names its own sample.
+int channelSample(int channel, int samples, bool gray);
+
 // Header checks of everything the loaders rely on; the bytes may be only the file's head.
 // channel: kSingleChannel or the channel to read (terrain.h). ImageInfo::channels is the
 // file's channel count.

@@ -65,7 +65,8 @@ PngHeader checkedPngHeader(const std::string& path, Bytes file, int channel) {
   }
   if (header.colorType == 3 || (layout && channel == kSingleChannel))
     throw InputError(path + ": PNG has " + layout + ", expected a single grayscale channel");
-  if (channel != kSingleChannel && channel >= pngChannels(header.colorType)) {
+  const bool gray = header.colorType == 0 || header.colorType == 4;
+  if (channel != kSingleChannel && channelSample(channel, pngChannels(header.colorType), gray) < 0) {
     static const char* names[] = {"r", "g", "b", "a"};
     throw InputError(path + ": PNG has " + (layout ? std::string(layout) : std::string("1 channel (gray)")) +
                      ", no channel '" + (channel < 4 ? names[channel] : "?") + "'");
@@ -149,7 +150,9 @@ Image loadPng(const std::string& path, std::vector<uint8_t>&& fileBytes, int cha
   const PngHeader header = checkedPngHeader(path, {bytes.data(), bytes.size()}, channel);
   const size_t sampleBytes = size_t(header.bitDepth / 8);
   const size_t bpp = sampleBytes * size_t(pngChannels(header.colorType));
-  const size_t first = channel == kSingleChannel ? 0 : size_t(channel) * sampleBytes;
+  const bool gray = header.colorType == 0 || header.colorType == 4;
+  const size_t first =
+      channel == kSingleChannel ? 0 : size_t(channelSample(channel, pngChannels(header.colorType), gray)) * sampleBytes;
 
   // Chunk walk: the image data is the concatenation of the IDAT chunks (CRCs are not checked).
   std::vector<std::pair<size_t, size_t>> idat;  // offset, length

@@ -178,11 +178,21 @@ TiffLayout readLayout(const std::string& path, TIFF* tif, const Source& s, int c
     throw InputError(path + ": TIFF has " + std::to_string(spp) + " samples per pixel, expected 1 to 4");
   if (channel == kSingleChannel && spp != 1)
     throw InputError(path + ": TIFF has " + std::to_string(spp) + " channels, expected a single one");
-  if (channel != kSingleChannel && channel >= spp)
+  // gray (+ alpha): a black-is-zero or white-is-zero image of one sample, or of two whose
+  // second is marked as alpha (ExtraSamples)
+  uint16_t photometric = PHOTOMETRIC_MINISBLACK, extraCount = 0;
+  uint16_t* extra = nullptr;
+  TIFFGetFieldDefaulted(tif, TIFFTAG_PHOTOMETRIC, &photometric);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_EXTRASAMPLES, &extraCount, &extra);
+  const bool grayPhotometric = photometric == PHOTOMETRIC_MINISBLACK || photometric == PHOTOMETRIC_MINISWHITE;
+  const bool gray = grayPhotometric && (spp == 1 || (spp == 2 && extraCount == 1 && extra &&
+                                                     (extra[0] == EXTRASAMPLE_ASSOCALPHA || extra[0] == EXTRASAMPLE_UNASSALPHA)));
+  const int sample = channel == kSingleChannel ? 0 : channelSample(channel, spp, gray);
+  if (sample < 0)
     throw InputError(path + ": TIFF has " + std::to_string(spp) + " channel" + (spp == 1 ? "" : "s") +
-                     ", no channel '" + channelName(channel) + "'");
+                     (gray ? (spp == 1 ? " (gray)" : " (gray + alpha)") : "") + ", no channel '" + channelName(channel) + "'");
   l.samplesPerPixel = spp;
-  l.channel = channel == kSingleChannel ? 0 : channel;
+  l.channel = sample;
   l.planar = planar == PLANARCONFIG_SEPARATE && spp > 1;
   l.tiled = TIFFIsTiled(tif) != 0;
   const uint64_t bytesPerSample = bits / 8u;
