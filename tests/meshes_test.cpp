@@ -475,6 +475,13 @@ std::vector<BadCase> writeCorpus(const eco::test::TempDir& dir) {
     add("absolute_uri", k.dump(), "", ".gltf");
   }
   add("not_json", "{ \"asset\": ", "", ".gltf");
+  // required extensions this reader does not support (glTF 2.0 section 3.12: refuse them)
+  for (const char* ext : {"KHR_draco_mesh_compression", "EXT_meshopt_compression", "KHR_texture_basisu"}) {
+    Json k = j;
+    k["extensionsUsed"] = {ext};
+    k["extensionsRequired"] = {ext};
+    add(std::string("requires_") + ext, packGlb(k, bin), std::string("requires the glTF extension ") + ext);
+  }
   return cases;
 }
 

@@ -377,6 +377,12 @@ MetricMesh parseMetricMesh(const std::vector<uint8_t>& bytes, const std::string&
     throw InputError(name + ": " + firstLine(e.what()));
   }
   if (!ok) throw InputError(name + ": " + firstLine(err));
+  // glTF 2.0 section 3.12: a loader must refuse a file that requires an extension it does not
+  // support. This reader supports none (Draco, meshopt or BasisU data would be read as garbage
+  // or not at all).
+  if (!model.extensionsRequired.empty())
+    throw InputError(name + ": requires the glTF extension " + model.extensionsRequired.front() +
+                     ", which this reader does not support; save the mesh without it");
 
   Reader r{model, name, {}, 0};
   if (model.scenes.empty()) throw InputError(name + ": no scene");
