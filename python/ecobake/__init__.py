@@ -131,6 +131,16 @@ def _read_regular(path: str, limit: int) -> bytes:
     return data
 
 
+# Above this a double rounds to infinity as a float32 (FLT_MAX plus half its last step).
+_FLOAT32_LIMIT = 3.4028235677973366e38
+
+
+def _plain_text(text: str, max_bytes: int) -> bool:
+    """At most max_bytes of UTF-8 and no control character (below 0x20, or DEL): the C++
+    reader's rule for names and units."""
+    return len(text.encode("utf-8", "surrogatepass")) <= max_bytes and not any(ord(c) < 0x20 or ord(c) == 0x7F for c in text)
+
+
 def _field(obj, key, kind, where):
     _require(isinstance(obj, dict), where, "expected an object")
     _require(key in obj, where, f"missing field \"{key}\"")
@@ -306,6 +316,7 @@ class Bake:
 
     def _layer(self, l, where: str) -> Layer:
         name = _field(l, "name", "str", where)
+        _require(_plain_text(name, 256), where + "/name", "must be at most 256 bytes without control characters")
         kind = _field(l, "kind", "str", where)
         _require(kind in LAYER_KINDS, where + "/kind", f"unknown kind \"{kind}\"")
         species = l.get("species", "")
@@ -325,6 +336,8 @@ class Bake:
         encoding = _field(l, "encoding", "str", where)
         _require(encoding in LAYER_ENCODINGS, where + "/encoding", f"unknown encoding \"{encoding}\"")
         lo, hi = float(_field(l, "value_min", "num", where)), float(_field(l, "value_max", "num", where))
+        for key, v in (("value_min", lo), ("value_max", hi)):  # the C++ reader keeps them as float32
+            _require(abs(v) < _FLOAT32_LIMIT, f"{where}/{key}", f"out of float range, got {v:g}")
         _require(lo < hi, where, "value_min must be below value_max")
         digest = _field(l, "xxh3_64", "str", where)
         _require(len(digest) == 16 and all(c in "0123456789abcdef" for c in digest), where + "/xxh3_64",
@@ -334,8 +347,9 @@ class Bake:
             water = float(_field(l, "water_distance", "num", where))
             _require(water >= 0, where + "/water_distance", "must be >= 0")
         _require(name not in [x.name for x in self.layers], where + "/name", f"\"{name}\" is given twice")
-        return Layer(name, kind, species, file, width, height, encoding, lo, hi, _field(l, "unit", "str", where),
-                     int(digest, 16), water)
+        unit = _field(l, "unit", "str", where)
+        _require(_plain_text(unit, 32), where + "/unit", "must be at most 32 bytes without control characters")
+        return Layer(name, kind, species, file, width, height, encoding, lo, hi, unit, int(digest, 16), water)
 
     def layer(self, name: str) -> Layer:
         for l in self.layers:

@@ -112,8 +112,14 @@ def main() -> int:
     # A layer escaping the bake folder, or off the terrain's grid, is refused when opening.
     manifest_path = os.path.join(bake_dir, "manifest.json")
     good_manifest = open(manifest_path).read()
+    # (as the C++ reader: a range past float32, a name or unit with a control character, are refused)
     for key, value, expected in (("file", "../outside.r8", "/layers/2/file"), ("width", 7, "7 x 1025 layer"),
-                                 ("encoding", "float", "unknown encoding"), ("value_max", -5, "value_min must be below")):
+                                 ("encoding", "float", "unknown encoding"), ("value_max", -5, "value_min must be below"),
+                                 ("value_min", -1e308, "/layers/2/value_min: out of float range"),
+                                 ("value_max", 1e308, "/layers/2/value_max: out of float range"),
+                                 ("name", "slope\x1b[2J", "/layers/2/name: must be at most 256 bytes without control"),
+                                 ("name", "n" * 257, "/layers/2/name: must be at most 256 bytes"),
+                                 ("unit", "deg\x7f", "/layers/2/unit: must be at most 32 bytes without control")):
         doc = json.loads(good_manifest)
         doc["layers"][2][key] = value
         with open(manifest_path, "w") as f:
