@@ -336,29 +336,40 @@ TEST(CliBakeFiles, FifosAreRefusedWithoutHanging) {
   }
 }
 
-// masks --bake drew each instance with the crown radius of world.config.species[id]: a bake
-// of four species over a config of one read past the config's species. The preview now
-// takes radii from the bake's own (verified) species table, so the config given to masks
-// cannot change the picture of a bake's instances.
-TEST(CliBakeFiles, MasksDrawsABakeWithItsOwnSpeciesTable) {
+// masks --bake draws a bake over the config's masks, so it must be a bake of that config
+// (issue #30): the same config draws; a config with other crowns, other species, another seed
+// or another tile size is refused with exit 2 naming what differs (the config's hash first),
+// and nothing is written.
+TEST(CliBakeFiles, MasksDrawsOnlyABakeOfItsConfig) {
   TempDir dir;
-  std::string bake = eco::test::copyBake(dir);
   std::string config = eco::test::writeRidgeWorld(dir);
-  nlohmann::json original = nlohmann::json::parse(eco::test::readBytes(config));
-  Result r = run("masks " + config + " --bake " + bake + " -o " + dir.file("a"));
+  std::string bake = dir.file("bake");
+  Result r = run("bake " + config + " -o " + bake + " -q");
   ASSERT_EQ(r.code, 0) << r.output;
-  std::string expected = eco::test::readBytes(dir.file("a/instances.png"));
+  const std::string originalBytes = eco::test::readBytes(config);
+  nlohmann::json original = nlohmann::json::parse(originalBytes);
+  r = run("masks " + config + " --bake " + bake + " -o " + dir.file("a"));
+  ASSERT_EQ(r.code, 0) << r.output;
 
-  nlohmann::json wide = original;  // pines drawn 10x wider if the config's radius were used
+  nlohmann::json wide = original;
   wide["species"][0]["mesh"]["crown_radius"] = 30;
-  nlohmann::json single = original;  // ids 1-3 of the bake are not in this config
+  nlohmann::json single = original;
   single["species"] = nlohmann::json::array({original["species"][0]});
-  for (const nlohmann::json& variant : {wide, single}) {
+  nlohmann::json seed = original;
+  seed["seed"] = original.value("seed", 0) + 1;
+  nlohmann::json tiles = original;
+  tiles["tiling"]["tile_size"] = 64;
+  for (const nlohmann::json& variant : {wide, single, seed, tiles}) {
     eco::test::writeBytes(config, variant.dump());
     r = run("masks " + config + " --bake " + bake + " -o " + dir.file("b"));
-    ASSERT_EQ(r.code, 0) << r.output;
-    EXPECT_TRUE(eco::test::readBytes(dir.file("b/instances.png")) == expected);
+    EXPECT_EQ(r.code, 2) << variant.dump() << "\n" << r.output;
+    EXPECT_TRUE(has(r.output, bake + ": not a bake of " + config + ": config hash")) << r.output;
+    EXPECT_FALSE(fs::exists(dir.file("b")));
   }
+  eco::test::writeBytes(config, originalBytes);  // the same bytes: the same config hash
+  r = run("masks " + config + " --bake " + bake + " -o " + dir.file("b"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(eco::test::readBytes(dir.file("b/instances.png")) == eco::test::readBytes(dir.file("a/instances.png")));
 
   // A bake whose tiles disagree with its manifest is refused there too.
   eco::test::rewriteTile(bake, 0, [](eco::TileData& t) { t.species[0].name = "impostor"; });

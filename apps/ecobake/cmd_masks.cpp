@@ -58,6 +58,9 @@ void addMasks(CLI::App& app) {
       tiles = bakeInMemory(world, threads);
     } else {
       Manifest m = readManifest(a->bakeDir);
+      // the bake is drawn over this config's masks: it must be a bake of this config
+      if (std::string why = bakeMismatch(world, m); !why.empty())
+        throw InputError(a->bakeDir + ": not a bake of " + a->config + ": " + why);
       for (const TileEntry& e : m.tiles) tiles.push_back(readTileVerified(a->bakeDir, m, e));
     }
 

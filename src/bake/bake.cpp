@@ -1,5 +1,7 @@
 #include "bake/bake.h"
 
+#include <sstream>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -79,6 +81,42 @@ Manifest baseManifest(const World& world, const SamplerParams& params, std::vect
 }
 
 }  // namespace
+
+std::string bakeMismatch(const World& world, const Manifest& m) {
+  const SpeciesOrder order = speciesOrder(world.config);
+  const Manifest want = baseManifest(world, samplerParams(world, order), speciesRecords(world));
+  auto differs = [](const std::string& what, const auto& bake, const auto& config) {
+    std::ostringstream text;
+    text << what << " " << bake << " (the bake) vs " << config << " (the config)";
+    return text.str();
+  };
+  if (m.hashes.config != want.hashes.config) return differs("config hash", m.hashes.config, want.hashes.config);
+  if (m.hashes.heightmap != want.hashes.heightmap)
+    return differs("heightmap hash", m.hashes.heightmap, want.hashes.heightmap);
+  if (m.hashes.river != want.hashes.river)
+    return differs("river hash", m.hashes.river.empty() ? "(none)" : m.hashes.river,
+                   want.hashes.river.empty() ? "(none)" : want.hashes.river);
+  if (m.inputHashes != want.inputHashes) {
+    for (const auto& [pointer, hash] : want.inputHashes) {
+      auto it = std::find_if(m.inputHashes.begin(), m.inputHashes.end(), [&](const auto& e) { return e.first == pointer; });
+      if (it == m.inputHashes.end()) return "the bake has no input " + pointer;
+      if (it->second != hash) return differs("input " + pointer + " hash", it->second, hash);
+    }
+    return "the bake has inputs the config does not";
+  }
+  if (m.seed != want.seed) return differs("seed", m.seed, want.seed);
+  if (m.tiling.tileSize != want.tiling.tileSize || m.tiling.tilesX != want.tiling.tilesX ||
+      m.tiling.tilesZ != want.tiling.tilesZ)
+    return differs("tiling", std::to_string(m.tiling.tilesX) + "x" + std::to_string(m.tiling.tilesZ) + " of " +
+                                 std::to_string(m.tiling.tileSize) + " m",
+                   std::to_string(want.tiling.tilesX) + "x" + std::to_string(want.tiling.tilesZ) + " of " +
+                       std::to_string(want.tiling.tileSize) + " m");
+  if (m.species.size() != want.species.size()) return differs("species count", m.species.size(), want.species.size());
+  for (size_t i = 0; i < m.species.size(); ++i)
+    if (m.species[i].name != want.species[i].name || m.species[i].kind != want.species[i].kind)
+      return differs("species " + std::to_string(i), m.species[i].name, want.species[i].name);
+  return "";
+}
 
 std::vector<TileData> bakeInMemory(const World& world, int threads, std::optional<TileRange> tiles) {
   SpeciesOrder order = speciesOrder(world.config);

@@ -172,6 +172,12 @@ MergeSummary mergeParts(const std::vector<std::string>& parts, const MergeOption
 // Same as scatter + makeInstances, kept in memory (tests, tools).
 std::vector<TileData> bakeInMemory(const World& world, int threads, std::optional<TileRange> tiles = {});
 
+// Why the bake whose manifest is `m` is not a bake of `world` ("" when it is): the hashes of the
+// config, heightmap, river and every other input, the seed, the tiling and the species, against
+// what bake() records for this world. For readers that draw a bake over the config's own data
+// (ecobake masks --bake).
+std::string bakeMismatch(const World& world, const Manifest& m);
+
 // ---- Before a bake ----
 // Shared by `validate` and `bake` so the two cannot disagree: after the config's checks
 // (config.h checkWorld), an estimate of the instances, output bytes and peak memory, refused
