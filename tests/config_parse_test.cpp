@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "terrain/png16.h"
 #include "test_support.h"
+#include "tiff_fixture.h"
 
 namespace fs = std::filesystem;
 using eco::test::TempDir;
@@ -235,6 +236,29 @@ TEST(ConfigLoad, AcceptsAGoodConfigWithItsImages) {
   EXPECT_EQ(c.river.file, dir.file("river.png"));
   EXPECT_FLOAT_EQ(c.river.distanceScale, 100);
   EXPECT_EQ(c.configPath, config);
+}
+
+// A river distance field may be a (Geo)TIFF like every other raster input (issue #30: it
+// was refused as an unsupported format while the README listed it): a float TIFF of distances.
+TEST(ConfigInputs, RiverDistanceFromAFloatTiff) {
+  TempDir dir;
+  writeGray(dir.file("height.png"), 9, 9);
+  eco::test::TiffSpec spec;
+  spec.width = spec.height = 5;
+  spec.bits = 32;
+  spec.sampleFormat = SAMPLEFORMAT_IEEEFP;
+  std::vector<float> distance(25);
+  for (size_t i = 0; i < distance.size(); ++i) distance[i] = float(i % 5) * 12.5f;
+  eco::test::writeTiff(dir.file("river.tif"), spec, distance.data());
+  std::string config = writeConfig(
+      dir, edited("\"species\"", "\"river\": { \"distance\": \"river.tif\", \"distance_scale\": 1 }, \"species\""));
+  std::vector<eco::ConfigProblem> problems;
+  eco::BiomeConfig c = eco::parseBiomeConfig(config, problems);
+  eco::checkBiomeInputs(c, problems);
+  for (const eco::ConfigProblem& p : problems) ADD_FAILURE() << p.path << ": " << p.reason;
+  EXPECT_EQ(c.river.file, dir.file("river.tif"));
+  const eco::World world = eco::loadWorld(config);
+  EXPECT_TRUE(world.inWater(0.1f, 0.1f)) << "distance 0 at the first column";
 }
 
 // The river image spans the heightmap's rectangle; its aspect may be off by less than half a

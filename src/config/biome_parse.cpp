@@ -32,7 +32,7 @@ const std::string kDensityModes[] = {"variable_radius", "roulette"};
 const std::string kSamplingMethods[] = {"pool", "bridson"};
 const InputFormat kHeightmapFormats[] = {InputFormat::Png, InputFormat::Exr, InputFormat::R16, InputFormat::R32F,
                                          InputFormat::Tiff};
-const InputFormat kRiverFormats[] = {InputFormat::Png, InputFormat::Exr};
+const InputFormat kRiverFormats[] = {InputFormat::Png, InputFormat::Exr, InputFormat::Tiff};
 const InputFormat kMapFormats[] = {InputFormat::Png, InputFormat::Exr, InputFormat::Tiff};
 const std::string kChannelNames[] = {"r", "g", "b", "a"};
 constexpr size_t kMaxVectorExclusions = 64;

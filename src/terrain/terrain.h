@@ -39,7 +39,8 @@ struct Image {
 };
 
 // Which channel of an image to read: kSingleChannel requires an image with exactly one;
-// 0..3 pick R, G, B or A (gray + alpha: 0 gray, 1 alpha) of a multi-channel PNG or TIFF.
+// 0..3 pick R, G, B or A of a multi-channel PNG or TIFF (in a gray or gray + alpha image R, G
+// and B all name the gray, A the alpha).
 constexpr int kSingleChannel = -1;
 
 enum class RawFormat { R16, R32F };
