@@ -253,6 +253,13 @@ TEST(BakeVector, BadGeoJsonIsAOneLineError) {
       {R"({"type": "Topology"})", "/type: expected \"FeatureCollection\" or \"Feature\", got 'Topology'"},
       {R"({"type": "FeatureCollection", "features": [)", "invalid JSON"},
       {"[1, 2]", "expected a GeoJSON object, got an array"},
+      // one JSON policy (issue #30): a NUL byte hid a second, world-sized area after it; a
+      // duplicate "features" was resolved silently
+      {fc("") + std::string(1, '\0') + fc(area + "[[[0, 0], [1024, 0], [1024, 1024], [0, 1024], [0, 0]]]}}"),
+       "byte 45 is a NUL byte"},
+      {R"({"type": "FeatureCollection", "features": [], "features": [)" + area +
+           "[[[0, 0], [1024, 0], [1024, 1024], [0, 1024], [0, 0]]]}}]}",
+       "/features: duplicate key"},
   };
   for (const Case& c : cases) {
     std::ofstream(dir.file("bad.geojson"), std::ios::trunc) << c.geojson;

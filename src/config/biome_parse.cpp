@@ -470,66 +470,8 @@ std::string readText(const std::string& path, Problems& problems) {
   }
 }
 
-// Follows a SAX parse to know the JSON pointer of the value being read when the parser
-// stops: nlohmann reports a number too large for a double (1e400) without a position.
-class PointerTracker final : public nlohmann::json_sax<Json> {
- public:
-  std::string pointer() const {
-    std::string out;
-    for (const Frame& f : frames_) out = f.array ? jsonPointer(out, f.index) : jsonPointer(out, f.key);
-    return out;
-  }
-  std::string token;
-  std::vector<std::string> duplicates;  // JSON pointers of keys seen twice in one object
-
-  bool null() override { return value(); }
-  bool boolean(bool) override { return value(); }
-  bool number_integer(number_integer_t) override { return value(); }
-  bool number_unsigned(number_unsigned_t) override { return value(); }
-  bool number_float(number_float_t, const string_t&) override { return value(); }
-  bool string(string_t&) override { return value(); }
-  bool binary(binary_t&) override { return value(); }
-  bool start_object(std::size_t) override { return push(false); }
-  bool key(string_t& k) override {
-    Frame& f = frames_.back();
-    f.key = k;
-    // JSON leaves duplicate keys undefined and nlohmann keeps the last: a config editor's
-    // stray second "seed" would silently win, so each one is reported.
-    if (!f.keys.insert(k).second) duplicates.push_back(pointer());
-    return true;
-  }
-  bool end_object() override { return pop(); }
-  bool start_array(std::size_t) override { return push(true); }
-  bool end_array() override { return pop(); }
-  bool parse_error(std::size_t, const std::string& lastToken, const nlohmann::detail::exception&) override {
-    token = lastToken;
-    return false;
-  }
-
- private:
-  struct Frame {
-    bool array = false;
-    size_t index = 0;
-    std::string key;
-    std::set<std::string> keys;  // objects: every key so far
-  };
-  bool value() {
-    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
-    return true;
-  }
-  bool push(bool array) {
-    frames_.push_back({array, 0, {}, {}});
-    return true;
-  }
-  bool pop() {
-    frames_.pop_back();
-    return value();
-  }
-  std::vector<Frame> frames_;
-};
-
 ConfigProblem numberOverflowProblem(const std::string& text) {
-  PointerTracker tracker;
+  JsonPointerTracker tracker;
   Json::sax_parse(text, &tracker);
   return {tracker.pointer(), "number " + tracker.token + " is out of range (a JSON number must fit a double; " +
                                  "see the schema for each field's range)"};
@@ -613,9 +555,8 @@ BiomeConfig parseBiomeConfig(const std::string& path, std::vector<ConfigProblem>
   std::string text = readText(path, problems);
   if (problems.size() > firstProblem) return config;
 
-  // nlohmann stops at a NUL byte and would accept whatever follows it.
-  if (size_t nul = text.find('\0'); nul != std::string::npos) {
-    problems.push_back({"", "byte " + std::to_string(nul) + " is a NUL byte; a config is JSON text"});
+  if (std::string why = jsonNulProblem(text); !why.empty()) {
+    problems.push_back({"", why + "; a config is JSON text"});
     return config;
   }
   Json json;
@@ -632,10 +573,8 @@ BiomeConfig parseBiomeConfig(const std::string& path, std::vector<ConfigProblem>
     problems.push_back({"", "expected a JSON object at the top level, got " + jsonTypeName(json)});
     return config;
   }
-  PointerTracker tracker;
-  Json::sax_parse(text, &tracker);
-  for (const std::string& pointer : tracker.duplicates)
-    problems.push_back({pointer, "duplicate key (only one value per key; the last would silently win)"});
+  for (const std::string& pointer : duplicateJsonKeys(text))
+    problems.push_back({pointer, kDuplicateKeyReason});
 
   fs::path folder = fs::path(path).parent_path();
   ObjectReader root(json, "", problems);

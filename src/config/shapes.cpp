@@ -427,7 +427,11 @@ ExclusionShapes loadExclusionShapes(const BiomeConfig& config, double extentX, d
     Json json;
     try {
       const std::string text = readFileText(v.file, kMaxGeoJsonBytes, "GeoJSON file");
+      // the JSON policy of every input (core/json.h): no NUL, no duplicate keys
+      if (std::string why = jsonNulProblem(text); !why.empty()) throw InputError(v.file + ": " + why + "; GeoJSON is JSON text");
       json = Json::parse(text);
+      if (std::vector<std::string> twice = duplicateJsonKeys(text); !twice.empty())
+        throw InputError(v.file + ": " + (twice.front().empty() ? std::string("/") : twice.front()) + ": " + kDuplicateKeyReason);
     } catch (const InputError& e) {
       problems.push_back({path, e.what()});
       continue;

@@ -225,4 +225,15 @@ void ObjectReader::rejectUnknownKeys() {
   }
 }
 
+std::string jsonNulProblem(const std::string& text) {
+  const size_t nul = text.find('\0');
+  return nul == std::string::npos ? std::string() : "byte " + std::to_string(nul) + " is a NUL byte";
+}
+
+std::vector<std::string> duplicateJsonKeys(const std::string& text) {
+  JsonPointerTracker tracker;
+  Json::sax_parse(text, &tracker);
+  return tracker.duplicates;
+}
+
 }  // namespace eco

@@ -4,6 +4,7 @@
 // one run. The config parser and the manifest reader both use it.
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -84,5 +85,73 @@ class ObjectReader {
 
 // "a number", "a string", ... as used in "expected X, got Y".
 std::string jsonTypeName(const Json& value);
+
+
+// The one policy for JSON text a user hands the tool (configs, GeoJSON): no NUL byte
+// (nlohmann's parser stops at one and would drop whatever follows) and no duplicate key (JSON
+// leaves them undefined; nlohmann keeps the last, so a stray second key would silently win).
+// jsonNulProblem: "" or "byte N is a NUL byte"; call before parsing.
+std::string jsonNulProblem(const std::string& text);
+// The JSON pointers of keys given twice in one object (text that parses).
+std::vector<std::string> duplicateJsonKeys(const std::string& text);
+inline constexpr const char* kDuplicateKeyReason = "duplicate key (only one value per key; the last would silently win)";
+
+// Follows a SAX parse to know the JSON pointer of the value being read when the parser
+// stops: nlohmann reports a number too large for a double (1e400) without a position.
+class JsonPointerTracker final : public nlohmann::json_sax<Json> {
+ public:
+  std::string pointer() const {
+    std::string out;
+    for (const Frame& f : frames_) out = f.array ? jsonPointer(out, f.index) : jsonPointer(out, f.key);
+    return out;
+  }
+  std::string token;
+  std::vector<std::string> duplicates;  // JSON pointers of keys seen twice in one object
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return push(false); }
+  bool key(string_t& k) override {
+    Frame& f = frames_.back();
+    f.key = k;
+    // JSON leaves duplicate keys undefined and nlohmann keeps the last: a config editor's
+    // stray second "seed" would silently win, so each one is reported.
+    if (!f.keys.insert(k).second) duplicates.push_back(pointer());
+    return true;
+  }
+  bool end_object() override { return pop(); }
+  bool start_array(std::size_t) override { return push(true); }
+  bool end_array() override { return pop(); }
+  bool parse_error(std::size_t, const std::string& lastToken, const nlohmann::detail::exception&) override {
+    token = lastToken;
+    return false;
+  }
+
+ private:
+  struct Frame {
+    bool array = false;
+    size_t index = 0;
+    std::string key;
+    std::set<std::string> keys;  // objects: every key so far
+  };
+  bool value() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+    return true;
+  }
+  bool push(bool array) {
+    frames_.push_back({array, 0, {}, {}});
+    return true;
+  }
+  bool pop() {
+    frames_.pop_back();
+    return value();
+  }
+  std::vector<Frame> frames_;
+};
 
 }  // namespace eco
