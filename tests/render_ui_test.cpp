@@ -341,6 +341,8 @@ TEST(Bookmarks, MalformedFilesAreOneLineWarningsNamingTheField) {
       {R"({"bookmarks": [{"key": 1, "position": [1, 2, 3], "yaw_deg": 0, "pitch_deg": 0, "fov": 60}]})",
        "/bookmarks/0/fov"},
       {std::string("{\"bookmarks\": []}\0{}", 20), "NUL"},
+      {R"({"bookmarks": [{"key": 1, "position": [1, 2, 3], "yaw_deg": 0, "yaw_deg": 5, "pitch_deg": 0}]})",
+       "/bookmarks/0/yaw_deg: duplicate key"},
       {std::string(100000, ' ') + "{\"bookmarks\": []}", "bookmarks file"},  // over the size limit
   };
   test::TempDir dir;

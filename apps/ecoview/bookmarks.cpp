@@ -50,9 +50,9 @@ std::optional<Bookmarks> parseBookmarks(const std::string& text, const std::stri
     }
     return std::nullopt;
   };
-  // nlohmann stops at a NUL byte and would accept whatever follows it
-  if (text.find('\0') != std::string::npos) {
-    problems.push_back({"", "contains a NUL byte; a bookmarks file is JSON text"});
+  // the JSON policy of every input (core/json.h): no NUL byte, no duplicate key
+  if (std::string why = eco::jsonNulProblem(text); !why.empty()) {
+    problems.push_back({"", why + "; a bookmarks file is JSON text"});
     return fail();
   }
   Json json;
@@ -74,6 +74,10 @@ std::optional<Bookmarks> parseBookmarks(const std::string& text, const std::stri
   }
   if (!json.is_object()) {
     problems.push_back({"", "expected a JSON object at the top level, got " + eco::jsonTypeName(json)});
+    return fail();
+  }
+  if (std::vector<std::string> twice = eco::duplicateJsonKeys(text); !twice.empty()) {
+    problems.push_back({twice.front(), eco::kDuplicateKeyReason});
     return fail();
   }
   ObjectReader root(json, "", problems);
