@@ -253,6 +253,9 @@ TEST(BakeVector, BadGeoJsonIsAOneLineError) {
       {R"({"type": "Topology"})", "/type: expected \"FeatureCollection\" or \"Feature\", got 'Topology'"},
       {R"({"type": "FeatureCollection", "features": [)", "invalid JSON"},
       {"[1, 2]", "expected a GeoJSON object, got an array"},
+      // a hole outside its ring (issue #30: it became an extra exclusion)
+      {fc(area + "[[[10, 10], [100, 10], [100, 100], [10, 100], [10, 10]], [[200, 200], [300, 200], [300, 300], [200, 200]]]}}"),
+       "/features/0/geometry/coordinates/1: the hole lies outside its polygon's outer ring"},
       // one JSON policy (issue #30): a NUL byte hid a second, world-sized area after it; a
       // duplicate "features" was resolved silently
       {fc("") + std::string(1, '\0') + fc(area + "[[[0, 0], [1024, 0], [1024, 1024], [0, 1024], [0, 0]]]}}"),
@@ -276,6 +279,13 @@ TEST(BakeVector, BadGeoJsonIsAOneLineError) {
       EXPECT_NE(r.output.find(c.expect), std::string::npos) << r.output;
       EXPECT_LE(eco::test::lineCount(r.output), 2u) << r.output;
     }
+  }
+  // A hole inside its ring (any orientation, any vertex order) is fine.
+  for (const char* hole : {"[[40, 40], [60, 40], [60, 60], [40, 60], [40, 40]]", "[[40, 40], [40, 60], [60, 60], [40, 40]]"}) {
+    std::ofstream(dir.file("ok.geojson"), std::ios::trunc)
+        << fc(area + "[[[10, 10], [100, 10], [100, 100], [10, 100], [10, 10]], " + std::string(hole) + "]}}");
+    auto r = eco::test::runTool("ecobake", "validate " + writeConfig(dir, R"([{"file": "ok.geojson"}])"));
+    EXPECT_EQ(r.code, 0) << hole << "\n" << r.output;
   }
   // Unknown species and kinds in the filter, a missing file: named by their fields.
   auto r = eco::test::runTool("ecobake", "validate " + writeConfig(dir, R"([{"file": "none.geojson", "species": ["oaak"], "kinds": ["bush"]}])"));

@@ -193,6 +193,21 @@ class GeoJsonReader {
     ringStart.push_back(poly.edges.size());
     buildBands(poly);
     if (std::string why = selfIntersection(poly, ringStart, pairBudget_); !why.empty()) return report(path, why);
+    // Holes inside their ring (GeoJSON, RFC 7946 3.1.6): the rings do not cross (checked
+    // above), so a hole whose first position lies inside the outer ring lies inside it whole.
+    // Outside, the even-odd rule would make it an extra exclusion.
+    const size_t outerEdges = ringStart[1] - ringStart[0];
+    if (double(outerEdges) * double(ringStart.size() - 2) > 4e8)
+      return report(path, "too many holes times outer edges to check (over 4e8)");
+    for (size_t r = 1; r + 1 < ringStart.size(); ++r) {
+      const ExclusionShapes::Edge& h = poly.edges[ringStart[r]];
+      bool inside = false;
+      for (size_t i = ringStart[0]; i < ringStart[1]; ++i) {
+        const ExclusionShapes::Edge& e = poly.edges[i];
+        if ((e.az > h.az) != (e.bz > h.az) && h.ax < e.ax + (h.az - e.az) / (e.bz - e.az) * (e.bx - e.ax)) inside = !inside;
+      }
+      if (!inside) return report(jsonPointer(path, r), "the hole lies outside its polygon's outer ring");
+    }
     shapes_.polygons.push_back(std::move(poly));
   }
 
