@@ -97,10 +97,11 @@ std::string bakeMismatch(const World& world, const Manifest& m) {
     return differs("river hash", m.hashes.river.empty() ? "(none)" : m.hashes.river,
                    want.hashes.river.empty() ? "(none)" : want.hashes.river);
   if (m.inputHashes != want.inputHashes) {
-    for (const auto& [pointer, hash] : want.inputHashes) {
-      auto it = std::find_if(m.inputHashes.begin(), m.inputHashes.end(), [&](const auto& e) { return e.first == pointer; });
-      if (it == m.inputHashes.end()) return "the bake has no input " + pointer;
-      if (it->second != hash) return differs("input " + pointer + " hash", it->second, hash);
+    for (const std::pair<std::string, std::string>& input : want.inputHashes) {
+      auto it = std::find_if(m.inputHashes.begin(), m.inputHashes.end(),
+                             [&input](const auto& e) { return e.first == input.first; });
+      if (it == m.inputHashes.end()) return "the bake has no input " + input.first;
+      if (it->second != input.second) return differs("input " + input.first + " hash", it->second, input.second);
     }
     return "the bake has inputs the config does not";
   }
