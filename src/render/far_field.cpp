@@ -249,7 +249,12 @@ FarField createFarField(Context& ctx, const Scene& world, const MeshSet& meshes)
                kSampling, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
   endOneShot(ctx, one);
-  f.look = uploadFarLook(ctx, farLookTable(meshes, world.species, world.speciesInstances, world.sunElevationDeg));
+  {
+    const auto t0 = std::chrono::steady_clock::now();
+    f.look = uploadFarLook(ctx, farLookTable(meshes, world.species, world.speciesInstances, world.sunElevationDeg));
+    spdlog::info("far field: look table of {} species in {:.3f} s", world.species.size(),
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
   {
     double height[gpu::KIND_COUNT] = {}, crown[gpu::KIND_COUNT] = {}, count[gpu::KIND_COUNT] = {};
     for (size_t s = 0; s < world.species.size(); ++s) {

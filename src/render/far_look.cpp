@@ -1,8 +1,10 @@
 #include "render/far_look.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 namespace eco::render {
 
@@ -170,17 +172,34 @@ std::vector<FarLookEntry> farLookTable(const MeshSet& meshes, const std::vector<
   constexpr size_t kDirections = size_t(gpu::FAR_LOOK_ELEVATIONS) * gpu::FAR_LOOK_AZIMUTHS;
   // per kind and direction: weighted sums (weight = the species' crown area in the world)
   std::vector<FarLookEntry> sums(gpu::KIND_COUNT * kDirections);
-  std::vector<double> weight(gpu::KIND_COUNT, 0.0);
+  std::vector<double> weight(gpu::KIND_COUNT, 0.0), speciesWeight(species.size(), 0.0);
   for (uint32_t s = 0; s < species.size(); ++s) {
     const SpeciesRecord& r = species[s];
     if (r.kind >= gpu::KIND_COUNT) continue;
     const double count = counts.empty() ? 1.0 : s < counts.size() ? double(counts[s]) : 0.0;
     const double scale = 0.5 * (double(r.scaleMin) + double(r.scaleMax));
-    const double w = count * double(r.crownRadius) * double(r.crownRadius) * scale * scale;
-    if (!(w > 0)) continue;
-    weight[r.kind] += w;
-    const std::vector<FarLookEntry> own = speciesFarLook(meshes, s, r.crownRadius, r.meshHeight, sunElevationDeg);
-    for (size_t d = 0; d < kDirections; ++d) addScaled(sums[r.kind * kDirections + d], own[d], float(w) * own[d].area);
+    speciesWeight[s] = count * double(r.crownRadius) * double(r.crownRadius) * scale * scale;
+  }
+  // Each species' table on its own (about 40 ms each on this VM, at load): spread over the
+  // cores, then summed in species order, so the table is the same whatever the thread count.
+  std::vector<std::vector<FarLookEntry>> own(species.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t s; (s = next++) < species.size();)
+      if (speciesWeight[s] > 0)
+        own[s] = speciesFarLook(meshes, uint32_t(s), species[s].crownRadius, species[s].meshHeight, sunElevationDeg);
+  };
+  std::vector<std::thread> threads;
+  const size_t helpers = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), species.size()) - 1;
+  for (size_t t = 0; t < helpers && species.size() > 1; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  for (uint32_t s = 0; s < species.size(); ++s) {
+    if (!(speciesWeight[s] > 0)) continue;
+    const uint32_t kind = species[s].kind;
+    weight[kind] += speciesWeight[s];
+    for (size_t d = 0; d < kDirections; ++d)
+      addScaled(sums[kind * kDirections + d], own[s][d], float(speciesWeight[s]) * own[s][d].area);
   }
   std::vector<FarLookEntry> out(sums.size());
   for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k)
