@@ -181,7 +181,10 @@ void main() {
     // fogged and tone-mapped apart as their pixels would be, then mixed by their shares
     vec3 tint = far.tint[k];
     float sunlit = shadeCrowns[k];
-    vec3 litPart = toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y, 0.0, lit.z, 1.0, sunlit), inWorld));
+    // the lit side's n.sun spreads over (0, 1] and the tone curve bends: its mean picture is
+    // the mean of two points a standard deviation lit.w either side (exact for a cubic curve)
+    vec3 litPart = 0.5 * (toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y - lit.w, 0.0, lit.z, 1.0, sunlit), inWorld)) +
+                          toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y + lit.w, 0.0, lit.z, 1.0, sunlit), inWorld)));
     vec3 shadePart = toneMap(frame, applyFog(frame, tint * plantLight(frame, 0.0, shade.x, shade.y, 1.0, sunlit), inWorld));
     vec3 barkPart = toneMap(frame, applyFog(frame, vec3(BARK_COLOR) * plantLight(frame, shape.z, 0.0, shape.w, 0.0, sunlit), inWorld));
     vec3 plant = mix(barkPart, mix(shadePart, litPart, lit.x), shape.y);

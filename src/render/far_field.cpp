@@ -115,8 +115,10 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
   // The shader turns density into cover through 1 - exp(-a A s), which is concave: a mip that
   // averaged the density would cover more than the texels it stands for (a stand's gaps filled
   // in, a clearing's edge spread: 0.40 against 0.30 of the frame drawn with every instance, top
-  // down at 3.5 km). Mips keep the mean transmittance exp(-a c) instead, at a typical optical
-  // factor c = A s (0.4 seen from above to 1 from the side for the shipped crowns).
+  // down at 3.5 km). Tree and shrub mips keep the mean transmittance exp(-a c) instead, at a
+  // typical optical factor c = A s (0.4 seen from above to 1 from the side for the shipped
+  // crowns). Grass and ground cover keep the mean density: their cover is thin (nearly linear)
+  // and the ground's albedo reads it as how much grows there.
   constexpr float kOptical = 0.7f;
   std::vector<float> transmittance(size_t(L) * n * n);
   for (size_t i = 0; i < transmittance.size(); ++i) transmittance[i] = std::exp(-kOptical * level[i * 4] / texelArea);
@@ -152,7 +154,8 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
         const float* a = &level[(size_t(k) * size * size + t) * 4];
         for (uint32_t c = 0; c < 3; ++c) block.texels.push_back(unorm8(a[0] > 0 ? a[c + 1] / (255.0f * a[0]) : fill[k][c]));
         // level 0: the density itself; coarser: the density of the mean transmittance
-        const float density = m == 0 ? a[0] / area : -std::log(std::max(transmittance[size_t(k) * size * size + t], 1e-30f)) / kOptical;
+        const float density = m == 0 || k >= uint32_t(SpeciesKind::Grass) ? a[0] / area
+                              : -std::log(std::max(transmittance[size_t(k) * size * size + t], 1e-30f)) / kOptical;
         block.texels.push_back(unorm8(density / coverMax[k]));
       }
   }
@@ -227,7 +230,7 @@ GpuImage uploadFarLook(Context& ctx, const std::vector<FarLookEntry>& table) {
     for (uint32_t d = 0; d < E * A; ++d) {
       const FarLookEntry& e = table[size_t(k) * E * A + d];
       const float values[gpu::FAR_LOOK_LAYERS][4] = {{e.area, e.foliage, e.barkSun, e.barkUp},
-                                                     {e.lit, e.litSun, e.litUp, 0},
+                                                     {e.lit, e.litSun, e.litUp, std::sqrt(std::max(e.litSunSq - e.litSun * e.litSun, 0.0f))},
                                                      {e.shadeBack, e.shadeUp, 0, 0}};
       for (uint32_t l = 0; l < gpu::FAR_LOOK_LAYERS; ++l)
         for (uint32_t c = 0; c < 4; ++c)

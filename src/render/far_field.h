@@ -1,11 +1,10 @@
 #pragma once
 // Far field: what the vegetation looks like beyond the instance radius. One RGBA8 layer per
-// species kind over the whole world (FAR_LAYERS in shaders/shared.h): a = the fraction of the
-// texel the kind's crowns cover (sum of crown disc areas / texel area, clamped to 1), rgb = the
-// crown-area-weighted mean colour of its instances times a (premultiplied, so bilinear and
-// mip filtering average coverage and colour correctly). The terrain fragment shader blends
-// each layer in where that kind's instances fade out (FrameData.fadeStart/fadeEnd), so the
-// near field hands over to the far field without an edge.
+// species kind over the whole world (FAR_LAYERS in shaders/shared.h): a = the kind's crown
+// area per ground area over FAR_COVER_MAX, rgb = the crown-area-weighted mean tint, straight
+// (mips: docs/viewer-far-field.md). The terrain fragment shader blends each layer in where
+// that kind's instances fade out (FrameData.fadeStart/fadeEnd), so the near field hands over
+// to the far field without an edge.
 //
 // The layers come from a survey: a background thread of its own reads every tile once through
 // Scene::placedInstances and turns each tile into a finished block of texels with its mip

@@ -100,6 +100,7 @@ void rasterize(const std::vector<Triangle>& tris, vec3 toEye, vec3 sun, FarLookE
       if (s > 0) {
         sum.lit += pixelArea;
         sum.litSun += pixelArea * s;
+        sum.litSunSq += pixelArea * s * s;
         sum.litUp += pixelArea * nn.y;
       } else {
         sum.shadeBack -= pixelArea * s;
@@ -120,7 +121,7 @@ FarLookEntry finish(const FarLookEntry& s, float disc) {
   e.area = s.area / disc;
   e.foliage = s.foliage / s.area;
   if (s.foliage > 0) e.lit = s.lit / s.foliage;
-  if (s.lit > 0) e.litSun = s.litSun / s.lit, e.litUp = s.litUp / s.lit;
+  if (s.lit > 0) e.litSun = s.litSun / s.lit, e.litSunSq = s.litSunSq / s.lit, e.litUp = s.litUp / s.lit;
   if (shade > 0) e.shadeBack = s.shadeBack / shade, e.shadeUp = s.shadeUp / shade;
   if (bark > 0) e.barkSun = s.barkSun / bark, e.barkUp = s.barkUp / bark;
   return e;
@@ -132,7 +133,7 @@ void addScaled(FarLookEntry& sum, const FarLookEntry& e, float area) {
   sum.area += area;
   sum.foliage += foliage;
   sum.lit += lit;
-  sum.litSun += lit * e.litSun, sum.litUp += lit * e.litUp;
+  sum.litSun += lit * e.litSun, sum.litSunSq += lit * e.litSunSq, sum.litUp += lit * e.litUp;
   sum.shadeBack += shade * e.shadeBack, sum.shadeUp += shade * e.shadeUp;
   sum.barkSun += bark * e.barkSun, sum.barkUp += bark * e.barkUp;
 }

@@ -32,6 +32,7 @@ struct FarLookEntry {
   float foliage = 0;    // share of the projected area that is foliage (tinted), the rest bark
   float lit = 0;        // share of the foliage facing the sun (n.sun > 0)
   float litSun = 0;     // lit foliage: mean n.sun
+  float litSunSq = 0;   //              mean n.sun^2 (its spread: tone mapping is not linear)
   float litUp = 0;      //              mean n.y
   float shadeBack = 0;  // foliage facing away: mean -n.sun (light let through)
   float shadeUp = 0;    //                      mean n.y
