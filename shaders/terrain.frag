@@ -76,7 +76,7 @@ vec3 groundAlbedo(vec3 n, float height, float noise, vec2 plants, float riverDis
 
 // The far field at this fragment (render/far_field.h, render/far_look.h), per kind k.
 struct FarPlants {
-  float seen[FAR_LAYERS];      // share of the ground its plants hide from the eye
+  float seen[FAR_LAYERS];      // share of the ground its plants hide from the eye (of those faded out: t)
   float t[FAR_LAYERS];         // how far the layer has faded in (0 near: the instances are drawn)
   float sunDepth[FAR_LAYERS];  // optical depth of its plants toward the sun, over this ground
   vec3 tint[FAR_LAYERS];       // mean colour of its plants, with stand-scale variation
@@ -125,7 +125,11 @@ FarPlants farPlants(vec3 n) {
     p.lit[k] = textureLod(farLook, vec3(lookUv, base + 1), 0.0);    // share facing the sun, its n.sun, n.y
     p.shade[k] = textureLod(farLook, vec3(lookUv, base + 2), 0.0);  // the rest's -n.sun, n.y
     float a = layer.a * coverMax[k];
-    p.seen[k] = 1.0 - exp(-a * p.shape[k].x * surface);
+    // Over the fade band the far field stands for the fraction t of the instances cull.comp has
+    // dropped (at random): their optical depth t a A s, so the ground the kept instances and
+    // the layer leave together is exp(-a A s) as with all drawn (t times the full cover left
+    // 5-13 levels of pale ground showing through the band)
+    p.seen[k] = 1.0 - exp(-a * p.shape[k].x * surface * p.t[k]);
     p.sunDepth[k] = a * textureLod(farLook, vec3(sunUv, base), 0.0).x * sunSurface;
     p.tint[k] = layer.rgb * vary;
   }
@@ -143,13 +147,12 @@ void main() {
 
   // The far field's plants here: per kind how much of the ground they hide from the eye, and
   // from the sun where the shadow cascades reach (the instances they stand for would shade the
-  // ground and one another there; the cascades only hold instances that are resident).
+  // ground there; the cascades only hold instances that are resident).
   FarPlants far = farPlants(n);
-  float shadeGround = 1.0, shadeCrowns[FAR_LAYERS];
-  for (int k = int(FAR_LAYERS) - 1; k >= 0; --k) {
-    shadeCrowns[k] = 1.0 - far.castsShadow * (1.0 - exp(-0.5 * far.sunDepth[k] * far.t[k]));
-    shadeGround *= exp(-far.sunDepth[k] * far.t[k] * far.castsShadow);
-  }
+  // (Not the crowns: shading their sunlit side by the neighbours' optical depth read 7-9 levels
+  // darker than the drawn stand, whose sunlit tops the neighbours seldom reach.)
+  float shadeGround = 1.0;
+  for (int k = int(FAR_LAYERS) - 1; k >= 0; --k) shadeGround *= exp(-far.sunDepth[k] * far.t[k] * far.castsShadow);
   vec3 color = albedo * (sunLight(frame, n) * shadow * shadeGround + ambient);
 
   // rivers: still water where the river field says the channel is, reflecting the sky
@@ -175,20 +178,19 @@ void main() {
   // and tone mapping: the instances it stands for are sub-pixel, and a pixel's samples (or a
   // few pixels seen together) average finished colours, not light.
   for (int k = int(FAR_LAYERS) - 1; k >= 0; --k) {
-    if (far.seen[k] * far.t[k] <= 0.0) continue;
+    if (far.seen[k] <= 0.0) continue;
     vec4 shape = far.shape[k], lit = far.lit[k], shade = far.shade[k];
-    // the parts lit (the sunlit side also shaded by neighbours where the cascades reach), each
-    // fogged and tone-mapped apart as their pixels would be, then mixed by their shares
+    // the parts lit, each fogged and tone-mapped apart as their pixels would be, then mixed by
+    // their shares
     vec3 tint = far.tint[k];
-    float sunlit = shadeCrowns[k];
     // the lit side's n.sun spreads over (0, 1] and the tone curve bends: its mean picture is
     // the mean of two points a standard deviation lit.w either side (exact for a cubic curve)
-    vec3 litPart = 0.5 * (toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y - lit.w, 0.0, lit.z, 1.0, sunlit), inWorld)) +
-                          toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y + lit.w, 0.0, lit.z, 1.0, sunlit), inWorld)));
-    vec3 shadePart = toneMap(frame, applyFog(frame, tint * plantLight(frame, 0.0, shade.x, shade.y, 1.0, sunlit), inWorld));
-    vec3 barkPart = toneMap(frame, applyFog(frame, vec3(BARK_COLOR) * plantLight(frame, shape.z, 0.0, shape.w, 0.0, sunlit), inWorld));
+    vec3 litPart = 0.5 * (toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y - lit.w, 0.0, lit.z, 1.0, 1.0), inWorld)) +
+                          toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y + lit.w, 0.0, lit.z, 1.0, 1.0), inWorld)));
+    vec3 shadePart = toneMap(frame, applyFog(frame, tint * plantLight(frame, 0.0, shade.x, shade.y, 1.0, 1.0), inWorld));
+    vec3 barkPart = toneMap(frame, applyFog(frame, vec3(BARK_COLOR) * plantLight(frame, shape.z, 0.0, shape.w, 0.0, 1.0), inWorld));
     vec3 plant = mix(barkPart, mix(shadePart, litPart, lit.x), shape.y);
-    vec3 mean = mix(result, plant, far.seen[k] * far.t[k]);
+    vec3 mean = mix(result, plant, far.seen[k]);
     // Crowns where they are a few pixels wide: one crown per cell of a jittered grid at the
     // kind's crown spacing, its radius chosen so crowns take `seen` of the ground and its sunlit
     // side `lit.x` of each crown, so the pattern averages to `mean`; faded to the mean as a
@@ -212,7 +214,7 @@ void main() {
           float dd = length(p - centre);
           if (dd < nearest) nearest = dd, offset = p - centre;
         }
-      float seen = far.seen[k] * far.t[k];
+      float seen = far.seen[k];
       float radius = sqrt(seen / 3.14159265);  // in cells: pi radius^2 = seen
       float inside = 1.0 - smoothstep(radius - 0.05, radius + 0.05, nearest);
       // the sunlit side: the share lit.x of the crown's disc toward the sun (a chord)

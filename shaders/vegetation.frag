@@ -6,10 +6,10 @@ layout(binding = 0) uniform Frame { FrameData frame; };
 layout(binding = 3) uniform sampler2DArrayShadow shadowMap;
 #include "shadow.glsl"
 
-layout(location = 0) in vec3 inWorld;
-layout(location = 1) in vec3 inNormal;
-layout(location = 2) in vec3 inColor;
-layout(location = 3) in float inFoliage;
+layout(location = 0) centroid in vec3 inWorld;
+layout(location = 1) centroid in vec3 inNormal;
+layout(location = 2) centroid in vec3 inColor;
+layout(location = 3) centroid in float inFoliage;
 layout(location = 0) out vec4 outColor;
 
 void main() {

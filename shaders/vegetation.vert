@@ -16,10 +16,13 @@ layout(push_constant) uniform Push { uvec2 visibleAddress; uint view; };
 layout(location = 0) in vec4 inPos;     // unit mesh position, w = 1 tinted by instance colour, 0 bark
 layout(location = 1) in vec4 inNormal;
 
-layout(location = 0) out vec3 outWorld;
-layout(location = 1) out vec3 outNormal;
-layout(location = 2) out vec3 outColor;
-layout(location = 3) out float outFoliage;
+// centroid: under MSAA a pixel shades once for the samples a triangle covers; at the pixel
+// centre, outside a sub-pixel leaf, the normal would be extrapolated (distant stands read
+// darker: RenderFarField.MultisamplingKeepsTheToneOfSubPixelPlants)
+layout(location = 0) centroid out vec3 outWorld;
+layout(location = 1) centroid out vec3 outNormal;
+layout(location = 2) centroid out vec3 outColor;
+layout(location = 3) centroid out float outFoliage;
 
 void main() {
   uint ref = VisibleList(visibleAddress).items[gl_InstanceIndex];

@@ -135,9 +135,11 @@ BlockComparison compareBlocks(const HeadlessResult& frame, const HeadlessResult&
 TEST(RenderFarField, StreamingPictureKeepsTheToneOfTheAllInstancePicture) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   Scene world = makeSyntheticScene(smallWorld(200000));
-  // bare soil under the plants (no green sward): without a far field the ground then reads
-  // unlike the forest drawn over it, so the measure tells the two apart
-  for (int c = 0; c < 3; ++c) world.ground.color[kGroundGrass][c] = world.ground.color[kGroundSoil][c];
+  // pale bare ground under the plants (no green sward, sand-coloured soil): without a far
+  // field the ground then reads much lighter than the forest drawn over it, so the measure
+  // tells the two apart (dark soil is about as bright as lit crowns)
+  for (int c = 0; c < 3; ++c)
+    world.ground.color[kGroundGrass][c] = world.ground.color[kGroundSoil][c] = world.ground.color[kGroundSand][c];
   HeadlessOptions o;
   o.width = 480;
   o.height = 270;
@@ -175,16 +177,53 @@ TEST(RenderFarField, StreamingPictureKeepsTheToneOfTheAllInstancePicture) {
   BlockComparison with = compareBlocks(rStreaming, rAll, rTerrain, nullptr, o.width, o.height, 20, "far field");
   EXPECT_GT(with.judged, 150);
   EXPECT_LE(with.median, 3.0);
-  // the worst blocks are on the ridge, where the drawn trees stand against the sky and the far
-  // field's canopy (the ground raised under dense crowns) draws them as one smooth line (25
-  // without it); issue #29 asks 8 everywhere (docs/viewer-far-field.md)
-  EXPECT_LE(with.worst, 18.0);
+  // the worst blocks are on the ridge and the world's edge, where the drawn trees stand
+  // against the sky and the far field's canopy (the ground raised under dense crowns) draws
+  // them as one smooth line; over this pale ground 22.9 measured (issue #29 asks 8 everywhere:
+  // docs/viewer-far-field.md)
+  EXPECT_LE(with.worst, 25.0);
   // the far field's own zone, where no instance is drawn
   BlockComparison farWith = compareBlocks(rStreaming, rAll, rTerrain, &rWithout, o.width, o.height, 20, "far zone, far field");
   BlockComparison farNo = compareBlocks(rWithout, rAll, rTerrain, &rWithout, o.width, o.height, 20, "far zone, none");
   EXPECT_GT(farWith.judged, 40);
-  EXPECT_LE(farWith.median, 4.0);
-  EXPECT_GT(farNo.median, farWith.median + 4) << "the test tells a picture without the far field apart";
+  EXPECT_LE(farWith.median, 4.5);  // 3.6 measured
+  EXPECT_GT(farNo.median, farWith.median + 20) << "the test tells a picture without the far field apart";  // 35.7
+}
+
+// Far plants a pixel or less across keep their tone under multisampling: a multisampled pixel
+// shades once for the samples a triangle covers, and without centroid interpolation at a
+// point that can lie outside a sub-pixel triangle, where the normal is extrapolated; the drawn
+// beech stands 3 km away read 7 levels darker at 4x than at one sample (the far field's
+// reference then looked 10 levels darker than the far field).
+TEST(RenderFarField, MultisamplingKeepsTheToneOfSubPixelPlants) {
+  if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
+  Scene world = makeSyntheticScene(smallWorld(200000));
+  for (int c = 0; c < 3; ++c) world.ground.color[kGroundGrass][c] = world.ground.color[kGroundSoil][c];
+  HeadlessOptions o;
+  o.width = 480;
+  o.height = 270;
+  o.validation = true;
+  o.camera = camera(200, 260, 1100, 25, -28);
+  o.view.sky = false;
+  o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 5000;
+  o.cull.fade = false;
+  HeadlessOptions one = o, four = o, terrain = o;
+  one.renderer.samples = 1;
+  four.renderer.samples = 4;
+  terrain.renderer.samples = 1;
+  terrain.cull.fade = true;
+  terrain.cull.drawDistance.fill(0);
+  terrain.cull.farField = false;
+  HeadlessResult rOne = runHeadless(world, one), rFour = runHeadless(world, four), rTerrain = runHeadless(world, terrain);
+  for (const HeadlessResult* r : {&rOne, &rFour, &rTerrain}) EXPECT_EQ(r->validationErrors, 0);
+  BlockComparison c = compareBlocks(rFour, rOne, rTerrain, nullptr, o.width, o.height, 20, "4x against 1x");
+  double signedSum = 0;
+  for (size_t i = 0; i < size_t(o.width) * size_t(o.height); ++i) signedSum += luminance(rFour.pixels, i) - luminance(rOne.pixels, i);
+  const double meanDifference = signedSum / double(o.width * o.height);
+  std::printf("4x - 1x: mean luminance difference %.2f\n", meanDifference);
+  EXPECT_GT(c.judged, 150);
+  EXPECT_LE(c.median, 1.5);
+  EXPECT_LE(std::abs(meanDifference), 1.0);
 }
 
 }  // namespace
