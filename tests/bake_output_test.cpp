@@ -61,6 +61,32 @@ struct HeldLock {
   ~HeldLock() { ::close(fd); }
 };
 
+// The smallest complete bake: a manifest that reads back whole (one species, one tile) and the
+// files it lists, so a folder holding exactly these is one a bake may replace.
+void writeTinyBake(const std::string& dir) {
+  eco::Manifest m;
+  m.name = "tiny";
+  m.seed = 1;
+  m.world = {6, 6, 0, 10};
+  m.terrain = {"terrain.r32f", 2, 2, 6};
+  m.tiling = {128, 1, 1};
+  eco::SpeciesRecord s;
+  s.id = 0;
+  s.name = "pine";
+  s.kind = 0;
+  s.meshHeight = 10;
+  s.scaleMin = 1;
+  s.scaleMax = 1;
+  s.baseColor = 0xff336622;
+  m.species = {s};
+  m.tiles = {{0, 0, "tiles/0_0.ecot", 0, 8, 0, {0}}};
+  eco::computeTotals(m);
+  fs::create_directories(dir + "/tiles");
+  eco::writeManifest(dir, m);
+  eco::test::writeBytes(dir + "/terrain.r32f", std::string(16, '\0'));
+  eco::test::writeBytes(dir + "/tiles/0_0.ecot", "8 bytes!");
+}
+
 }  // namespace
 
 // Issue #13 (1), its exact steps: a web project's manifest.json made the folder count as a
@@ -99,8 +125,10 @@ TEST(BakeOutput, DotInAProjectFolderDeletesNothing) {
   }
 }
 
-// What may be replaced: nothing there, an empty folder, a folder whose manifest.json carries the
-// ecobake format marker (whatever its version). Everything else is refused and left as it was.
+// What may be replaced: nothing there, an empty folder, a complete bake (a manifest that reads
+// back whole, and nothing but the files it lists). Everything else is refused and left as it
+// was: a bare format marker beside a user's file (issue #30: a thesis.txt was deleted), a real
+// bake with a user's file put into it, a bake of an older format version.
 TEST(BakeOutput, ReplacesOnlyEmptyFoldersAndEcobakeBakes) {
   TempDir dir;
   fs::create_directories(dir.file("empty"));
@@ -108,17 +136,44 @@ TEST(BakeOutput, ReplacesOnlyEmptyFoldersAndEcobakeBakes) {
   { eco::StagedDir out(dir.file("new/deeper/out"), eco::bakeOutput()); out.commit(); }
   EXPECT_TRUE(fs::is_directory(dir.file("new/deeper/out/tiles")));
 
-  // An older bake (another format_version, fields this build would not read) is still a bake.
+  writeTinyBake(dir.file("bake"));
+  {
+    eco::StagedDir out(dir.file("bake"), eco::bakeOutput());
+    eco::test::writeBytes(out.staging + "/manifest.json", "new");
+    out.commit();
+  }
+  EXPECT_FALSE(fs::exists(dir.file("bake/tiles/0_0.ecot")));
+  EXPECT_EQ(eco::test::readBytes(dir.file("bake/manifest.json")), "new");
+
+  auto refused = [&](const std::string& d, const std::string& why) {
+    const auto before = snapshot(d);
+    try {
+      eco::StagedDir out(d, eco::bakeOutput());
+      ADD_FAILURE() << d << " was accepted";
+    } catch (const eco::InputError& e) {
+      EXPECT_TRUE(has(e.what(), why)) << e.what();
+    }
+    EXPECT_EQ(snapshot(d), before) << d;
+  };
+  fs::create_directories(dir.file("marker"));
+  eco::test::writeBytes(dir.file("marker/manifest.json"), R"({"format":"ecobake-manifest"})");
+  eco::test::writeBytes(dir.file("marker/thesis.txt"), "years of work");
+  refused(dir.file("marker"), "not a complete bake");
+  writeTinyBake(dir.file("withnotes"));
+  eco::test::writeBytes(dir.file("withnotes/tiles/notes.txt"), "mine");
+  refused(dir.file("withnotes"), "withnotes/tiles/notes.txt: is not a file the tool wrote");
+  writeTinyBake(dir.file("withfolder"));
+  fs::create_directories(dir.file("withfolder/renders"));
+  refused(dir.file("withfolder"), "withfolder/renders: is not a file the tool wrote");
+  writeTinyBake(dir.file("linked"));
+  fs::remove(dir.file("linked/terrain.r32f"));
+  eco::test::writeBytes(dir.file("heights.r32f"), std::string(16, '\0'));  // a user's, the size the manifest says
+  fs::create_symlink(dir.file("heights.r32f"), dir.file("linked/terrain.r32f"));
+  refused(dir.file("linked"), "linked/terrain.r32f: is not a file the tool wrote");
   fs::create_directories(dir.file("old/tiles"));
   eco::test::writeBytes(dir.file("old/manifest.json"), R"({"format": "ecobake-manifest", "format_version": 1})");
   eco::test::writeBytes(dir.file("old/tiles/0_0.ecot"), "old tile");
-  {
-    eco::StagedDir out(dir.file("old"), eco::bakeOutput());
-    eco::test::writeBytes(out.staging + "/manifest.json", R"({"format": "ecobake-manifest", "format_version": 2})");
-    out.commit();
-  }
-  EXPECT_FALSE(fs::exists(dir.file("old/tiles/0_0.ecot")));
-  EXPECT_TRUE(has(eco::test::readBytes(dir.file("old/manifest.json")), "\"format_version\": 2"));
+  refused(dir.file("old"), "remove it yourself");
 
   const std::vector<std::string> notBakes = {
       "",                                             // empty manifest.json
@@ -155,6 +210,65 @@ TEST(BakeOutput, ReplacesOnlyEmptyFoldersAndEcobakeBakes) {
   EXPECT_THROW(eco::StagedDir out(dir.file("file"), eco::bakeOutput()), eco::InputError);
   EXPECT_EQ(eco::test::readBytes(dir.file("file")), "data");
   for (const auto& e : fs::directory_iterator(dir.path)) EXPECT_FALSE(has(e.path().filename().string(), ".ecobake-"));
+}
+
+// masks, export and ecosample outputs: their marker lists the files the run wrote, and a folder
+// is replaced only when it holds nothing else.
+TEST(BakeOutput, MarkedOutputsAreReplacedOnlyWhenTheyHoldWhatTheirMarkerLists) {
+  TempDir dir;
+  const eco::OutputKind kind = eco::markedOutput("test output", "test run", "test", "marker.json", "eco-test");
+  auto make = [&](const std::string& name, const std::string& marker) {
+    const std::string d = dir.file(name);
+    fs::create_directories(d + "/sub");
+    eco::test::writeBytes(d + "/marker.json", marker);
+    eco::test::writeBytes(d + "/a.txt", "a");
+    eco::test::writeBytes(d + "/sub/b.bin", "b");
+    return d;
+  };
+  const std::string listed = R"({"format": "eco-test", "files": ["a.txt", "sub/b.bin", "sub/never-written.bin"]})";
+  {
+    eco::StagedDir out(make("own", listed), kind);
+    out.commit();
+  }
+  EXPECT_FALSE(fs::exists(dir.file("own/a.txt")));
+  auto refused = [&](const std::string& d, const std::string& why) {
+    const auto before = snapshot(d);
+    try {
+      eco::StagedDir out(d, kind);
+      ADD_FAILURE() << d << " was accepted";
+    } catch (const eco::InputError& e) {
+      EXPECT_TRUE(has(e.what(), why)) << e.what();
+    }
+    EXPECT_EQ(snapshot(d), before) << d;
+  };
+  refused(make("bare", R"({"format": "eco-test"})"), "lists no \"files\"");
+  const std::string extra = make("extra", listed);
+  eco::test::writeBytes(extra + "/sub/thesis.txt", "mine");
+  refused(extra, "extra/sub/thesis.txt: is not a file the tool wrote");
+  refused(make("escape", R"({"format": "eco-test", "files": ["a.txt", "sub/b.bin", "../x"]})"), "outside the folder");
+  refused(make("short", R"({"format": "eco-test", "files": ["a.txt"]})"), "short/sub: is not a file the tool wrote");
+  refused(make("other", R"({"format": "eco-other", "files": ["a.txt", "sub/b.bin"]})"), "has no \"format\"");
+}
+
+// Issue #30's reproduction through the command line: a bare marker beside a user's file.
+TEST(BakeOutput, BareMarkerBesideAUsersFileIsRefusedByBake) {
+  TempDir dir;
+  const std::string config = eco::test::writeRidgeWorld(dir);
+  const std::string out = dir.file("out");
+  fs::create_directories(out);
+  eco::test::writeBytes(out + "/manifest.json", R"({"format":"ecobake-manifest"})");
+  eco::test::writeBytes(out + "/thesis.txt", "years of work");
+  const auto before = snapshot(out);
+  Result r = run("bake " + config + " -o " + out + " -q");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_EQ(lines(r.output), 1u) << r.output;
+  EXPECT_TRUE(has(r.output, "not a complete bake")) << r.output;
+  EXPECT_EQ(snapshot(out), before);
+  // and a real bake is still replaced by the next one
+  const std::string good = dir.file("good");
+  ASSERT_EQ(run("bake " + config + " -o " + good + " -q").code, 0);
+  ASSERT_EQ(run("bake " + config + " -o " + good + " -q").code, 0);
+  expectCompleteBake(good);
 }
 
 // Files put into the destination while the bake ran are not deleted by its swap.
@@ -208,12 +322,14 @@ TEST(BakeOutput, StagingNamesAreRandomAndNothingIsLeftBehind) {
     EXPECT_FALSE(has(firstStaging, std::to_string(getpid())));
     EXPECT_EQ(fs::path(out.staging).parent_path(), dir.path);
     EXPECT_TRUE(fs::exists(dir.file("out.ecobake-lock")));
-    eco::test::writeBytes(out.staging + "/manifest.json", "{\"format\": \"ecobake-manifest\"}");
+    writeTinyBake(out.staging);
     out.commit();
   }
   // The staging lock file is not part of the bake.
-  EXPECT_EQ(snapshot(dir.file("out")),
-            (std::map<std::string, std::string>{{"manifest.json", "{\"format\": \"ecobake-manifest\"}"}, {"tiles/", ""}}));
+  const std::map<std::string, std::string> got = snapshot(dir.file("out"));
+  std::set<std::string> names;
+  for (const auto& entry : got) names.insert(entry.first);
+  EXPECT_EQ(names, (std::set<std::string>{"manifest.json", "terrain.r32f", "tiles/", "tiles/0_0.ecot"}));
   {
     eco::StagedDir out(dir.file("out"), eco::bakeOutput());
     EXPECT_NE(fs::path(out.staging).filename().string(), firstStaging);
@@ -414,23 +530,22 @@ TEST(BakeOutput, MountPointInsideAPreviousBakeIsRefused) {
   const std::string config = eco::test::writeRidgeWorld(dir);
   const std::string out = dir.file("out");
   ASSERT_EQ(run("bake " + config + " -o " + out + " -q").code, 0);
+  // Mounted over the bake's own tiles folder, from empty sources: every entry the walk sees is
+  // one the bake wrote (a file of someone else's would be refused before this check).
   fs::create_directories(dir.file("elsewhere"));
-  eco::test::writeBytes(dir.file("elsewhere/precious.txt"), "do not delete");
-  fs::create_directories(out + "/mnt");
-  const std::vector<std::string> mounts = {"mount --bind " + dir.file("elsewhere") + " " + out + "/mnt",
-                                           "mount -t tmpfs -o size=64k tmpfs " + out + "/mnt"};
+  const std::vector<std::string> mounts = {"mount --bind " + dir.file("elsewhere") + " " + out + "/tiles",
+                                           "mount -t tmpfs -o size=64k tmpfs " + out + "/tiles"};
   for (const std::string& mount : mounts) {
     SCOPED_TRACE(mount);
     if (eco::test::runCommand(mount + " 2>/dev/null").code != 0) GTEST_SKIP() << "cannot mount here";
-    if (mount.find("tmpfs") != std::string::npos) eco::test::writeBytes(out + "/mnt/precious.txt", "on tmpfs");
     const auto before = snapshot(out);
     Result r = run("bake " + config + " -o " + out + " -q");
     EXPECT_EQ(r.code, 2) << r.output;
-    EXPECT_TRUE(has(r.output, out + "/mnt is a mount point")) << r.output;
+    EXPECT_TRUE(has(r.output, out + "/tiles is a mount point")) << r.output;
     EXPECT_EQ(snapshot(out), before);
-    ASSERT_EQ(eco::test::runCommand("umount " + out + "/mnt").code, 0);
+    ASSERT_EQ(eco::test::runCommand("umount " + out + "/tiles").code, 0);
   }
-  EXPECT_EQ(eco::test::readBytes(dir.file("elsewhere/precious.txt")), "do not delete");
+  EXPECT_TRUE(fs::is_directory(dir.file("elsewhere")));
   ASSERT_EQ(run("bake " + config + " -o " + out + " -q").code, 0);  // unmounted: replaced again
   expectCompleteBake(out);
 }

@@ -335,7 +335,7 @@ TEST(CliShard, MergeRefusesMissingDuplicatedForeignAndDamagedParts) {
   fs::copy(parts, owned / "parts", fs::copy_options::recursive);
   r = run("merge " + q(owned / "parts") + " -o " + q(owned));
   EXPECT_EQ(r.code, 2) << r.output;
-  EXPECT_TRUE(has(r.output, "holds part")) << r.output;
+  EXPECT_TRUE(has(r.output, "owned/parts: is not a file the tool wrote")) << r.output;
   EXPECT_TRUE(fs::exists(owned / "parts/2/manifest.json"));
   for (int i = 1; i <= 3; ++i) EXPECT_TRUE(fs::exists(parts / std::to_string(i) / "manifest.json"));
   // An output that is a file, someone else's folder or empty: refused, nothing touched.

@@ -158,7 +158,9 @@ TEST(SampleOutput, OwnFolderIsReplacedAndPreviewWritesAreChecked) {
   TempDir dir;
   const std::string out = dir.file("world");
   ASSERT_EQ(sample("-o " + out + " --size 65 --seed 3").code, 0);
-  EXPECT_EQ(eco::test::readBytes(out + "/ecosample.json"), "{\"format\": \"ecosample-world\", \"size\": 65, \"seed\": 3}\n");
+  EXPECT_EQ(eco::test::readBytes(out + "/ecosample.json"),
+            "{\"format\": \"ecosample-world\", \"size\": 65, \"seed\": 3, \"files\": [\"heightmap.png\", "
+            "\"river_distance.png\", \"meshes/cottonwood.glb\", \"meshes/pinyon_pine.glb\", \"README.md\"]}\n");
   const auto first = snapshot(out);
   Result r = sample("-o " + out + " --size 65 --seed 3 --preview " + dir.file("preview.png"));
   ASSERT_EQ(r.code, 0) << r.output;

@@ -129,7 +129,9 @@ void run(const std::string& outDir, int size, uint64_t seed, const std::string& 
   std::string text = readme(size, seed, stats);
   writeFilePlain((dir / "README.md").string(), text.data(), text.size());
   const std::string marker = std::string("{\"format\": \"") + kMarkerFormat + "\", \"size\": " + std::to_string(size) +
-                             ", \"seed\": " + std::to_string(seed) + "}\n";
+                             ", \"seed\": " + std::to_string(seed) +
+                             ", \"files\": [\"heightmap.png\", \"river_distance.png\", \"meshes/cottonwood.glb\", "
+                             "\"meshes/pinyon_pine.glb\", \"README.md\"]}\n";
   writeFilePlain((dir / kMarker).string(), marker.data(), marker.size());
   syncFileSystemOf(out.staging);
   out.commit();

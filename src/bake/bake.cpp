@@ -240,7 +240,7 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
 
 OutputKind bakeOutput() {
   return {"ecobake bake", "ecobake bake", "bake", "tiles",
-          [](const std::string& dir, std::string* why) { return hasEcobakeManifest(dir, why); }};
+          [](const std::string& dir, std::string* why) { return isReplaceableBake(dir, why); }};
 }
 
 }  // namespace eco

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <system_error>
 #include <vector>
 
@@ -220,9 +221,41 @@ void removeStaleStaging(const fs::path& dest) {
 
 }  // namespace
 
+bool holdsOnly(const std::string& dir, const std::vector<std::string>& files, const std::vector<std::string>& folders,
+               std::string* why) {
+  std::set<std::string> fileSet, folderSet;
+  auto addParents = [&](const std::string& rel) {
+    for (fs::path p = fs::path(rel).parent_path(); !p.empty(); p = p.parent_path()) folderSet.insert(p.generic_string());
+  };
+  for (const std::string& f : files) {
+    fileSet.insert(fs::path(f).lexically_normal().generic_string());
+    addParents(fs::path(f).lexically_normal().generic_string());
+  }
+  for (const std::string& f : folders) {
+    folderSet.insert(fs::path(f).lexically_normal().generic_string());
+    addParents(fs::path(f).lexically_normal().generic_string());
+  }
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string rel = it->path().lexically_relative(dir).generic_string();
+    const fs::file_status st = it->symlink_status(ec);
+    if (ec) break;
+    if (fs::is_directory(st) && folderSet.count(rel)) continue;
+    if (fs::is_regular_file(st) && fileSet.count(rel)) continue;
+    if (why) *why = it->path().string() + ": is not a file the tool wrote there";
+    return false;
+  }
+  if (ec) {
+    if (why) *why = dir + ": cannot list (" + ec.message() + ")";
+    return false;
+  }
+  return true;
+}
+
 OutputKind markedOutput(std::string previous, std::string writer, std::string verb, std::string markerFile,
-                        std::string format, uint64_t markerLimit) {
-  auto owns = [markerFile, format, markerLimit](const std::string& dir, std::string* why) {
+                        std::string format, uint64_t markerLimit, std::vector<std::string> folders) {
+  auto owns = [markerFile, format, markerLimit, folders](const std::string& dir, std::string* why) {
     const std::string path = (fs::path(dir) / markerFile).string();
     auto no = [why](std::string reason) {
       if (why) *why = std::move(reason);
@@ -238,7 +271,19 @@ OutputKind markedOutput(std::string previous, std::string writer, std::string ve
     auto f = j.is_object() ? j.find("format") : j.end();
     if (j.is_discarded() || !j.is_object() || f == j.end() || !f->is_string() || f->get_ref<const std::string&>() != format)
       return no(path + ": has no \"format\": \"" + format + "\"");
-    return true;
+    auto listed = j.find("files");
+    if (listed == j.end() || !listed->is_array())
+      return no(path + ": lists no \"files\" (a bare marker, or an older version's output: remove it yourself or "
+                       "choose another folder)");
+    std::vector<std::string> files{markerFile};
+    for (const nlohmann::json& e : *listed) {
+      if (!e.is_string()) return no(path + ": \"files\" holds something other than a file name");
+      const fs::path rel = fs::path(e.get<std::string>()).lexically_normal();
+      if (rel.empty() || rel.is_absolute() || *rel.begin() == "..")
+        return no(path + ": \"files\" names " + e.get<std::string>() + ", outside the folder");
+      files.push_back(rel.generic_string());
+    }
+    return holdsOnly(dir, files, folders, why);
   };
   return {std::move(previous), std::move(writer), std::move(verb), "", owns};
 }

@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace eco {
 
@@ -21,10 +22,22 @@ struct OutputKind {
   std::function<bool(const std::string& dir, std::string* why)> owns;
 };
 
-// Owned when dir/markerFile is a JSON object whose "format" is `format`, read only when at
-// most markerLimit bytes (an export's index lists every tile, so it sets a larger one).
+// Owned when dir/markerFile is a JSON object whose "format" is `format` and whose "files"
+// array lists, relative to dir, every file the tool wrote there, and the folder holds nothing
+// else (holdsOnly: the marker, those files, their folders and `folders`). The marker is read
+// only when at most markerLimit bytes (an export's index lists every tile, so it sets a larger
+// one). A marker without "files" (an older version's) is not enough: a bare marker beside a
+// user's file must not get the file deleted.
 OutputKind markedOutput(std::string previous, std::string writer, std::string verb, std::string markerFile,
-                        std::string format, uint64_t markerLimit = uint64_t(1) << 16);
+                        std::string format, uint64_t markerLimit = uint64_t(1) << 16,
+                        std::vector<std::string> folders = {});
+
+// True when every entry under dir (not following links) is one of `files` (relative, '/'
+// separated; a regular file) or a folder holding one of them or named in `folders`. Else false,
+// `why` naming the first other entry. Files listed but absent are fine: only what is there
+// would be deleted.
+bool holdsOnly(const std::string& dir, const std::vector<std::string>& files, const std::vector<std::string>& folders,
+               std::string* why);
 
 // The output folder of a bake, and the rules for touching it:
 // - A destination may be replaced only when it does not exist, is an empty folder, or holds a

@@ -159,7 +159,7 @@ uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, Ex
                      std::to_string(manifest.tiling.tilesZ) + " tiles is more than instance ids can number (2^37)");
   // The index lists every exported tile, about 100 bytes each: 64 MiB is 600,000 tiles.
   const OutputKind kind =
-      markedOutput("ecobake export", "ecobake export", "export", kExportMarker, kExportFormat, uint64_t(64) << 20);
+      markedOutput("ecobake export", "ecobake export", "export", kExportMarker, kExportFormat, uint64_t(64) << 20, {"tiles"});
   StagedDir staged(outDir, kind);  // checks the destination before creating anything
   const fs::path root(staged.staging);
   const bool usd = format == ExportFormat::Usd;
@@ -212,6 +212,11 @@ uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, Ex
     writeFilePlain((root / "world.usda").string(), world.data(), world.size());
   }
   index["instances"] = count;
+  // every file written, so the next export may replace exactly this (core/output_dir.h)
+  nlohmann::ordered_json written = nlohmann::ordered_json::array();
+  for (const UsdTileRef& r : refs) written.push_back(r.file);
+  if (usd) written.push_back("prototypes.usda"), written.push_back("world.usda");
+  index["files"] = std::move(written);
   index["tiles"] = std::move(tiles);
   const std::string text = index.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   writeFilePlain((root / kExportMarker).string(), text.data(), text.size());  // last: it marks a whole export

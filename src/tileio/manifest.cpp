@@ -15,6 +15,7 @@
 #include "core/file_io.h"
 #include "core/hash.h"
 #include "core/json.h"
+#include "core/output_dir.h"
 #include "core/species_kind.h"
 #include "tile_generated.h"
 
@@ -577,6 +578,37 @@ Manifest readManifestOf(const std::string& dir, bool wantPart) {
 
 Manifest readManifest(const std::string& dir) { return readManifestOf(dir, false); }
 Manifest readPartManifest(const std::string& dir) { return readManifestOf(dir, true); }
+
+bool isReplaceableBake(const std::string& dir, std::string* why) {
+  auto no = [why](std::string reason) {
+    if (why) *why = std::move(reason);
+    return false;
+  };
+  if (!hasEcobakeManifest(dir, why)) return false;
+  // The whole manifest, as a reader would take it: a bare marker, a truncated or foreign
+  // manifest that merely names the format is not a bake (a user's notes beside it would go).
+  Manifest m;
+  try {
+    std::string format;
+    {
+      const std::vector<uint8_t> bytes = readFileBytes(manifestPath(dir), kMaxManifestBytes, "manifest");
+      Json j = Json::parse(bytes.begin(), bytes.end(), nullptr, false);
+      if (j.is_object() && j.contains("format") && j["format"].is_string()) format = j["format"].get<std::string>();
+    }
+    m = format == kPartFormat ? readPartManifest(dir) : readManifest(dir);
+  } catch (const InputError& e) {
+    return no(std::string(e.what()) + " (not a complete bake of this version: remove it yourself or choose another folder)");
+  }
+  // Every entry must be one the bake wrote: its manifest, terrain, tiles, layers and meshes,
+  // and the folders holding them. Anything else is someone's, and stays.
+  std::vector<std::string> files{"manifest.json"};
+  if (!m.part || m.part->hasTerrain) files.push_back(m.terrain.file);
+  for (const TileEntry& t : m.tiles) files.push_back(t.file);
+  for (const LayerEntry& l : m.layers) files.push_back(l.file);
+  for (const SpeciesRecord& s : m.species)
+    if (!s.meshFile.empty()) files.push_back(s.meshFile);
+  return holdsOnly(dir, files, {"tiles"}, why);
+}
 
 std::vector<float> readTerrainRaw(const std::string& dir, const Manifest& m) {
   std::string path = (fs::path(dir) / m.terrain.file).string();

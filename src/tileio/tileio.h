@@ -225,6 +225,12 @@ Manifest readPartManifest(const std::string& dir);
 // "this folder is a bake that `bake -o` may replace". Never throws for bad content; otherwise
 // `why` (may be null) says what is missing.
 bool hasEcobakeManifest(const std::string& dir, std::string* why);
+// The test for "this folder is a bake that `bake -o` (or merge) may replace": a manifest that
+// reads as a whole bake or part (readManifest / readPartManifest: every check) and no entry
+// in the folder but the files it lists (terrain, tiles, layers, meshes), the manifest and their
+// folders. A bare marker, an older format version, or a user's file beside a real bake: false,
+// `why` naming the file or the problem. Never throws.
+bool isReplaceableBake(const std::string& dir, std::string* why);
 
 // dir/<manifest.terrain.file> as width * height floats; InputError if missing or wrong size.
 std::vector<float> readTerrainRaw(const std::string& dir, const Manifest& manifest);
