@@ -264,6 +264,129 @@ TEST(TerrainTiff, DamagedAndUnsupportedFilesAreOneLineErrors) {
   EXPECT_NE(errorOf([&] { eco::loadImage(dir.file("huge.tif")); }).find("too large"), std::string::npos);
 }
 
+// A classic little-endian TIFF written byte by byte, independent of libtiff's writer: one
+// float32 channel, uncompressed, with the strip (or tile) offsets and byte counts given, the
+// pixel bytes `payload` after the directory. Offsets given as -1 point at the payload.
+static std::string rawFloatTiff(uint32_t width, uint32_t height, uint32_t rowsPerStrip, uint32_t tileSide,
+                         std::vector<int64_t> offsets, const std::vector<uint32_t>& counts, const std::string& payload) {
+  struct Entry {
+    uint16_t tag, type;
+    uint32_t count;
+    std::vector<uint32_t> values;
+  };
+  const bool tiled = tileSide > 0;
+  std::vector<Entry> entries = {{256, 4, 1, {width}}, {257, 4, 1, {height}}, {258, 3, 1, {32}}, {259, 3, 1, {1}},
+                                {262, 3, 1, {1}}};
+  if (!tiled) entries.push_back({273, 4, uint32_t(offsets.size()), {}});
+  entries.push_back({277, 3, 1, {1}});
+  if (!tiled) entries.push_back({278, 4, 1, {rowsPerStrip}}), entries.push_back({279, 4, uint32_t(counts.size()), counts});
+  if (tiled) {
+    entries.push_back({322, 4, 1, {tileSide}});
+    entries.push_back({323, 4, 1, {tileSide}});
+    entries.push_back({324, 4, uint32_t(offsets.size()), {}});
+    entries.push_back({325, 4, uint32_t(counts.size()), counts});
+  }
+  entries.push_back({339, 3, 1, {3}});
+  // layout: header (8), directory, then arrays of more than one value, then the payload
+  const uint32_t dirBytes = 2 + 12 * uint32_t(entries.size()) + 4;
+  uint32_t next = 8 + dirBytes;
+  std::vector<uint32_t> arrayAt(entries.size(), 0);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const uint32_t n = entries[i].tag == 273 || entries[i].tag == 324 ? uint32_t(offsets.size()) : entries[i].count;
+    if (n > 1) arrayAt[i] = next, next += 4 * n;
+  }
+  const uint32_t payloadAt = next;
+  for (Entry& e : entries)
+    if (e.tag == 273 || e.tag == 324)
+      for (int64_t o : offsets) e.values.push_back(o < 0 ? payloadAt : uint32_t(o));
+  std::string out;
+  auto u16 = [&](uint32_t v) { out += char(v & 0xff), out += char((v >> 8) & 0xff); };
+  auto u32 = [&](uint32_t v) { u16(v & 0xffff), u16(v >> 16); };
+  out += "II";
+  u16(42);
+  u32(8);
+  u16(uint32_t(entries.size()));
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const Entry& e = entries[i];
+    u16(e.tag), u16(e.type), u32(e.count);
+    if (e.count > 1) u32(arrayAt[i]);
+    else if (e.type == 3) u16(e.values[0]), u16(0);
+    else u32(e.values[0]);
+  }
+  u32(0);
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (entries[i].count > 1)
+      for (uint32_t v : entries[i].values) u32(v);
+  return out + payload;
+}
+
+// Issue #30: a file whose strip or tile table disagrees with its layout, or claims more data
+// than it holds, or points many chunks at the same bytes, is refused naming the chunk, before
+// the image is allocated; the same file written whole decodes.
+TEST(TerrainTiff, StripAndTileTablesAreCheckedAgainstTheFile) {
+  TempDir dir;
+  std::string pixels;
+  for (int k = 0; k < 16 * 16; ++k) {
+    const float v = float(100 + k);
+    pixels.append(reinterpret_cast<const char*>(&v), 4);
+  }
+  auto load = [&](const std::string& name, const std::string& bytes) {
+    eco::test::writeBytes(dir.file(name), bytes);
+    return errorOf([&] { eco::loadImage(dir.file(name)); });
+  };
+  // whole: 16 strips of one row, each 64 bytes, one after the other
+  std::vector<int64_t> offsets;
+  std::vector<uint32_t> counts;
+  const std::string probe = rawFloatTiff(16, 16, 1, 0, std::vector<int64_t>(16, -1), std::vector<uint32_t>(16, 64), "");
+  for (uint32_t r = 0; r < 16; ++r) offsets.push_back(int64_t(probe.size()) + 64 * r), counts.push_back(64);
+  eco::test::writeBytes(dir.file("whole.tif"), rawFloatTiff(16, 16, 1, 0, offsets, counts, pixels));
+  const eco::Image whole = eco::loadImage(dir.file("whole.tif"));
+  EXPECT_EQ(whole.pixels.values[0], 100.f);
+  EXPECT_EQ(whole.pixels.values[255], 355.f);
+  // RowsPerStrip 1 but one StripOffsets / StripByteCounts entry (was: rows past the first read
+  // from the file's header, exit 0)
+  EXPECT_NE(load("one_strip_entry.tif", rawFloatTiff(16, 16, 1, 0, {-1}, {64}, pixels)).find("TIFF strip 1 (row 1)"),
+            std::string::npos);
+  // 32 x 32 in 16 x 16 tiles with one TileOffsets entry
+  std::string tilePixels = pixels + pixels + pixels + pixels;
+  EXPECT_NE(load("one_tile_entry.tif", rawFloatTiff(32, 32, 0, 16, {-1}, {1024}, tilePixels)).find("TIFF tile 1"),
+            std::string::npos);
+  // 16384 x 16384 float32 in one 1 GiB strip of which 64 bytes are present: refused before the
+  // 1 GiB image is allocated (run under a 700 MB address-space limit by the CLI test below)
+  EXPECT_NE(load("huge_claim.tif", rawFloatTiff(16384, 16384, 16384, 0, {-1}, {1u << 30}, pixels.substr(0, 64)))
+                .find("of a "),
+            std::string::npos);
+  // every tile of a 1024 x 1024 image pointing at the same 1 KiB
+  const std::string shared = rawFloatTiff(1024, 1024, 0, 16, std::vector<int64_t>(4096, -1),
+                                          std::vector<uint32_t>(4096, 1024), pixels);
+  EXPECT_NE(load("shared_tiles.tif", shared).find("overlaps"), std::string::npos);
+  // a strip whose byte count is smaller than its rows (uncompressed)
+  counts[5] = 60;
+  EXPECT_NE(load("short_strip.tif", rawFloatTiff(16, 16, 1, 0, offsets, counts, pixels)).find("TIFF strip 5 (row 5) holds 60 bytes"),
+            std::string::npos);
+  counts[5] = 0;
+  EXPECT_NE(load("empty_strip.tif", rawFloatTiff(16, 16, 1, 0, offsets, counts, pixels)).find("has no data"),
+            std::string::npos);
+}
+
+// The issue's measure: the 1 GiB claim is exit 2 under a 700 MB address-space limit (was exit 1,
+// std::bad_alloc, after a 1.06 GB peak without the limit).
+TEST(TerrainTiff, HugeClaimIsRefusedWithinAnAddressSpaceLimit) {
+  TempDir dir;
+  std::string pixels(64, '\0');
+  eco::test::writeBytes(dir.file("huge_claim.tif"), rawFloatTiff(16384, 16384, 16384, 0, {-1}, {1u << 30}, pixels));
+  eco::test::writeBytes(dir.file("world.json"), R"({"name": "claim", "terrain": {"heightmap": "huge_claim.tif",
+    "cell_size": 2, "min_elevation": 0, "max_elevation": 100}, "tiling": {"tile_size": 256}, "seed": 1, "species": [
+    {"name": "pine", "kind": "tree", "radius": 4, "elevation": {"min": 0, "opt_low": 10, "opt_high": 90, "max": 100},
+     "slope": {"max_deg": 35, "falloff_deg": 10}, "mesh": {"height": 20, "crown_radius": 3}}]})");
+  const eco::test::CommandResult r = eco::test::runCommand("ulimit -v 700000; " + eco::test::tool("ecobake") + " bake " +
+                                                           dir.file("world.json") + " -o " + dir.file("out") + " -q");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("huge_claim.tif: TIFF strip 0 (row 0) claims bytes"), std::string::npos) << r.output;
+  EXPECT_EQ(eco::test::lineCount(r.output), 1u) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out")));
+}
+
 // "Normals near nodata from valid neighbours only": on a plane with a hole, the derivative at
 // a valid pixel beside the hole is the plane's (one-sided), and the slope is the plane's.
 TEST(TerrainTiff, DerivativesBesideNoDataUseValidNeighboursOnly) {

@@ -144,6 +144,58 @@ const char* channelName(int c) {
   return c >= 0 && c < 4 ? names[c] : "?";
 }
 
+// The strips or tiles the decoder will read, checked against the file before anything the
+// size of the image is allocated: each present (a byte count above 0), inside the file past
+// its 8-byte header, none overlapping another (a million tiles pointing at the same bytes
+// would decode a million times), and big enough for what it must hold: its decoded size when
+// uncompressed, at most 1/kMaxInflation of it when LZW or Deflate (Deflate stops near 1032:1).
+// A file whose offsets and counts disagree with its RowsPerStrip or tile size (one StripOffsets
+// entry for many strips: libtiff fills the rest, and the header's bytes were read as heights)
+// fails here naming the chunk.
+constexpr uint64_t kMaxInflation = 4096;
+
+void checkChunks(const std::string& path, TIFF* tif, const TiffLayout& l, uint16_t compression, uint64_t fileSize) {
+  const uint64_t width = uint64_t(l.info.width), height = uint64_t(l.info.height);
+  const uint64_t pixelBytes = uint64_t(l.info.bitsPerChannel / 8) * uint64_t(l.planar ? 1 : l.samplesPerPixel);
+  const uint16_t plane = uint16_t(l.planar ? l.channel : 0);
+  struct Chunk {
+    uint64_t offset, bytes, decoded;
+    std::string name;
+  };
+  std::vector<Chunk> chunks;
+  const char* noun = l.tiled ? "tile" : "strip";
+  auto add = [&](uint32_t index, uint64_t decoded, const std::string& where) {
+    chunks.push_back({TIFFGetStrileOffset(tif, index), TIFFGetStrileByteCount(tif, index), decoded,
+                      std::string(noun) + " " + std::to_string(index) + " (" + where + ")"});
+  };
+  if (l.tiled) {
+    for (uint64_t y = 0; y < height; y += l.tileHeight)
+      for (uint64_t x = 0; x < width; x += l.tileWidth)
+        add(TIFFComputeTile(tif, uint32_t(x), uint32_t(y), 0, plane), uint64_t(l.tileWidth) * l.tileHeight * pixelBytes,
+            "pixel " + std::to_string(x) + "," + std::to_string(y));
+  } else {
+    for (uint64_t y = 0; y < height; y += l.rowsPerStrip)
+      add(TIFFComputeStrip(tif, uint32_t(y), plane), std::min<uint64_t>(l.rowsPerStrip, height - y) * width * pixelBytes,
+          "row " + std::to_string(y));
+  }
+  const bool raw = compression == COMPRESSION_NONE;
+  for (const Chunk& c : chunks) {
+    if (c.bytes == 0) throw InputError(path + ": TIFF " + c.name + " has no data (a sparse or damaged file)");
+    if (c.offset < 8 || c.offset > fileSize || c.bytes > fileSize - c.offset)
+      throw InputError(path + ": TIFF " + c.name + " claims bytes " + std::to_string(c.offset) + " to " +
+                       std::to_string(c.offset + c.bytes) + " of a " + std::to_string(fileSize) + "-byte file");
+    if (raw ? c.bytes < c.decoded : c.bytes * kMaxInflation < c.decoded)
+      throw InputError(path + ": TIFF " + c.name + " holds " + std::to_string(c.bytes) + " bytes for " +
+                       std::to_string(c.decoded) + " decoded (the file's strip or tile layout disagrees with its data)");
+  }
+  std::vector<const Chunk*> order;
+  for (const Chunk& c : chunks) order.push_back(&c);
+  std::sort(order.begin(), order.end(), [](const Chunk* a, const Chunk* b) { return a->offset < b->offset; });
+  for (size_t i = 1; i < order.size(); ++i)
+    if (order[i - 1]->offset + order[i - 1]->bytes > order[i]->offset)
+      throw InputError(path + ": TIFF " + order[i]->name + " overlaps " + order[i - 1]->name + " in the file");
+}
+
 TiffLayout readLayout(const std::string& path, TIFF* tif, const Source& s, int channel) {
   uint32_t width = 0, height = 0;
   if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height))
@@ -213,6 +265,7 @@ TiffLayout readLayout(const std::string& path, TIFF* tif, const Source& s, int c
                        std::to_string(kMaxChunkBytes >> 20) + " MiB decoded per strip); save with smaller strips");
   }
   l.info = {int(width), int(height), spp, int(bits)};
+  checkChunks(path, tif, l, compression, s.bytes.size);
   return l;
 }
 
