@@ -224,6 +224,42 @@ TEST(BakeVector, TenThousandSegmentsStayFast) {
   EXPECT_LT(buckets, 200u);  // the fullest cell holds a few of the 10,000
 }
 
+// A world polygon with 2,500 holes in a grid (rows of holes: what the old z-band check
+// compared pair by pair, O(N^1.5)): valid as it is; one hole moved onto its neighbour, or one
+// hole's edge crossing the outer ring, is found wherever it lies.
+TEST(BakeVector, ManyHolesAreCheckedPairByPairWhereTheyMeet) {
+  TempDir dir;
+  const double extent = double(kN - 1) * 4;
+  auto world = [&](int moved, double shift) {
+    nlohmann::json rings = nlohmann::json::array();
+    rings.push_back(positions({{1, 1}, {extent - 1, 1}, {extent - 1, extent - 1}, {1, extent - 1}, {1, 1}}));
+    const int g = 50;
+    const double step = (extent - 20) / g;
+    for (int k = 0; k < g * g; ++k) {
+      double cx = 10 + (k % g + 0.5) * step, cz = 10 + (k / g + 0.5) * step;
+      if (k == moved) cx += shift;
+      const double h = step * 0.3;
+      rings.push_back(positions({{cx - h, cz - h}, {cx - h, cz + h}, {cx + h, cz + h}, {cx + h, cz - h}, {cx - h, cz - h}}));
+    }
+    nlohmann::json fc = {{"type", "FeatureCollection"},
+                         {"features", {{{"type", "Feature"}, {"properties", nlohmann::json::object()},
+                                        {"geometry", {{"type", "Polygon"}, {"coordinates", rings}}}}}}};
+    std::ofstream(dir.file("holes.geojson"), std::ios::trunc) << fc.dump();
+    return eco::test::runTool("ecobake", "validate " + writeConfig(dir, R"([{"file": "holes.geojson"}])"));
+  };
+  const double step = (extent - 20) / 50;
+  auto r = world(-1, 0);
+  EXPECT_EQ(r.code, 0) << r.output;
+  for (int moved : {0, 1234, 2498}) {
+    r = world(moved, step * 0.5);  // half a cell east: its east edge crosses the next hole's west edge
+    EXPECT_EQ(r.code, 2) << moved << ": " << r.output;
+    EXPECT_NE(r.output.find("self-intersecting polygon"), std::string::npos) << moved << ": " << r.output;
+  }
+  r = world(2499, step * 0.67);  // the last hole of the last row crosses the outer ring's east side (to x = 1023.5)
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("self-intersecting polygon"), std::string::npos) << r.output;
+}
+
 TEST(BakeVector, BadGeoJsonIsAOneLineError) {
   TempDir dir;
   struct Case {

@@ -247,12 +247,50 @@ class GeoJsonReader {
   }
 
   // "" when no two edges of the polygon meet except neighbours of one ring at their shared
-  // vertex; else which edges cross where. Edges that meet share a band.
+  // vertex; else which edges cross where. Edges that meet share a cell of a square grid over
+  // the polygon's box (about one edge per cell): z bands alone held whole rows of a world
+  // polygon's holes, O(N^1.5) pairs (81 k holes: 49 s), the grid keeps the pairs near O(N).
   static std::string selfIntersection(const ExclusionShapes::Polygon& p, const std::vector<size_t>& ringStart,
                                       double& budget) {
+    const size_t edges = p.edges.size();
+    const double width = std::max(p.maxX - p.minX, 1e-9), height = std::max(p.maxZ - p.minZ, 1e-9);
+    int side = std::clamp(int(std::ceil(std::sqrt(double(edges)))), 1, 4096);
+    auto cellOf = [&](double v, double lo, double extent) {
+      return std::clamp(int((v - lo) / extent * side), 0, side - 1);
+    };
+    struct Box {
+      int x0, x1, z0, z1;
+    };
+    std::vector<Box> boxes(edges);
+    // Coarser while long edges would list too many cells.
+    for (;;) {
+      double entries = 0;
+      for (size_t e = 0; e < edges; ++e) {
+        const ExclusionShapes::Edge& g = p.edges[e];
+        Box& b = boxes[e];
+        b = {cellOf(std::min(g.ax, g.bx), p.minX, width), cellOf(std::max(g.ax, g.bx), p.minX, width),
+             cellOf(std::min(g.az, g.bz), p.minZ, height), cellOf(std::max(g.az, g.bz), p.minZ, height)};
+        entries += double(b.x1 - b.x0 + 1) * double(b.z1 - b.z0 + 1);
+      }
+      if (side == 1 || entries <= 16.0 * double(edges) + 1e6) break;
+      side = std::max(1, side / 2);
+    }
+    const size_t cells = size_t(side) * size_t(side);
+    std::vector<uint32_t> start(cells + 1, 0);
+    for (const Box& b : boxes)
+      for (int z = b.z0; z <= b.z1; ++z)
+        for (int x = b.x0; x <= b.x1; ++x) ++start[size_t(z) * size_t(side) + size_t(x) + 1];
+    for (size_t c = 1; c <= cells; ++c) start[c] += start[c - 1];
+    std::vector<uint32_t> members(start.back());
+    {
+      std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+      for (uint32_t e = 0; e < edges; ++e)
+        for (int z = boxes[e].z0; z <= boxes[e].z1; ++z)
+          for (int x = boxes[e].x0; x <= boxes[e].x1; ++x) members[fill[size_t(z) * size_t(side) + size_t(x)]++] = e;
+    }
     double pairs = 0;
-    for (size_t b = 0; b + 1 < p.bandStart.size(); ++b) {
-      const double n = double(p.bandStart[b + 1] - p.bandStart[b]);
+    for (size_t c = 0; c < cells; ++c) {
+      const double n = double(start[c + 1] - start[c]);
       pairs += n * n / 2;
     }
     budget -= pairs;
@@ -267,10 +305,14 @@ class GeoJsonReader {
       const size_t a = i - first, c = j - first;
       return (a + 1) % n == c || (c + 1) % n == a;
     };
-    for (size_t b = 0; b + 1 < p.bandStart.size(); ++b)
-      for (uint32_t u = p.bandStart[b]; u < p.bandStart[b + 1]; ++u)
-        for (uint32_t v = u + 1; v < p.bandStart[b + 1]; ++v) {
-          const size_t i = p.bandEdges[u], j = p.bandEdges[v];
+    for (size_t cell = 0; cell < cells; ++cell)
+      for (uint32_t u = start[cell]; u < start[cell + 1]; ++u)
+        for (uint32_t v = u + 1; v < start[cell + 1]; ++v) {
+          const size_t i = members[u], j = members[v];
+          // each pair once: in the cell of the corner where their cell boxes start to overlap
+          const Box &bi = boxes[i], &bj = boxes[j];
+          const int ox = std::max(bi.x0, bj.x0), oz = std::max(bi.z0, bj.z0);
+          if (size_t(oz) * size_t(side) + size_t(ox) != cell) continue;
           const ExclusionShapes::Edge &e = p.edges[i], &f = p.edges[j];
           if (adjacent(i, j)) {
             // Neighbours share one vertex; they may not fold back over each other.
