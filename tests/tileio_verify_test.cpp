@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <functional>
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
@@ -337,4 +338,52 @@ TEST(TileVerify, SpeciesNamesMustBeValidUtf8) {
       EXPECT_EQ(error, "t.ecot: species 0 name is not valid UTF-8") << c.name;
     }
   }
+}
+
+namespace {
+
+std::string errorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+// Issue #30: a bake's files lie inside its folder. The terrain, a tile and a layer replaced by
+// links to identical copies elsewhere (size and checksum still match) are refused naming the
+// file and where it leads; a link to a copy inside the bake, or to the bake folder, is read.
+TEST(TileVerify, FilesLinkedOutsideTheBakeAreRefused) {
+  TempDir dir;
+  const std::string bake = eco::test::copyBake(dir);
+  const Manifest m = readManifest(bake);
+  ASSERT_FALSE(m.tiles.empty());
+  auto relink = [&](const std::string& rel, const std::string& to) {
+    const std::string member = bake + "/" + rel;
+    if (!fs::exists(member + ".orig")) fs::rename(member, member + ".orig");
+    fs::remove(member);
+    fs::copy_file(member + ".orig", to, fs::copy_options::overwrite_existing);
+    fs::create_symlink(to, member);
+  };
+  fs::create_directories(dir.file("elsewhere"));
+  fs::create_directories(bake + "/copies");
+  const std::vector<std::pair<std::string, std::function<void()>>> files = {
+      {m.terrain.file, [&] { readTerrainRaw(bake, m); }},
+      {m.tiles[0].file, [&] { readTileVerified(bake, m, m.tiles[0]); }},
+  };
+  for (const auto& [rel, read] : files) {
+    relink(rel, dir.file("elsewhere/copy"));
+    const std::string e = errorOf(read);
+    EXPECT_NE(e.find(bake + "/" + rel + ": leads to " + fs::canonical(dir.file("elsewhere/copy")).string() +
+                     ", outside the bake folder"),
+              std::string::npos)
+        << e;
+    relink(rel, bake + "/copies/copy");
+    EXPECT_EQ(errorOf(read), "(no error)") << rel;
+  }
+  fs::create_symlink(bake, dir.file("link-to-bake"));
+  EXPECT_EQ(errorOf([&] { readTileVerified(dir.file("link-to-bake"), m, m.tiles[0]); }), "(no error)");
 }

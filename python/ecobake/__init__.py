@@ -357,11 +357,24 @@ class Bake:
                 return l
         raise KeyError(f"{name}: no such layer (the bake has {', '.join(l.name for l in self.layers) or 'none'})")
 
+    def _member(self, file: str) -> str:
+        """folder/file, which must lie inside the bake folder once links are resolved (the C++
+        readers' bakeMemberPath): a tile, layer or mesh replaced by a link to a file elsewhere
+        is a BakeError naming both. A missing file is left to the read to report."""
+        path = os.path.join(self.folder, file)
+        if not os.path.lexists(path):
+            return path
+        root = os.path.realpath(self.folder)
+        target = os.path.realpath(path)
+        _require(os.path.commonpath([root, target]) == root and target != root, path,
+                 f"leads to {target}, outside the bake folder {root} (a bake's files lie inside it)")
+        return path
+
     def read_layer_codes(self, layer) -> np.ndarray:
         """The layer's codes as a (height, width) uint8 or uint16 array, after checking the file's
         size and XXH3-64 against the manifest. `layer`: a Layer or its name."""
         layer = self.layer(layer) if isinstance(layer, str) else layer
-        path = os.path.join(self.folder, layer.file)
+        path = self._member(layer.file)
         dtype = np.dtype(LAYER_ENCODINGS[layer.encoding][0])
         size = layer.width * layer.height * dtype.itemsize
         data = _read_regular(path, size)
@@ -385,7 +398,7 @@ class Bake:
         """The bytes of a species' mesh file (a self-contained GLB: positions in metres, normals,
         a "bark" and a "foliage" primitive; docs/meshes.md), size and XXH3-64 checked."""
         _require(bool(species.mesh_file), f"{self._manifest_path}: /species/{species.id}", "has no mesh file")
-        path = os.path.join(self.folder, species.mesh_file)
+        path = self._member(species.mesh_file)
         data = _read_regular(path, species.mesh_bytes)
         _require(len(data) == species.mesh_bytes, path, f"{len(data)} bytes, manifest says {species.mesh_bytes}")
         actual = xxhash.xxh3_64_intdigest(data)
@@ -396,7 +409,7 @@ class Bake:
     def read_tile(self, entry: TileEntry, verify: bool = True) -> TileData:
         """Reads and decodes one tile. With verify (the default) its size and XXH3-64 must match
         the manifest entry, and its contents the entry's counts."""
-        path = os.path.join(self.folder, entry.file)
+        path = self._member(entry.file)
         data = _read_regular(path, min(entry.bytes, MAX_TILE_BYTES) if verify else MAX_TILE_BYTES)
         if verify:
             _require(len(data) == entry.bytes, path, f"{len(data)} bytes, manifest says {entry.bytes}")

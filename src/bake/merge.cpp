@@ -269,7 +269,7 @@ MergeSummary mergeParts(const std::vector<std::string>& dirs, const MergeOptions
   const Part& first = parts.front();  // part 1, the one that carries the terrain
   const uint64_t terrainBytes = uint64_t(first.manifest.terrain.width) * uint64_t(first.manifest.terrain.height) * 4;
   MergeSummary s;
-  s.linked += place(options, (fs::path(first.dir) / first.manifest.terrain.file).string(),
+  s.linked += place(options, bakeMemberPath(first.dir, first.manifest.terrain.file),
                     (fs::path(out.staging) / "terrain.r32f").string(), terrainBytes, first.part().terrainChecksum,
                     manifestOf(first.dir));
   // Every part carries the species' mesh files (the same bytes, checked by their hashes in
@@ -277,19 +277,19 @@ MergeSummary mergeParts(const std::vector<std::string>& dirs, const MergeOptions
   for (const SpeciesRecord& sp : first.manifest.species) {
     if (sp.meshFile.empty()) continue;
     fs::create_directories(fs::path(out.staging) / "meshes");
-    s.linked += place(options, (fs::path(first.dir) / sp.meshFile).string(), (fs::path(out.staging) / sp.meshFile).string(),
+    s.linked += place(options, bakeMemberPath(first.dir, sp.meshFile), (fs::path(out.staging) / sp.meshFile).string(),
                       sp.meshBytes, sp.meshChecksum, manifestOf(first.dir));
   }
   // The layers, like the terrain, from part 1 (every part lists the same ones).
   for (const LayerEntry& layer : first.manifest.layers) {
     const fs::path dst = fs::path(out.staging) / layer.file;
     fs::create_directories(dst.parent_path());
-    s.linked += place(options, (fs::path(first.dir) / layer.file).string(), dst.string(), layerFileBytes(layer),
+    s.linked += place(options, bakeMemberPath(first.dir, layer.file), dst.string(), layerFileBytes(layer),
                       layer.checksum, manifestOf(first.dir));
   }
   for (const Part& p : parts) {
     for (const TileEntry& entry : p.manifest.tiles) {
-      s.linked += place(options, (fs::path(p.dir) / entry.file).string(), (fs::path(out.staging) / entry.file).string(),
+      s.linked += place(options, bakeMemberPath(p.dir, entry.file), (fs::path(out.staging) / entry.file).string(),
                         entry.bytes, entry.checksum, manifestOf(p.dir));
       merged.tiles.push_back(entry);
       if (options.progress) options.progress(int(merged.tiles.size()), int(tileCount));

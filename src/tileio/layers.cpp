@@ -61,7 +61,7 @@ float layerValue(const LayerEntry& e, uint32_t code) {
 }
 
 std::vector<uint8_t> readLayerVerified(const std::string& dir, const LayerEntry& e) {
-  const std::string path = (std::filesystem::path(dir) / e.file).string();
+  const std::string path = bakeMemberPath(dir, e.file);
   const uint64_t expected = layerFileBytes(e);
   if (const uint64_t size = regularFileSize(path); size != expected)
     throw InputError(path + ": " + std::to_string(size) + " bytes, but the manifest's layer \"" + e.name + "\" is " +

@@ -610,8 +610,22 @@ bool isReplaceableBake(const std::string& dir, std::string* why) {
   return holdsOnly(dir, files, {"tiles"}, why);
 }
 
+std::string bakeMemberPath(const std::string& dir, const std::string& file) {
+  const std::string path = (fs::path(dir) / file).string();
+  std::error_code ec;
+  const fs::path root = fs::canonical(dir, ec);
+  if (ec) throw InputError(dir + ": " + ec.message());
+  const fs::path target = fs::canonical(path, ec);
+  if (ec) return path;  // missing or a dangling link: the reader says so in its own words
+  const fs::path rel = target.lexically_relative(root);
+  if (rel.empty() || *rel.begin() == ".." || rel.is_absolute())
+    throw InputError(path + ": leads to " + target.string() + ", outside the bake folder " + root.string() +
+                     " (a bake's files lie inside it)");
+  return path;
+}
+
 std::vector<float> readTerrainRaw(const std::string& dir, const Manifest& m) {
-  std::string path = (fs::path(dir) / m.terrain.file).string();
+  std::string path = bakeMemberPath(dir, m.terrain.file);
   size_t expected = size_t(m.terrain.width) * size_t(m.terrain.height) * sizeof(float);
   std::vector<uint8_t> bytes = readFileBytes(path, expected, "terrain");
   if (bytes.size() != expected)
@@ -686,7 +700,7 @@ const char* differingField(const SpeciesRecord& a, const SpeciesRecord& b) {
 
 std::vector<uint8_t> readMeshVerified(const std::string& dir, const SpeciesRecord& species) {
   if (species.meshFile.empty()) throw std::invalid_argument("readMeshVerified: species " + species.name + " has no mesh file");
-  const std::string path = (fs::path(dir) / species.meshFile).string();
+  const std::string path = bakeMemberPath(dir, species.meshFile);
   const uint64_t size = regularFileSize(path);
   if (size != species.meshBytes)
     throw InputError(path + ": " + std::to_string(size) + " bytes, the manifest says " + std::to_string(species.meshBytes));
@@ -714,7 +728,7 @@ void verifyTileAgainstManifest(const Manifest& manifest, const TileEntry& entry,
 }
 
 TileData readTileVerified(const std::string& dir, const Manifest& manifest, const TileEntry& entry) {
-  std::string path = (fs::path(dir) / entry.file).string();
+  std::string path = bakeMemberPath(dir, entry.file);
   TileData tile = readAndDecode(path, entry);
   verifyTileAgainstManifest(manifest, entry, tile, path);
   return tile;

@@ -232,6 +232,11 @@ bool hasEcobakeManifest(const std::string& dir, std::string* why);
 // `why` naming the file or the problem. Never throws.
 bool isReplaceableBake(const std::string& dir, std::string* why);
 
+// dir/<file> (a path from the manifest), checked to lie inside the bake folder once links are
+// resolved: a tile, layer, terrain or mesh replaced by a link to a file elsewhere is an
+// InputError naming both (the folder itself may be a link). Every verified reader goes through it.
+std::string bakeMemberPath(const std::string& dir, const std::string& file);
+
 // dir/<manifest.terrain.file> as width * height floats; InputError if missing or wrong size.
 std::vector<float> readTerrainRaw(const std::string& dir, const Manifest& manifest);
 // Writes dir/terrain.r32f atomically (little-endian float32, row-major).

@@ -230,6 +230,61 @@ def main() -> int:
     except eb.BakeError as e:
         check("/species/0/mesh_file" in str(e), f"unexpected message: {e}")
 
+    # Files outside the bake (issue #30): the same hostile corpus for both readers. Each of a
+    # tile, a layer and a mesh file is replaced by a link to an identical copy outside the bake
+    # folder (size and checksum still match, so only the containment check can refuse it):
+    # the Python reader raises BakeError and `ecobake inspect` (which verifies every tile,
+    # layer and mesh) exits 2, both naming the file. A link to a copy inside the bake, and the
+    # bake reached through a link to its folder, are read by both.
+    links_dir = os.path.join(scratch, "links")
+    subprocess.run([ecobake, "bake", os.path.join(source, "configs", "arid_canyon.json"), "-o", links_dir,
+                    "--tiles", "10,10,11,11", "--layers", "masks", "-q"], check=True)
+    linked = eb.open_bake(links_dir)
+    corpus = [("tile", linked.tiles[0].file, lambda b: b.read_tile(b.tiles[0])),
+              ("layer", linked.layers[0].file, lambda b: b.read_layer(b.layers[0])),
+              ("mesh", linked.species[0].mesh_file, lambda b: b.read_mesh(b.species[0]))]
+    outside_dir = os.path.join(scratch, "outside")
+    os.makedirs(outside_dir)
+    inside_dir = os.path.join(links_dir, "copies")
+    for what, rel, read in corpus:
+        member = os.path.join(links_dir, rel)
+        for where, folder in (("outside", outside_dir), ("inside", inside_dir)):
+            os.makedirs(folder, exist_ok=True)
+            copy = os.path.join(folder, what + os.path.splitext(rel)[1])
+            shutil.copyfile(member + ".orig" if os.path.exists(member + ".orig") else member, copy)
+            if not os.path.exists(member + ".orig"):
+                os.rename(member, member + ".orig")
+            if os.path.lexists(member):
+                os.remove(member)
+            os.symlink(copy, member)
+            cli = subprocess.run([ecobake, "inspect", links_dir], capture_output=True, text=True)
+            try:
+                read(eb.open_bake(links_dir))
+                py_error = ""
+            except eb.BakeError as e:
+                py_error = str(e)
+            if where == "outside":
+                check("outside the bake folder" in py_error and rel in py_error,
+                      f"{what} linked outside: Python read it ({py_error or 'no error'})")
+                check(cli.returncode == 2 and "outside the bake folder" in cli.stderr and rel in cli.stderr,
+                      f"{what} linked outside: inspect exit {cli.returncode}: {cli.stderr.strip()}")
+            else:
+                check(py_error == "", f"{what} linked inside the bake: Python refused it: {py_error}")
+                check(cli.returncode == 0, f"{what} linked inside the bake: inspect exit {cli.returncode}: {cli.stderr.strip()}")
+        os.remove(member)
+        os.rename(member + ".orig", member)
+    shutil.rmtree(inside_dir)
+    via = os.path.join(scratch, "via-link")
+    os.symlink(links_dir, via)
+    cli = subprocess.run([ecobake, "inspect", via], capture_output=True, text=True)
+    check(cli.returncode == 0, f"a bake reached through a link to its folder: inspect exit {cli.returncode}: {cli.stderr.strip()}")
+    try:
+        b = eb.open_bake(via)
+        b.read_tile(b.tiles[0])
+        b.read_layer(b.layers[0])
+    except eb.BakeError as e:
+        check(False, f"a bake reached through a link to its folder: {e}")
+
     shutil.rmtree(scratch, ignore_errors=True)
     for f in failures[:20]:
         print("FAIL:", f)
