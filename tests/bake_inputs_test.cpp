@@ -162,6 +162,45 @@ TEST(BakeInputs, GeoTiffBakesTheSameBytesAsTheEquivalentRawAndPng) {
   EXPECT_NE(v.output.find("heightmap CRS EPSG:32633"), std::string::npos) << v.output;
 }
 
+// Issue #30: a float or signed 16-bit GeoTIFF is metres without a height mapping (its sample
+// format says so); an unsigned one, a PNG or an .r16 still needs one, refused naming /terrain.
+TEST(BakeInputs, FloatAndSignedGeoTiffsAreMetresWithoutAMapping) {
+  TempDir dir;
+  const std::vector<float> metres = heightsMetres();
+  eco::test::TiffSpec spec;
+  spec.width = spec.height = kN;
+  spec.bits = 32;
+  spec.sampleFormat = SAMPLEFORMAT_IEEEFP;
+  spec.pixelScale = {double(kCell), double(kCell), 0};
+  eco::test::writeTiff(dir.file("f.tif"), spec, metres.data());
+  const eco::World spelled = eco::loadWorld(writeConfig(dir, "spelled.json", R"("heightmap": "f.tif", "height_scale": 1, "height_offset": 0)"));
+  const eco::World bare = eco::loadWorld(writeConfig(dir, "bare.json", R"("heightmap": "f.tif")"));
+  EXPECT_EQ(bare.terrain.metres.values, spelled.terrain.metres.values);
+  EXPECT_EQ(bare.terrain.metres.values[0], metres[0]);
+
+  std::vector<int16_t> s16(metres.size());
+  for (size_t k = 0; k < metres.size(); ++k) s16[k] = int16_t(std::lround(metres[k]));
+  spec.bits = 16;
+  spec.sampleFormat = SAMPLEFORMAT_INT;
+  eco::test::writeTiff(dir.file("s.tif"), spec, s16.data());
+  const eco::World signed16 = eco::loadWorld(writeConfig(dir, "signed.json", R"("heightmap": "s.tif")"));
+  EXPECT_EQ(signed16.terrain.metres.values[5], float(s16[5]));
+
+  std::vector<uint16_t> u16(metres.size(), 1000);
+  spec.sampleFormat = SAMPLEFORMAT_UINT;
+  eco::test::writeTiff(dir.file("u.tif"), spec, u16.data());
+  eco::writePng16(dir.file("u.png"), kN, kN, u16.data());
+  for (const char* terrain : {R"("heightmap": "u.tif")", R"("heightmap": "u.png", "cell_size": 4)"}) {
+    const std::string config = writeConfig(dir, "unsigned.json", terrain);
+    try {
+      (void)eco::loadWorld(config);
+      ADD_FAILURE() << terrain << " was accepted without a height mapping";
+    } catch (const eco::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("/terrain: missing height mapping"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(BakeInputs, GeoTiffNoDataHolesStayEmpty) {
   TempDir dir;
   std::vector<int16_t> dem(size_t(kN) * kN);

@@ -153,6 +153,14 @@ BiomeInputs loadBiomeInputs(const BiomeConfig& config, std::vector<ConfigProblem
   if (!terrain.heightmap.empty())
     inputs.heightmap =
         loadInputImage(terrain.heightmap, terrain.rawWidth, terrain.rawHeight, "/terrain/heightmap", problems);
+  if (inputs.heightmap && terrain.mapping.fromFile && !inputs.heightmap->metres) {
+    problems.push_back({"/terrain", "missing height mapping: " + terrain.heightmap + " holds " +
+                                        std::to_string(inputs.heightmap->bitsPerChannel) +
+                                        "-bit unsigned samples (0 to 1, not metres); give min_elevation and "
+                                        "max_elevation (or height_scale and height_offset). A float or signed "
+                                        "16-bit GeoTIFF, EXR or r32f is metres without them"});
+    inputs.heightmap.reset();
+  }
   if (inputs.heightmap) {
     inputs.crs = inputs.heightmap->geo.crs();
     inputs.cellSize = resolveCellSize(terrain, *inputs.heightmap, problems);

@@ -83,8 +83,9 @@ void readHeightMapping(ObjectReader& r, HeightMapping& mapping) {
   bool rangeGiven = r.has("min_elevation") || r.has("max_elevation");
   if (scaleGiven && rangeGiven)
     r.report(r.path(), "give either height_scale and height_offset or min_elevation and max_elevation, not both");
-  if (!scaleGiven && !rangeGiven)
-    r.report(r.path(), "missing height mapping: give min_elevation and max_elevation (or height_scale and height_offset)");
+  // Neither: the heightmap's samples are metres, which only a float or signed 16-bit image
+  // holds (checked when the image is read: loadBiomeInputs).
+  mapping.fromFile = !scaleGiven && !rangeGiven;
   bool required = scaleGiven != rangeGiven;
 
   float scale = 1, offset = 0;
@@ -119,6 +120,12 @@ void readTerrain(const Json& json, const std::string& path, const fs::path& fold
   terrain.cellSizeGiven = r.has("cell_size");
   r.number("cell_size", terrain.mapping.cellSize, Limits::between(limits::kMinCellSize, limits::kMaxCellSize), !tiff);
   readHeightMapping(r, terrain.mapping);
+  // Without a mapping the samples must be metres: a PNG or .r16 never holds them (a TIFF is
+  // told by its sample format when read).
+  if (pathOk && terrain.mapping.fromFile &&
+      (inputFormatOf(terrain.heightmap) == InputFormat::Png || inputFormatOf(terrain.heightmap) == InputFormat::R16))
+    r.report(r.path(), "missing height mapping: give min_elevation and max_elevation (or height_scale and height_offset); "
+                       "only a float or signed 16-bit GeoTIFF, EXR or r32f heightmap is metres without one");
 
   // Unknown file type: still check raw_width/raw_height, but require them only for raw files.
   bool raw = pathOk && isRawFormat(inputFormatOf(terrain.heightmap));

@@ -107,6 +107,7 @@ Image loadExr(const std::string& path, std::vector<uint8_t>&& fileBytes, int cha
     throw InputError(path + ": corrupt EXR (no scanline pixel data)");
   }
   Image image{Grid(loaded.width, loaded.height), 32};
+  image.metres = true;
   std::memcpy(image.pixels.values.data(), loaded.images[0], image.pixels.values.size() * sizeof(float));
   FreeEXRImage(&loaded);
   checkFinite(path, image.pixels);

@@ -151,6 +151,7 @@ Image loadRaw(const std::string& path, RawFormat format, int width, int height) 
                      " bytes, expected " + std::to_string(expected) + ")");
 
   Image image{Grid(width, height), info.bitsPerChannel};
+  image.metres = format != RawFormat::R16;
   for (size_t i = 0; i < image.pixels.values.size(); ++i) {
     if (format == RawFormat::R16) {
       uint16_t v = uint16_t(bytes[2 * i] | (bytes[2 * i + 1] << 8));

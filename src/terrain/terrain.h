@@ -32,6 +32,9 @@ struct Image {
   Image(Grid grid, int bits) : pixels(std::move(grid)), bitsPerChannel(bits) {}
   Grid pixels;
   int bitsPerChannel = 0;  // 8, 16 (normalized integers) or 32 (float: EXR, half included, and r32f)
+  // The samples are in the file's own units, not normalized: float (TIFF, EXR, r32f) and
+  // signed 16-bit TIFF. A heightmap of these is metres when the config gives no height mapping.
+  bool metres = false;
   GeoInfo geo;
   // Per pixel 1 where the file holds its nodata value (those pixels carry the smallest valid
   // value instead, so every pixel is finite); empty when no pixel is nodata.
@@ -105,6 +108,9 @@ struct HeightMapping {
   float cellSize = 1.f;  // metres between neighbouring pixels
   float heightScale = 1.f;
   float heightOffset = 0.f;
+  // The config gave neither min/max_elevation nor height_scale/offset: the file's samples are
+  // metres (scale 1, offset 0), allowed only for an image whose `metres` is set.
+  bool fromFile = false;
 };
 
 struct HeightGradient {

@@ -400,6 +400,7 @@ struct Decoder {
 Image decode(const std::string& path, TIFF* tif, const Source& s, int channel) {
   const TiffLayout l = readLayout(path, tif, s, channel);
   Image image{Grid(l.info.width, l.info.height), l.info.bitsPerChannel};
+  image.metres = l.type == SampleType::F32 || l.type == SampleType::I16;
   readGeo(path, tif, image.geo);
   Decoder d{l, image.geo, image};
   const uint16_t plane = uint16_t(l.planar ? l.channel : 0);
