@@ -4,7 +4,7 @@
 # for a bounded time from its seed corpus in fuzz/corpus/<target>/. Exits non-zero on any
 # crash, leak, hang (-timeout), memory blow-up (-rss_limit_mb) or sanitizer report; the
 # offending input is left in the artifact folder it prints.
-# Usage: scripts/fuzz.sh [TARGET...]   (default: all of image raw config manifest tile geojson gltf)
+# Usage: scripts/fuzz.sh [TARGET...]   (default: all of image raw config manifest tile geojson gltf tiff)
 # Environment: ECO_FUZZ_SECONDS per target (default 60), ECO_FUZZ_TIMEOUT seconds for one
 # input (default 10; raise it on a machine busy with other work, where a slow-scheduled input
 # can pass 10 s), ECO_FUZZ_BUILD_DIR (default build-fuzz), ECO_FUZZ_WORK (new corpus entries
@@ -15,7 +15,7 @@ build=${ECO_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${ECO_FUZZ_SECONDS:-60}
 work=${ECO_FUZZ_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/ecofuzz-run.XXXXXX")}
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(image raw config manifest tile geojson gltf)
+[[ ${#targets[@]} -gt 0 ]] || targets=(image raw config manifest tile geojson gltf tiff)
 
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
