@@ -215,8 +215,21 @@ class Bake:
         path = os.path.join(folder, "manifest.json")
         self._manifest_path = path
         data = _read_regular(path, MAX_MANIFEST_BYTES)
+        # the C++ reader's JSON policy: no NUL byte, no key twice in one object
+        nul = data.find(b"\0")
+        _require(nul < 0, path, f"byte {nul} is a NUL byte; a manifest is JSON text")
+
+        def unique(pairs):
+            seen = {}
+            for key, value in pairs:
+                if key in seen:
+                    raise BakeError(f"{path}: key {key!r}: duplicate key (only one value per key; the last would "
+                                    "silently win)")
+                seen[key] = value
+            return seen
+
         try:
-            doc = json.loads(data.decode("utf-8"))
+            doc = json.loads(data.decode("utf-8"), object_pairs_hook=unique)
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
             raise BakeError(f"{path}: not valid JSON ({e})") from None
         _require(isinstance(doc, dict), path, "expected a JSON object")

@@ -450,8 +450,14 @@ void readRgb(ObjectReader& r, const char* key, float out[3]) {
 Manifest readManifestOf(const std::string& dir, bool wantPart) {
   ManifestReader mr{manifestPath(dir), {}};
   std::vector<uint8_t> bytes = readFileBytes(mr.file, kMaxManifestBytes, "manifest");
+  // the JSON policy of every input (core/json.h): no NUL (it would end the parse early, hiding
+  // what follows), no key twice (the last would silently win)
+  const std::string text(bytes.begin(), bytes.end());
+  if (std::string why = jsonNulProblem(text); !why.empty()) throw InputError(mr.file + ": " + why);
   Json j = Json::parse(bytes.begin(), bytes.end(), nullptr, false);
   if (j.is_discarded()) throw InputError(mr.file + ": not valid JSON");
+  if (std::vector<std::string> twice = duplicateJsonKeys(text); !twice.empty())
+    throw InputError(mr.file + ": " + (twice.front().empty() ? std::string("/") : twice.front()) + ": " + kDuplicateKeyReason);
   if (!j.is_object()) throw InputError(mr.file + ": expected a JSON object");
   ObjectReader root(j, "", mr.problems);
   std::string format;

@@ -274,6 +274,26 @@ def main() -> int:
         os.remove(member)
         os.rename(member + ".orig", member)
     shutil.rmtree(inside_dir)
+    # The manifest under the JSON policy of every input, in both readers: a NUL byte (which
+    # ended the C++ parse early) and a key given twice (the last silently won in both).
+    manifest_path = os.path.join(links_dir, "manifest.json")
+    with open(manifest_path, "rb") as f:
+        good = f.read()
+    text = good.decode("utf-8")
+    duplicated = text.replace('"seed":', '"seed": 99, "seed":', 1)
+    for name, damaged, expected in (("NUL", good + b"\0{}", "is a NUL byte"),
+                                    ("duplicate key", duplicated.encode("utf-8"), "duplicate key")):
+        with open(manifest_path, "wb") as f:
+            f.write(damaged)
+        cli = subprocess.run([ecobake, "inspect", links_dir], capture_output=True, text=True)
+        check(cli.returncode == 2 and expected in cli.stderr, f"manifest with a {name}: inspect exit {cli.returncode}: {cli.stderr.strip()}")
+        try:
+            eb.open_bake(links_dir)
+            check(False, f"manifest with a {name}: Python opened it")
+        except eb.BakeError as e:
+            check(expected in str(e), f"manifest with a {name}: unexpected message: {e}")
+    with open(manifest_path, "wb") as f:
+        f.write(good)
     via = os.path.join(scratch, "via-link")
     os.symlink(links_dir, via)
     cli = subprocess.run([ecobake, "inspect", via], capture_output=True, text=True)
