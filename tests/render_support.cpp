@@ -97,7 +97,7 @@ std::vector<VisibleRef> RendererProbe::visibleInstances(Renderer& r) {
   for (uint32_t d = 0; d < r.speciesCount_ * gpu::LOD_COUNT; ++d) {
     for (uint32_t i = 0; i < r.lastDraws_[d].instanceCount; ++i) {
       uint32_t ref = refs[r.lastDraws_[d].firstInstance + i];
-      auto [tile, first] = r.pageOwner_[ref >> gpu::PAGE_SHIFT];
+      auto [tile, first] = r.pages_.owner[ref >> gpu::PAGE_SHIFT];
       out.push_back({tile, first + (ref & (gpu::PAGE_SIZE - 1)), d});
     }
   }

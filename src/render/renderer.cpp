@@ -6,8 +6,6 @@
 #include <cstring>
 #include <stdexcept>
 
-#include <time.h>
-
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
@@ -17,8 +15,6 @@ namespace eco::render {
 
 namespace {
 
-constexpr uint32_t kBlockPages = 64;  // 64 pages * 1024 instances * 16 B = 1 MiB per block (1000 blocks for 67 M)
-constexpr VkDeviceSize kPageBytes = VkDeviceSize(gpu::PAGE_SIZE) * sizeof(gpu::PackedInstance);
 constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_UNORM;
 constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
 constexpr VkFormat kShadowFormat = VK_FORMAT_D32_SFLOAT;
@@ -53,14 +49,6 @@ double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// CPU time of the calling thread: a frame's own work, not the time other threads (the tile
-// loader, the far-field survey, a CPU Vulkan driver) held the cores while it was runnable.
-double threadCpuMs() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
-}
-
 }  // namespace
 
 Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& options)
@@ -70,7 +58,6 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
             (options.upload == UploadPath::Auto && !hostWritesVideoMemory(ctx.memory));
   if (world.species.size() > gpu::MAX_SPECIES) throw InputError("the viewer draws at most 256 species");
   speciesCount_ = uint32_t(std::max<size_t>(world.species.size(), 1));
-  speciesResident_.assign(speciesCount_, 0);
   casts_.assign(speciesCount_, false);
   for (size_t i = 0; i < world.species.size(); ++i) casts_[i] = world.species[i].kind <= 1;  // trees, shrubs
   drawBytes_ = VkDeviceSize(gpu::VIEW_COUNT) * speciesCount_ * gpu::LOD_COUNT * sizeof(gpu::DrawCommand);
@@ -95,11 +82,11 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
     worldPages += (t.instances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE;
     worldInstances += t.instances;
   }
-  maxPages_ = uint32_t(std::min<uint64_t>(
+  uint32_t maxPages = uint32_t(std::min<uint64_t>(
       {(options_.stream.budgetInstances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE + world.tiles.size() + 1, worldPages,
        pageLimit}));
-  if (options.maxPages > 0) maxPages_ = std::min(maxPages_, options.maxPages);
-  maxPages_ = std::max(maxPages_, 1u);
+  if (options.maxPages > 0) maxPages = std::min(maxPages, options.maxPages);
+  maxPages = std::max(maxPages, 1u);
   visibleCapacity_ = std::max<uint64_t>(std::min(options_.stream.budgetInstances, worldInstances), 1);
   // each cascade lists at most every resident caster once
   uint64_t worldCasters = worldInstances;
@@ -109,18 +96,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
       if (casts_[i]) worldCasters += world.speciesInstances[i];
   }
   casterCapacity_ = options_.shadows.enabled ? std::min(visibleCapacity_, worldCasters) : 0;
-  // Allocated once, at start-up: streaming never allocates, and where the CPU writes the pages
-  // they are touched now, so no frame pays the operating system's first-touch page faults.
-  for (uint32_t b = 0; b < (maxPages_ + kBlockPages - 1) / kBlockPages; ++b) {
-    blocks_.push_back(createBuffer(
-        ctx, kPageBytes * kBlockPages,
-        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-        staged_ ? MemoryUse::Gpu : MemoryUse::Upload));
-    if (blocks_.back().data) std::memset(blocks_.back().data, 0, blocks_.back().size);
-  }
-  pageTable_.assign(maxPages_, gpu::GpuPage{});
-  pageOwner_.resize(maxPages_);
-  for (uint32_t p = 0; p < maxPages_; ++p) freePages_.insert(p);
+  pages_ = createInstancePages(ctx, maxPages, world.tiles.size(), speciesCount_, visibleCapacity_, staged_);
   // the visible list is reached through its address: it may exceed maxStorageBufferRange
   visible_ = createBuffer(ctx, (visibleCapacity_ + gpu::CASCADE_COUNT * casterCapacity_) * 4,
                           VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
@@ -165,8 +141,6 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
                             MemoryUse::Upload);
     std::memcpy(species_.data, table.data(), species_.size);
   }
-  tiles_.resize(world.tiles.size());
-  resident_.assign(world.tiles.size(), false);
 
   {
     // the largest count at most options.samples that colour and depth attachments both offer
@@ -258,7 +232,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
       ECO_VK(vkCreateQueryPool(dev, &qi, nullptr, &s.queries));
     }
     s.frame = createBuffer(ctx, sizeof(gpu::FrameData), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUse::Upload);
-    s.pageTable = createBuffer(ctx, VkDeviceSize(maxPages_) * sizeof(gpu::GpuPage), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+    s.pageTable = createBuffer(ctx, VkDeviceSize(pages_.maxPages) * sizeof(gpu::GpuPage), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                MemoryUse::Upload);
     s.readback = createBuffer(ctx, drawBytes_ + kStatBytes + kMeterBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                               MemoryUse::Readback);
@@ -328,7 +302,7 @@ Renderer::~Renderer() {
   destroyFarField(ctx_, farField_);
   destroyExposureMeter(ctx_, meter_);
   for (Buffer* b : {&visible_, &draws_, &stats_, &species_, &vertices_, &indices_}) destroyBuffer(ctx_, *b);
-  for (Buffer& b : blocks_) destroyBuffer(ctx_, b);
+  destroyInstancePages(ctx_, pages_);
 }
 
 void Renderer::resize(int width, int height) {
@@ -340,133 +314,21 @@ void Renderer::resize(int width, int height) {
   createTargets();
 }
 
-uint32_t Renderer::allocatePage() {
-  if (freePages_.empty()) throw std::logic_error("instance page pool exhausted");
-  uint32_t p = *freePages_.begin();
-  freePages_.erase(freePages_.begin());
-  return p;
-}
-
-void Renderer::retirePages() {
-  // a page evicted while frame F was being prepared may be read by frames before F only
-  std::erase_if(retiring_, [&](const std::pair<uint64_t, uint32_t>& r) {
-    if (r.first > framesFinished_) return false;
-    freePages_.insert(r.second);
-    return true;
-  });
-}
-
 void Renderer::admit(LoadedTile& tile) {
-  if (startUpload(tile)) return;
+  if (startUpload(pages_, tile)) return;
   const SceneTile& t = world_.tiles[tile.tile];
-  spdlog::warn("tile {},{} skipped: no free instance pages ({} in use)", t.x, t.z, maxPages_ - freePages_.size());
+  spdlog::warn("tile {},{} skipped: no free instance pages ({} in use)", t.x, t.z, pages_.maxPages - pages_.freePages.size());
   streamer_->reject(tile.tile);
-}
-
-bool Renderer::startUpload(LoadedTile& tile) {
-  size_t n = tile.instances.size();
-  // The streamer admits tiles within the budget by their verified counts; past the visible
-  // list's capacity the cull shader would write out of bounds, so this is a bug, not input.
-  uint64_t pendingInstances = 0;
-  for (const PendingUpload& p : pending_) pendingInstances += p.tile.instances.size();
-  if (residentInstances_ + pendingInstances + n > visibleCapacity_)
-    throw std::logic_error("tile " + std::to_string(tile.tile) + ": " + std::to_string(n) + " instances would exceed " +
-                           "the visible list (" + std::to_string(residentInstances_) + " resident, capacity " +
-                           std::to_string(visibleCapacity_) + ")");
-  // Many small tiles can use up the pages (one dispatch row each) before the budget
-  if ((n + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE > freePages_.size()) return false;
-  PendingUpload p;
-  for (size_t first = 0; first < n; first += gpu::PAGE_SIZE) p.pages.push_back(allocatePage());
-  p.tile = std::move(tile);
-  pending_.push_back(std::move(p));
-  return true;
-}
-
-uint64_t Renderer::upload(uint64_t budget, double deadlineMs, FrameSlot& slot) {
-  uint64_t written = 0;
-  VkDeviceSize stagingUsed = 0;
-  if (budget == 0) return 0;
-  // `budget` bytes of records, whole pages at a time (at least one page per frame)
-  while (!pending_.empty()) {
-    PendingUpload& p = pending_.front();
-    const size_t n = p.tile.instances.size();
-    while (p.written < n) {
-      size_t count = std::min<size_t>(gpu::PAGE_SIZE, n - p.written);
-      VkDeviceSize bytes = VkDeviceSize(count) * sizeof(gpu::PackedInstance);
-      if (written > 0 && (written + bytes > budget || threadCpuMs() > deadlineMs)) break;
-      uint32_t page = p.pages[p.written / gpu::PAGE_SIZE];
-      VkDeviceSize offset = VkDeviceSize(page % kBlockPages) * kPageBytes;
-      const void* src = p.tile.instances.data() + p.written;
-      if (staged_) {
-        if (stagingUsed + bytes > slot.staging.size) break;
-        std::memcpy(static_cast<char*>(slot.staging.data) + stagingUsed, src, bytes);
-        copies_.push_back({VkBufferCopy{stagingUsed, offset, bytes}, page / kBlockPages});
-        stagingUsed += bytes;
-      } else {
-        // a free page: no frame in flight reads it (retirePages)
-        std::memcpy(static_cast<char*>(blocks_[page / kBlockPages].data) + offset, src, bytes);
-      }
-      p.written += count;
-      written += bytes;
-    }
-    if (p.written < n) break;  // budget spent
-    commit(p);
-    streamer_->recycle(std::move(p.tile));
-    pending_.pop_front();
-  }
-  return written;
-}
-
-void Renderer::commit(PendingUpload& p) {
-  TileSlot& slot = tiles_[p.tile.tile];
-  // Species regions of the visible list are sized from the species the shader decodes
-  // (ids were checked against the species table when the tile was read).
-  slot.speciesCounts.assign(speciesCount_, 0);
-  for (const gpu::PackedInstance& g : p.tile.instances) slot.speciesCounts[std::min(g.w >> 24, speciesCount_ - 1)]++;
-  for (size_t i = 0; i < p.pages.size(); ++i) {
-    uint32_t page = p.pages[i];
-    uint32_t first = uint32_t(i * gpu::PAGE_SIZE);
-    uint32_t count = uint32_t(std::min<size_t>(gpu::PAGE_SIZE, p.tile.instances.size() - first));
-    VkDeviceAddress address = blocks_[page / kBlockPages].address + VkDeviceSize(page % kBlockPages) * kPageBytes;
-    pageTable_[page] = {{uint32_t(address), uint32_t(address >> 32), count, uint32_t(p.tile.tile)}, p.tile.box};
-    pageOwner_[page] = {p.tile.tile, first};
-    pageCount_ = std::max(pageCount_, page + 1);
-  }
-  slot.pages = std::move(p.pages);
-  for (uint32_t k = 0; k < speciesCount_; ++k) speciesResident_[k] += slot.speciesCounts[k];
-  residentInstances_ += p.tile.instances.size();
-  resident_[p.tile.tile] = true;
-}
-
-void Renderer::evict(size_t index) {
-  // still being uploaded: its pages were never in a table
-  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
-    if (it->tile.tile != index) continue;
-    for (uint32_t p : it->pages) retiring_.push_back({frameIndex_, p});
-    streamer_->recycle(std::move(it->tile));
-    pending_.erase(it);
-    return;
-  }
-  TileSlot& slot = tiles_[index];
-  for (uint32_t p : slot.pages) {
-    residentInstances_ -= pageTable_[p].header.z;
-    pageTable_[p] = gpu::GpuPage{};
-    retiring_.push_back({frameIndex_, p});
-  }
-  for (uint32_t k = 0; k < slot.speciesCounts.size(); ++k) speciesResident_[k] -= slot.speciesCounts[k];
-  slot = TileSlot{};
-  resident_[index] = false;
-  while (pageCount_ > 0 && pageTable_[pageCount_ - 1].header.z == 0) --pageCount_;
 }
 
 void Renderer::stream(const Camera& cam) {
   std::vector<size_t> unload;
   streamer_->update(cam.position, unload);
-  for (size_t t : unload) evict(t);
-  retirePages();
+  for (size_t t : unload) evictTile(pages_, *streamer_, t, frameIndex_);
+  retirePages(pages_, framesFinished_);
   // take finished loads while their records would fit this frame's upload budget
   uint64_t queued = 0;
-  for (const PendingUpload& p : pending_) queued += (p.tile.instances.size() - p.written) * sizeof(gpu::PackedInstance);
+  for (const PendingUpload& p : pages_.pending) queued += (p.tile.instances.size() - p.written) * sizeof(gpu::PackedInstance);
   LoadedTile tile;
   while (queued < options_.uploadBytesPerFrame && streamer_->poll(tile)) {
     queued += tile.instances.size() * sizeof(gpu::PackedInstance);
@@ -479,26 +341,25 @@ void Renderer::settleStreaming(const Camera& cam) {
   for (int pass = 0; pass < 2; ++pass) {  // a second pass picks up loads planned after evictions
     std::vector<size_t> unload;
     streamer_->update(cam.position, unload);
-    for (size_t t : unload) evict(t);
+    for (size_t t : unload) evictTile(pages_, *streamer_, t, frameIndex_);
     streamer_->waitIdle();
     drain();
-    retirePages();
+    retirePages(pages_, framesFinished_);
     LoadedTile tile;
     while (streamer_->poll(tile)) {
       admit(tile);
-      while (!pending_.empty()) {
+      while (!pages_.pending.empty()) {
         FrameSlot& slot = slots_[0];
-        copies_.clear();
-        upload(slot.staging.size ? slot.staging.size : UINT64_MAX, 1e300, slot);
-        if (!copies_.empty()) {
+        pages_.copies.clear();
+        writeRecords(pages_, *streamer_, slot.staging, slot.staging.size ? slot.staging.size : UINT64_MAX, 1e300);
+        if (!pages_.copies.empty()) {
           VkCommandBuffer one = beginOneShot(ctx_);
           memoryBarrier(one, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT,
                         VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-          for (auto& [region, block] : copies_) vkCmdCopyBuffer(one, slot.staging.buffer, blocks_[block].buffer, 1, &region);
+          recordRecordCopies(one, pages_, slot.staging);
           memoryBarrier(one, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                         kCompute | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT);
           endOneShot(ctx_, one);
-          copies_.clear();
         }
       }
     }
@@ -508,21 +369,21 @@ void Renderer::settleStreaming(const Camera& cam) {
 
 void Renderer::checkCullCapacity() const {
   // The shader writes at most one visible entry per view and instance of pages
-  // [0, pageCount_), at region start + n (LOD 0) or region end - 1 - n (LOD 1), n below the
+  // [0, pages_.pageCount), at region start + n (LOD 0) or region end - 1 - n (LOD 1), n below the
   // species' count in those pages. Every write stays inside the visible list exactly when the
   // page counts, the species regions and the resident total agree and fit the list.
   uint64_t inPages = 0, inKinds = 0, casters = 0;
-  for (uint32_t p = 0; p < pageCount_; ++p) inPages += pageTable_[p].header.z;
+  for (uint32_t p = 0; p < pages_.pageCount; ++p) inPages += pages_.table[p].header.z;
   for (uint32_t k = 0; k < speciesCount_; ++k) {
-    inKinds += speciesResident_[k];
-    if (casts_[k]) casters += speciesResident_[k];
+    inKinds += pages_.speciesResident[k];
+    if (casts_[k]) casters += pages_.speciesResident[k];
   }
-  if (pageCount_ > maxPages_ || inPages != residentInstances_ || inKinds != residentInstances_ ||
-      residentInstances_ > visibleCapacity_ || (casterCapacity_ > 0 && casters > casterCapacity_) ||
-      residentInstances_ > options_.stream.budgetInstances)
+  if (pages_.pageCount > pages_.maxPages || inPages != pages_.residentInstances || inKinds != pages_.residentInstances ||
+      pages_.residentInstances > visibleCapacity_ || (casterCapacity_ > 0 && casters > casterCapacity_) ||
+      pages_.residentInstances > options_.stream.budgetInstances)
     throw std::logic_error("cull buffers inconsistent: " + std::to_string(inPages) + " instances in " +
-                           std::to_string(pageCount_) + " pages, " + std::to_string(inKinds) + " by species, " +
-                           std::to_string(residentInstances_) + " resident, visible list " +
+                           std::to_string(pages_.pageCount) + " pages, " + std::to_string(inKinds) + " by species, " +
+                           std::to_string(pages_.residentInstances) + " resident, visible list " +
                            std::to_string(visibleCapacity_) + ", budget " +
                            std::to_string(options_.stream.budgetInstances));
 }
@@ -537,14 +398,14 @@ std::vector<double> Renderer::speciesCover() const {
 
 std::vector<size_t> Renderer::residentTiles() const {
   std::vector<size_t> out;
-  for (size_t i = 0; i < resident_.size(); ++i)
-    if (resident_[i]) out.push_back(i);
+  for (size_t i = 0; i < pages_.resident.size(); ++i)
+    if (pages_.resident[i]) out.push_back(i);
   return out;
 }
 
 uint64_t Renderer::residentBytes() const {
   uint64_t bytes = visible_.size + draws_.size;
-  for (const Buffer& b : blocks_) bytes += b.size;
+  bytes += blockBytes(pages_);
   for (const FrameSlot& s : slots_) bytes += s.pageTable.size;
   return bytes;
 }
@@ -697,8 +558,9 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   const double deadline = cpu0 + options_.uploadMsPerFrame;
   uint64_t uploaded = updateFarField(ctx_, farField_, slot.cmd, options_.uploadBytesPerFrame / 8);
   stream(cam);
-  copies_.clear();
-  uploaded += upload(options_.uploadBytesPerFrame - std::min(uploaded, options_.uploadBytesPerFrame), deadline, slot);
+  pages_.copies.clear();
+  uploaded += writeRecords(pages_, *streamer_, slot.staging,
+                           options_.uploadBytesPerFrame - std::min(uploaded, options_.uploadBytesPerFrame), deadline);
   checkCullCapacity();
 
   // per-frame constants (kind regions in the visible list) and this frame's page table
@@ -712,7 +574,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   frame.fog.w = std::min(frame.fog.w, 0.25f / std::max(farField_.extentX, farField_.extentZ));
   frame.lod.z = float(pyramid_.width);
   frame.lod.w = float(pyramid_.height);
-  frame.cull.x = pageCount_;
+  frame.cull.x = pages_.pageCount;
   frame.cull.z = pyramid_.mips;
   setLight(frame);
   const uint32_t fs = uint32_t(frameIndex_ % kFramesInFlight);
@@ -735,7 +597,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
     uint32_t base = 0;
     for (uint32_t v = 0; v < gpu::VIEW_COUNT; ++v)
       for (uint32_t k = 0; k < speciesCount_; ++k) {
-        uint32_t size = v == 0 || (casts_[k] && casterCapacity_ > 0) ? uint32_t(speciesResident_[k]) : 0;
+        uint32_t size = v == 0 || (casts_[k] && casterCapacity_ > 0) ? uint32_t(pages_.speciesResident[k]) : 0;
         for (uint32_t lod = 0; lod < gpu::LOD_COUNT; ++lod) {
           MeshRange m = k < meshes_.species.size() ? meshes_.species[k].lods[lod] : MeshRange{};
           init[(v * speciesCount_ + k) * gpu::LOD_COUNT + lod] = {m.indexCount, 0, m.firstIndex, m.vertexOffset,
@@ -745,14 +607,14 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
       }
   }
   std::memcpy(slot.frame.data, &frame, sizeof(frame));
-  std::memcpy(slot.pageTable.data, pageTable_.data(), size_t(pageCount_) * sizeof(gpu::GpuPage));
+  std::memcpy(slot.pageTable.data, pages_.table.data(), size_t(pages_.pageCount) * sizeof(gpu::GpuPage));
 
   FrameStats& s = slot.stats;
   s = FrameStats{};
   s.frame = frameIndex_;
   s.exposure = frame.skyZenith.w;
   s.metered = view_.autoExposure;
-  s.resident = residentInstances_;
+  s.resident = pages_.residentInstances;
   s.shadows = frame.shadowSplits.w > 0;
   s.drawCalls = s.shadows ? 1 + gpu::CASCADE_COUNT : 1;
   s.drawCommands = s.drawCalls * speciesCount_ * gpu::LOD_COUNT;
@@ -810,7 +672,7 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
                 VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
                     VK_ACCESS_2_TRANSFER_READ_BIT,
                 VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-  for (auto& [region, block] : copies_) vkCmdCopyBuffer(cmd, slot.staging.buffer, blocks_[block].buffer, 1, &region);
+  recordRecordCopies(cmd, pages_, slot.staging);
   {
     VkBufferCopy all{0, 0, drawBytes_};
     vkCmdCopyBuffer(cmd, slot.drawInit.buffer, draws_.buffer, 1, &all);
@@ -917,19 +779,19 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
 
   // 3. culling (camera and cascades) and draw command compaction
   const VkDeviceAddress visibleAddress = visible_.address;
-  if (pageCount_ > 0) {
+  if (pages_.pageCount > 0) {
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, cull_.pipeline);
     DescriptorWrites d;
     d.buffer(0, kUbo, slot.frame);
-    d.buffer(1, kSsbo, slot.pageTable, VkDeviceSize(pageCount_) * sizeof(gpu::GpuPage));
+    d.buffer(1, kSsbo, slot.pageTable, VkDeviceSize(pages_.pageCount) * sizeof(gpu::GpuPage));
     d.buffer(2, kSsbo, draws_);
     d.buffer(4, kSsbo, stats_);
     d.image(5, kSampled, sampler_, pyramid_.view, VK_IMAGE_LAYOUT_GENERAL);
     d.buffer(7, kSsbo, species_);
     d.push(cmd, cull_);
     vkCmdPushConstants(cmd, cull_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, &visibleAddress);
-    vkCmdDispatch(cmd, gpu::PAGE_SIZE / gpu::CULL_GROUP, std::min(pageCount_, gpu::PAGE_ROWS),
-                  (pageCount_ + gpu::PAGE_ROWS - 1) / gpu::PAGE_ROWS);
+    vkCmdDispatch(cmd, gpu::PAGE_SIZE / gpu::CULL_GROUP, std::min(pages_.pageCount, gpu::PAGE_ROWS),
+                  (pages_.pageCount + gpu::PAGE_ROWS - 1) / gpu::PAGE_ROWS);
   }
   memoryBarrier(cmd, kCompute, kRW, kCompute, kRW);
   {
@@ -950,7 +812,7 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline);
     DescriptorWrites d;
     d.buffer(0, kUbo, slot.frame);
-    d.buffer(1, kSsbo, slot.pageTable, VkDeviceSize(pageCount_) * sizeof(gpu::GpuPage));
+    d.buffer(1, kSsbo, slot.pageTable, VkDeviceSize(pages_.pageCount) * sizeof(gpu::GpuPage));
     if (view == 0) d.image(3, kSampled, terrain_.shadowSampler, shadowView, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
     d.buffer(7, kSsbo, species_);
     d.push(cmd, p);
@@ -978,7 +840,7 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
       beginPass(VK_NULL_HANDLE, shadowMap_.layerViews[c], VK_ATTACHMENT_LOAD_OP_CLEAR, 1.0f, size, size);
       vkCmdSetDepthBias(cmd, kShadowBiasConstant, 0.0f, kShadowBiasSlope);
       recordTerrainDraw(cmd, terrain_, slot.frame, textures, fs, TerrainPass::Shadow, 1 + c);
-      if (pageCount_ > 0 && (slot.data.cull.y & gpu::CULL_SHADOWS)) drawVegetation(vegetationShadow_, 1 + c);
+      if (pages_.pageCount > 0 && (slot.data.cull.y & gpu::CULL_SHADOWS)) drawVegetation(vegetationShadow_, 1 + c);
       vkCmdEndRendering(cmd);
     }
     imageBarrier(cmd, shadowMap_.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
@@ -997,7 +859,7 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
                    VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
   beginPass(color_.view, depth_.view, VK_ATTACHMENT_LOAD_OP_LOAD, 0.0f, w, h);
   recordTerrainDraw(cmd, terrain_, slot.frame, textures, fs, TerrainPass::Color);
-  if (pageCount_ > 0) drawVegetation(vegetation_, 0);
+  if (pages_.pageCount > 0) drawVegetation(vegetation_, 0);
   {
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, sky_.pipeline);
     DescriptorWrites d;

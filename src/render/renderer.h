@@ -21,15 +21,14 @@
 // records are written per frame, nearest tiles first.
 #include <array>
 #include <chrono>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <set>
 #include <vector>
 
 #include "render/camera.h"
 #include "render/exposure.h"
 #include "render/far_field.h"
+#include "render/instance_pages.h"
 #include "meshes/meshes.h"
 #include "render/streamer.h"
 #include "render/shadows.h"
@@ -37,7 +36,6 @@
 #include "render/view_settings.h"
 #include "render/vk_context.h"
 #include "render/scene.h"
-#include "render/view_settings.h"
 
 namespace eco::render {
 
@@ -154,7 +152,7 @@ class Renderer {
   // list's slots [LOD 0 firstInstance, LOD 1 regionEnd).
   std::vector<gpu::DrawCommand> drawCommands() const { return lastDraws_; }
   uint32_t speciesCount() const { return speciesCount_; }
-  const std::vector<uint64_t>& speciesResident() const { return speciesResident_; }  // by species id
+  const std::vector<uint64_t>& speciesResident() const { return pages_.speciesResident; }  // by species id
   // By species id: crown area over the world's area, from the far-field survey (render/far_field.h
   // FarFieldStats::crownArea; the tiles surveyed so far); empty without a survey.
   std::vector<double> speciesCover() const;
@@ -165,15 +163,6 @@ class Renderer {
 
  private:
   friend struct RendererProbe;  // tests read the visible list back (tests/render_support.cpp)
-  struct TileSlot {
-    std::vector<uint32_t> pages;
-    std::vector<uint32_t> speciesCounts;  // by species id
-  };
-  struct PendingUpload {  // a tile being written, a budget's worth per frame
-    LoadedTile tile;
-    std::vector<uint32_t> pages;
-    size_t written = 0;  // instances
-  };
   struct FrameSlot {
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     VkFence fence = VK_NULL_HANDLE;
@@ -186,16 +175,7 @@ class Renderer {
   void createTargets();
   void destroyTargets();
   void stream(const Camera& cam);
-  // Writes up to `budget` bytes of pending records until the thread's CPU clock passes
-  // deadlineMs (at least one page): memcpy into the pages, or into the slot's staging buffer
-  // with the copies listed in copies_ for the frame (or settle) to record.
-  uint64_t upload(uint64_t budget, double deadlineMs, FrameSlot& slot);
-  void admit(LoadedTile& tile);        // startUpload, or warn once and tell the streamer
-  bool startUpload(LoadedTile& tile);  // false: too few free pages, nothing changed
-  void commit(PendingUpload& p);
-  void evict(size_t tile);
-  void retirePages();
-  uint32_t allocatePage();
+  void admit(LoadedTile& tile);  // startUpload, or warn once and tell the streamer
   void checkCullCapacity() const;  // std::logic_error unless every cull shader write fits
   void record(FrameSlot& slot, const CullSettings& cull, const FrameHooks* hooks);
   void setLight(gpu::FrameData& frame) const;  // sun, sky, fog, water, overlay, shadow cascades
@@ -208,24 +188,12 @@ class Renderer {
   std::unique_ptr<Streamer> streamer_;
   bool staged_ = false;
 
-  // instance pages
-  uint32_t maxPages_ = 0, pageCount_ = 0;
-  std::vector<Buffer> blocks_;
-  std::set<uint32_t> freePages_;
-  std::vector<std::pair<uint64_t, uint32_t>> retiring_;  // (frame from which it is unused, page)
-  std::vector<gpu::GpuPage> pageTable_;                  // the committed table; copied per frame
-  std::vector<std::pair<size_t, uint32_t>> pageOwner_;   // tile, first instance in tile
-  std::vector<TileSlot> tiles_;
-  std::vector<bool> resident_;
-  std::deque<PendingUpload> pending_;
+  InstancePages pages_;  // the resident instances' records and which tiles hold them
   uint32_t speciesCount_ = 1;
-  std::vector<uint64_t> speciesResident_;  // by species id
-  std::vector<bool> casts_;                // by species id: drawn into the shadow maps
-  uint64_t residentInstances_ = 0;
+  std::vector<bool> casts_;       // by species id: drawn into the shadow maps
   uint64_t visibleCapacity_ = 0;  // camera view; the cascades' regions follow it
   uint64_t casterCapacity_ = 0;   // per cascade
   VkDeviceSize drawBytes_ = 0;    // the indirect records of all views
-  std::vector<std::pair<VkBufferCopy, uint32_t>> copies_;  // this frame's staged copies (region, block)
 
   Buffer visible_, draws_, stats_, species_, vertices_, indices_;
   MeshSet meshes_;

@@ -1,0 +1,176 @@
+#include "render/instance_pages.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include <time.h>
+
+namespace eco::render {
+
+double threadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
+}
+
+InstancePages createInstancePages(Context& ctx, uint32_t maxPages, size_t tiles, uint32_t speciesCount,
+                                  uint64_t capacity, bool staged) {
+  InstancePages p;
+  p.maxPages = maxPages;
+  p.staged = staged;
+  p.capacity = capacity;
+  p.speciesCount = speciesCount;
+  p.speciesResident.assign(speciesCount, 0);
+  p.tiles.resize(tiles);
+  p.resident.assign(tiles, false);
+  // Allocated once, at start-up: streaming never allocates, and where the CPU writes the pages
+  // they are touched now, so no frame pays the operating system's first-touch page faults.
+  for (uint32_t b = 0; b < (maxPages + kBlockPages - 1) / kBlockPages; ++b) {
+    p.blocks.push_back(createBuffer(
+        ctx, kPageBytes * kBlockPages,
+        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        staged ? MemoryUse::Gpu : MemoryUse::Upload));
+    if (p.blocks.back().data) std::memset(p.blocks.back().data, 0, p.blocks.back().size);
+  }
+  p.table.assign(maxPages, gpu::GpuPage{});
+  p.owner.resize(maxPages);
+  for (uint32_t i = 0; i < maxPages; ++i) p.freePages.insert(i);
+  return p;
+}
+
+void destroyInstancePages(Context& ctx, InstancePages& pages) {
+  for (Buffer& b : pages.blocks) destroyBuffer(ctx, b);
+  pages.blocks.clear();
+}
+
+namespace {
+
+uint32_t allocatePage(InstancePages& pages) {
+  if (pages.freePages.empty()) throw std::logic_error("instance page pool exhausted");
+  uint32_t p = *pages.freePages.begin();
+  pages.freePages.erase(pages.freePages.begin());
+  return p;
+}
+
+void commit(InstancePages& pages, PendingUpload& p) {
+  InstancePages::TileSlot& slot = pages.tiles[p.tile.tile];
+  // Species regions of the visible list are sized from the species the shader decodes
+  // (ids were checked against the species table when the tile was read).
+  slot.speciesCounts.assign(pages.speciesCount, 0);
+  for (const gpu::PackedInstance& g : p.tile.instances) slot.speciesCounts[std::min(g.w >> 24, pages.speciesCount - 1)]++;
+  for (size_t i = 0; i < p.pages.size(); ++i) {
+    uint32_t page = p.pages[i];
+    uint32_t first = uint32_t(i * gpu::PAGE_SIZE);
+    uint32_t count = uint32_t(std::min<size_t>(gpu::PAGE_SIZE, p.tile.instances.size() - first));
+    VkDeviceAddress address = pages.blocks[page / kBlockPages].address + VkDeviceSize(page % kBlockPages) * kPageBytes;
+    pages.table[page] = {{uint32_t(address), uint32_t(address >> 32), count, uint32_t(p.tile.tile)}, p.tile.box};
+    pages.owner[page] = {p.tile.tile, first};
+    pages.pageCount = std::max(pages.pageCount, page + 1);
+  }
+  slot.pages = std::move(p.pages);
+  for (uint32_t k = 0; k < pages.speciesCount; ++k) pages.speciesResident[k] += slot.speciesCounts[k];
+  pages.residentInstances += p.tile.instances.size();
+  pages.resident[p.tile.tile] = true;
+}
+
+}  // namespace
+
+bool startUpload(InstancePages& pages, LoadedTile& tile) {
+  size_t n = tile.instances.size();
+  // The streamer admits tiles within the budget by their verified counts; past the visible
+  // list's capacity the cull shader would write out of bounds, so this is a bug, not input.
+  uint64_t pendingInstances = 0;
+  for (const PendingUpload& p : pages.pending) pendingInstances += p.tile.instances.size();
+  if (pages.residentInstances + pendingInstances + n > pages.capacity)
+    throw std::logic_error("tile " + std::to_string(tile.tile) + ": " + std::to_string(n) + " instances would exceed " +
+                           "the visible list (" + std::to_string(pages.residentInstances) + " resident, capacity " +
+                           std::to_string(pages.capacity) + ")");
+  // Many small tiles can use up the pages (one dispatch row each) before the budget
+  if ((n + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE > pages.freePages.size()) return false;
+  PendingUpload p;
+  for (size_t first = 0; first < n; first += gpu::PAGE_SIZE) p.pages.push_back(allocatePage(pages));
+  p.tile = std::move(tile);
+  pages.pending.push_back(std::move(p));
+  return true;
+}
+
+uint64_t writeRecords(InstancePages& pages, Streamer& streamer, const Buffer& staging, uint64_t budget,
+                      double deadlineMs) {
+  uint64_t written = 0;
+  VkDeviceSize stagingUsed = 0;
+  if (budget == 0) return 0;
+  // `budget` bytes of records, whole pages at a time (at least one page per frame)
+  while (!pages.pending.empty()) {
+    PendingUpload& p = pages.pending.front();
+    const size_t n = p.tile.instances.size();
+    while (p.written < n) {
+      size_t count = std::min<size_t>(gpu::PAGE_SIZE, n - p.written);
+      VkDeviceSize bytes = VkDeviceSize(count) * sizeof(gpu::PackedInstance);
+      if (written > 0 && (written + bytes > budget || threadCpuMs() > deadlineMs)) break;
+      uint32_t page = p.pages[p.written / gpu::PAGE_SIZE];
+      VkDeviceSize offset = VkDeviceSize(page % kBlockPages) * kPageBytes;
+      const void* src = p.tile.instances.data() + p.written;
+      if (pages.staged) {
+        if (stagingUsed + bytes > staging.size) break;
+        std::memcpy(static_cast<char*>(staging.data) + stagingUsed, src, bytes);
+        pages.copies.push_back({VkBufferCopy{stagingUsed, offset, bytes}, page / kBlockPages});
+        stagingUsed += bytes;
+      } else {
+        // a free page: no frame in flight reads it (retirePages)
+        std::memcpy(static_cast<char*>(pages.blocks[page / kBlockPages].data) + offset, src, bytes);
+      }
+      p.written += count;
+      written += bytes;
+    }
+    if (p.written < n) break;  // budget spent
+    commit(pages, p);
+    streamer.recycle(std::move(p.tile));
+    pages.pending.pop_front();
+  }
+  return written;
+}
+
+void evictTile(InstancePages& pages, Streamer& streamer, size_t index, uint64_t frameIndex) {
+  // still being uploaded: its pages were never in a table
+  for (auto it = pages.pending.begin(); it != pages.pending.end(); ++it) {
+    if (it->tile.tile != index) continue;
+    for (uint32_t p : it->pages) pages.retiring.push_back({frameIndex, p});
+    streamer.recycle(std::move(it->tile));
+    pages.pending.erase(it);
+    return;
+  }
+  InstancePages::TileSlot& slot = pages.tiles[index];
+  for (uint32_t p : slot.pages) {
+    pages.residentInstances -= pages.table[p].header.z;
+    pages.table[p] = gpu::GpuPage{};
+    pages.retiring.push_back({frameIndex, p});
+  }
+  for (uint32_t k = 0; k < slot.speciesCounts.size(); ++k) pages.speciesResident[k] -= slot.speciesCounts[k];
+  slot = InstancePages::TileSlot{};
+  pages.resident[index] = false;
+  while (pages.pageCount > 0 && pages.table[pages.pageCount - 1].header.z == 0) --pages.pageCount;
+}
+
+void retirePages(InstancePages& pages, uint64_t framesFinished) {
+  // a page evicted while frame F was being prepared may be read by frames before F only
+  std::erase_if(pages.retiring, [&](const std::pair<uint64_t, uint32_t>& r) {
+    if (r.first > framesFinished) return false;
+    pages.freePages.insert(r.second);
+    return true;
+  });
+}
+
+void recordRecordCopies(VkCommandBuffer cmd, InstancePages& pages, const Buffer& staging) {
+  for (auto& [region, block] : pages.copies) vkCmdCopyBuffer(cmd, staging.buffer, pages.blocks[block].buffer, 1, &region);
+  pages.copies.clear();
+}
+
+uint64_t blockBytes(const InstancePages& pages) {
+  uint64_t bytes = 0;
+  for (const Buffer& b : pages.blocks) bytes += b.size;
+  return bytes;
+}
+
+}  // namespace eco::render

@@ -1,0 +1,81 @@
+#pragma once
+// Instance pages: where the resident instances' 16-byte records live on the GPU, and which
+// tiles are resident. Records sit in pages of PAGE_SIZE instances inside 1 MiB blocks
+// allocated once at start-up (streaming never allocates); the page table (GpuPage per page:
+// address, count, tile box) is what cull.comp walks. A tile is admitted (startUpload: pages
+// reserved), written a budget's worth per frame (writeRecords: straight into the pages where
+// the CPU can map them, else into the frame's staging buffer with the copies listed), then
+// committed into the table; evicted pages are retired until no frame in flight can read them.
+// The create/prepare pattern of terrain_draw and far_field: the Renderer owns one and calls
+// these between frames; render/renderer.cpp records the staged copies into the frame.
+#include <cstdint>
+#include <deque>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "render/scene.h"
+#include "render/streamer.h"
+#include "render/vk_context.h"
+#include "shaders/shared.h"
+
+namespace eco::render {
+
+// 64 pages * 1024 instances * 16 B = 1 MiB per block (1000 blocks for 67 M instances)
+constexpr uint32_t kBlockPages = 64;
+constexpr VkDeviceSize kPageBytes = VkDeviceSize(gpu::PAGE_SIZE) * sizeof(gpu::PackedInstance);
+
+struct PendingUpload {  // a tile being written, a budget's worth per frame
+  LoadedTile tile;
+  std::vector<uint32_t> pages;
+  size_t written = 0;  // instances
+};
+
+struct InstancePages {
+  struct TileSlot {
+    std::vector<uint32_t> pages;
+    std::vector<uint32_t> speciesCounts;  // by species id
+  };
+  uint32_t maxPages = 0;
+  uint32_t pageCount = 0;  // pages [0, pageCount) may hold instances: what cull.comp dispatches over
+  bool staged = false;     // the blocks are GPU-only: records go through the staging buffer
+  std::vector<Buffer> blocks;
+  std::set<uint32_t> freePages;
+  std::vector<std::pair<uint64_t, uint32_t>> retiring;  // (frame from which it is unused, page)
+  std::vector<gpu::GpuPage> table;                      // the committed table; copied per frame
+  std::vector<std::pair<size_t, uint32_t>> owner;       // per page: tile, first instance in tile
+  std::vector<TileSlot> tiles;
+  std::vector<bool> resident;  // by tile
+  std::deque<PendingUpload> pending;
+  uint32_t speciesCount = 1;
+  std::vector<uint64_t> speciesResident;  // by species id
+  uint64_t residentInstances = 0;
+  uint64_t capacity = 0;  // instances the visible list holds: admitting past it is a bug
+  std::vector<std::pair<VkBufferCopy, uint32_t>> copies;  // staged copies to record (region, block)
+};
+
+InstancePages createInstancePages(Context& ctx, uint32_t maxPages, size_t tiles, uint32_t speciesCount,
+                                  uint64_t capacity, bool staged);
+void destroyInstancePages(Context& ctx, InstancePages& pages);
+
+// Reserves the tile's pages and queues it; false (nothing changed) when too few pages are free.
+// std::logic_error when the resident and queued instances would pass `capacity`.
+bool startUpload(InstancePages& pages, LoadedTile& tile);
+// Writes queued records, whole pages, until `budget` bytes are written or the calling thread's
+// CPU clock passes deadlineMs (at least one page); a finished tile is committed and its
+// buffers handed back to the streamer. Staged: into `staging`, appending to pages.copies.
+uint64_t writeRecords(InstancePages& pages, Streamer& streamer, const Buffer& staging, uint64_t budget,
+                      double deadlineMs);
+// Drops a tile (resident or still queued); its pages are retired from frame `frameIndex` on.
+void evictTile(InstancePages& pages, Streamer& streamer, size_t tile, uint64_t frameIndex);
+// Frees the retired pages no frame in flight reads any more (frames before framesFinished).
+void retirePages(InstancePages& pages, uint64_t framesFinished);
+// Records pages.copies from `staging` into the blocks and clears the list.
+void recordRecordCopies(VkCommandBuffer cmd, InstancePages& pages, const Buffer& staging);
+uint64_t blockBytes(const InstancePages& pages);
+
+// CPU time of the calling thread in ms: a frame's own work, not the time other threads (the
+// tile loader, the far-field survey, a CPU Vulkan driver) held the cores while it was runnable.
+double threadCpuMs();
+
+}  // namespace eco::render
