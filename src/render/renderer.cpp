@@ -124,12 +124,6 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
                      meshFormName(sources[i].form));
     }
   }
-  vertices_ = createBuffer(ctx, std::max<size_t>(meshes_.vertices.size(), 1) * sizeof(MeshVertex),
-                           VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, MemoryUse::Upload);
-  std::memcpy(vertices_.data, meshes_.vertices.data(), meshes_.vertices.size() * sizeof(MeshVertex));
-  indices_ = createBuffer(ctx, std::max<size_t>(meshes_.indices.size(), 1) * 4, VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
-                          MemoryUse::Upload);
-  std::memcpy(indices_.data, meshes_.indices.data(), meshes_.indices.size() * 4);
   {
     std::vector<gpu::GpuSpecies> table = gpuSpeciesTable(world.species);
     for (size_t i = 0; i < world.species.size(); ++i) {
@@ -182,23 +176,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   ECO_VK(vkCreateSampler(dev, &si, nullptr, &sampler_));
 
   // pipelines
-  GraphicsDesc veg{"vegetation.vert", "vegetation.frag", {{0, sizeof(MeshVertex), VK_VERTEX_INPUT_RATE_VERTEX}},
-                   {{0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0}, {1, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 16}},
-                   kColorFormat, kDepthFormat, VK_CULL_MODE_NONE};
-  veg.samples = samples_;
-  const std::vector<BindingDesc> vegBindings = {{0, kUbo, kVF},
-                                                {1, kSsbo, VK_SHADER_STAGE_VERTEX_BIT},
-                                                {3, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
-                                                {7, kSsbo, VK_SHADER_STAGE_VERTEX_BIT}};
-  vegetation_ = createGraphicsPipeline(ctx, veg, vegBindings, 16);
-  GraphicsDesc vegShadow = veg;
-  vegShadow.fragmentShader = nullptr;
-  vegShadow.colorFormat = VK_FORMAT_UNDEFINED;
-  vegShadow.depthFormat = kShadowFormat;
-  vegShadow.depthCompare = VK_COMPARE_OP_LESS;
-  vegShadow.depthBias = true;
-  vegShadow.samples = VK_SAMPLE_COUNT_1_BIT;
-  vegetationShadow_ = createGraphicsPipeline(ctx, vegShadow, vegBindings, 16);
+  vegetation_ = createVegetationDraw(ctx, meshes_, kColorFormat, kDepthFormat, kShadowFormat, samples_);
   GraphicsDesc sky{"sky.vert", "sky.frag", {}, {}, kColorFormat, kDepthFormat, VK_CULL_MODE_NONE};
   sky.depthCompare = VK_COMPARE_OP_EQUAL;  // only where nothing was drawn (depth still 0)
   sky.depthWrite = false;
@@ -293,7 +271,8 @@ Renderer::~Renderer() {
     for (Buffer* b : {&s.frame, &s.pageTable, &s.staging, &s.readback, &s.drawInit}) destroyBuffer(ctx_, *b);
   }
   destroyTargets();
-  for (Pipeline* p : {&vegetation_, &vegetationShadow_, &sky_, &cull_, &cullFinish_, &reduce_, &reduceMs_})
+  destroyVegetationDraw(ctx_, vegetation_);
+  for (Pipeline* p : {&sky_, &cull_, &cullFinish_, &reduce_, &reduceMs_})
     destroyPipeline(ctx_, *p);
   destroyImage(ctx_, shadowMap_);
   for (GpuImage& l : layers_) destroyImage(ctx_, l);
@@ -301,7 +280,7 @@ Renderer::~Renderer() {
   destroyTerrainDraw(ctx_, terrain_);
   destroyFarField(ctx_, farField_);
   destroyExposureMeter(ctx_, meter_);
-  for (Buffer* b : {&visible_, &draws_, &stats_, &species_, &vertices_, &indices_}) destroyBuffer(ctx_, *b);
+  for (Buffer* b : {&visible_, &draws_, &stats_, &species_}) destroyBuffer(ctx_, *b);
   destroyInstancePages(ctx_, pages_);
 }
 
@@ -807,26 +786,16 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
                 VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_READ_BIT);
   if (slot.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, slot.queries, TsCull);
 
-  const uint32_t perView = speciesCount_ * gpu::LOD_COUNT;
-  auto drawVegetation = [&](const Pipeline& p, uint32_t view) {
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline);
-    DescriptorWrites d;
-    d.buffer(0, kUbo, slot.frame);
-    d.buffer(1, kSsbo, slot.pageTable, VkDeviceSize(pages_.pageCount) * sizeof(gpu::GpuPage));
-    if (view == 0) d.image(3, kSampled, terrain_.shadowSampler, shadowView, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-    d.buffer(7, kSsbo, species_);
-    d.push(cmd, p);
-    struct {
-      VkDeviceAddress visible;
-      uint32_t view, pad;
-    } push{visibleAddress, view, 0};
-    vkCmdPushConstants(cmd, p.layout, kVF, 0, sizeof(push), &push);
-    VkDeviceSize offset = 0;
-    vkCmdBindVertexBuffers(cmd, 0, 1, &vertices_.buffer, &offset);
-    vkCmdBindIndexBuffer(cmd, indices_.buffer, 0, VK_INDEX_TYPE_UINT32);
-    vkCmdDrawIndexedIndirect(cmd, draws_.buffer, VkDeviceSize(view) * perView * sizeof(gpu::DrawCommand), perView,
-                             sizeof(gpu::DrawCommand));
-  };
+  VegetationInputs vegetationInputs;
+  vegetationInputs.frame = &slot.frame;
+  vegetationInputs.pageTable = &slot.pageTable;
+  vegetationInputs.pageCount = pages_.pageCount;
+  vegetationInputs.species = &species_;
+  vegetationInputs.draws = &draws_;
+  vegetationInputs.visible = visibleAddress;
+  vegetationInputs.speciesCount = speciesCount_;
+  vegetationInputs.shadowSampler = terrain_.shadowSampler;
+  vegetationInputs.shadowView = shadowView;
 
   // 4. shadow cascades: terrain and the casters the culling pass listed for each
   if (shadows) {
@@ -840,7 +809,7 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
       beginPass(VK_NULL_HANDLE, shadowMap_.layerViews[c], VK_ATTACHMENT_LOAD_OP_CLEAR, 1.0f, size, size);
       vkCmdSetDepthBias(cmd, kShadowBiasConstant, 0.0f, kShadowBiasSlope);
       recordTerrainDraw(cmd, terrain_, slot.frame, textures, fs, TerrainPass::Shadow, 1 + c);
-      if (pages_.pageCount > 0 && (slot.data.cull.y & gpu::CULL_SHADOWS)) drawVegetation(vegetationShadow_, 1 + c);
+      if (pages_.pageCount > 0 && (slot.data.cull.y & gpu::CULL_SHADOWS)) recordVegetationDraw(cmd, vegetation_, vegetationInputs, 1 + c);
       vkCmdEndRendering(cmd);
     }
     imageBarrier(cmd, shadowMap_.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
@@ -859,7 +828,7 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
                    VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
   beginPass(color_.view, depth_.view, VK_ATTACHMENT_LOAD_OP_LOAD, 0.0f, w, h);
   recordTerrainDraw(cmd, terrain_, slot.frame, textures, fs, TerrainPass::Color);
-  if (pages_.pageCount > 0) drawVegetation(vegetation_, 0);
+  if (pages_.pageCount > 0) recordVegetationDraw(cmd, vegetation_, vegetationInputs, 0);
   {
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, sky_.pipeline);
     DescriptorWrites d;

@@ -33,6 +33,7 @@
 #include "render/streamer.h"
 #include "render/shadows.h"
 #include "render/terrain_draw.h"
+#include "render/vegetation_draw.h"
 #include "render/view_settings.h"
 #include "render/vk_context.h"
 #include "render/scene.h"
@@ -195,7 +196,7 @@ class Renderer {
   uint64_t casterCapacity_ = 0;   // per cascade
   VkDeviceSize drawBytes_ = 0;    // the indirect records of all views
 
-  Buffer visible_, draws_, stats_, species_, vertices_, indices_;
+  Buffer visible_, draws_, stats_, species_;
   MeshSet meshes_;
   TerrainDraw terrain_;
   FarField farField_;
@@ -207,7 +208,8 @@ class Renderer {
   GpuImage color_, colorMsaa_, depth_, pyramid_, shadowMap_;  // colorMsaa_: samples_ > 1 only
   VkSampleCountFlagBits samples_ = VK_SAMPLE_COUNT_1_BIT;
   VkSampler sampler_ = VK_NULL_HANDLE;
-  Pipeline vegetation_, vegetationShadow_, sky_, cull_, cullFinish_, reduce_, reduceMs_;
+  VegetationDraw vegetation_;
+  Pipeline sky_, cull_, cullFinish_, reduce_, reduceMs_;
   ViewSettings view_;
   float minY_ = 0, maxY_ = 0;  // terrain heights, maxY_ plus the tallest plant
   std::array<FrameSlot, kFramesInFlight> slots_;
