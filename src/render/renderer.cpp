@@ -182,15 +182,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   sky.depthWrite = false;
   sky.samples = samples_;
   sky_ = createGraphicsPipeline(ctx, sky, {{0, kUbo, kVF}}, 0);
-  constexpr VkShaderStageFlags C = VK_SHADER_STAGE_COMPUTE_BIT;
-  cull_ = createComputePipeline(ctx, "cull.comp",
-                                {{0, kUbo, C}, {1, kSsbo, C}, {2, kSsbo, C}, {4, kSsbo, C}, {5, kSampled, C}, {7, kSsbo, C}},
-                                8);
-  cullFinish_ = createComputePipeline(ctx, "cull_finish.comp", {{0, kUbo, C}, {2, kSsbo, C}}, 0);
-  reduce_ = createComputePipeline(ctx, "depth_reduce.comp",
-                                  {{0, kSampled, C}, {1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, C}}, 20);
-  reduceMs_ = createComputePipeline(ctx, "depth_reduce_ms.comp",
-                                    {{0, kSampled, C}, {1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, C}}, 20);
+  cull_ = createCullPass(ctx);
 
   meter_ = createExposureMeter(ctx);
   createTargets();
@@ -272,7 +264,8 @@ Renderer::~Renderer() {
   }
   destroyTargets();
   destroyVegetationDraw(ctx_, vegetation_);
-  for (Pipeline* p : {&sky_, &cull_, &cullFinish_, &reduce_, &reduceMs_})
+  destroyCullPass(ctx_, cull_);
+  for (Pipeline* p : {&sky_})
     destroyPipeline(ctx_, *p);
   destroyImage(ctx_, shadowMap_);
   for (GpuImage& l : layers_) destroyImage(ctx_, l);
@@ -722,25 +715,7 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
                  VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, kCompute,
                  VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
     memoryBarrier(cmd, kCompute, kRW, kCompute, kRW);  // previous frame's culling read the pyramid
-    uint32_t sw = w, sh = h;
-    for (uint32_t level = 0; level < pyramid_.mips; ++level) {
-      const Pipeline& reduce = level == 0 && samples_ != VK_SAMPLE_COUNT_1_BIT ? reduceMs_ : reduce_;
-      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, reduce.pipeline);
-      uint32_t dw = std::max(1u, pyramid_.width >> level), dh = std::max(1u, pyramid_.height >> level);
-      DescriptorWrites d;
-      if (level == 0)
-        d.image(0, kSampled, sampler_, depth_.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-      else
-        d.image(0, kSampled, sampler_, pyramid_.mipViews[level - 1], VK_IMAGE_LAYOUT_GENERAL);
-      d.image(1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_NULL_HANDLE, pyramid_.mipViews[level], VK_IMAGE_LAYOUT_GENERAL);
-      d.push(cmd, reduce);
-      uint32_t push[5] = {sw, sh, dw, dh, uint32_t(samples_)};
-      vkCmdPushConstants(cmd, reduce.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), push);
-      vkCmdDispatch(cmd, (dw + 7) / 8, (dh + 7) / 8, 1);
-      memoryBarrier(cmd, kCompute, VK_ACCESS_2_SHADER_WRITE_BIT, kCompute, VK_ACCESS_2_SHADER_READ_BIT);
-      sw = dw;
-      sh = dh;
-    }
+    recordDepthPyramid(cmd, cull_, sampler_, depth_.view, pyramid_, w, h, samples_);
     // back to an attachment for the colour pass, which tests against the terrain depth
     imageBarrier(cmd, depth_.image, VK_IMAGE_ASPECT_DEPTH_BIT, kCompute, 0, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                  VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
@@ -758,29 +733,18 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
 
   // 3. culling (camera and cascades) and draw command compaction
   const VkDeviceAddress visibleAddress = visible_.address;
-  if (pages_.pageCount > 0) {
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, cull_.pipeline);
-    DescriptorWrites d;
-    d.buffer(0, kUbo, slot.frame);
-    d.buffer(1, kSsbo, slot.pageTable, VkDeviceSize(pages_.pageCount) * sizeof(gpu::GpuPage));
-    d.buffer(2, kSsbo, draws_);
-    d.buffer(4, kSsbo, stats_);
-    d.image(5, kSampled, sampler_, pyramid_.view, VK_IMAGE_LAYOUT_GENERAL);
-    d.buffer(7, kSsbo, species_);
-    d.push(cmd, cull_);
-    vkCmdPushConstants(cmd, cull_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, &visibleAddress);
-    vkCmdDispatch(cmd, gpu::PAGE_SIZE / gpu::CULL_GROUP, std::min(pages_.pageCount, gpu::PAGE_ROWS),
-                  (pages_.pageCount + gpu::PAGE_ROWS - 1) / gpu::PAGE_ROWS);
-  }
-  memoryBarrier(cmd, kCompute, kRW, kCompute, kRW);
-  {
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, cullFinish_.pipeline);
-    DescriptorWrites d;
-    d.buffer(0, kUbo, slot.frame);
-    d.buffer(2, kSsbo, draws_);
-    d.push(cmd, cullFinish_);
-    vkCmdDispatch(cmd, (speciesCount_ * gpu::VIEW_COUNT + 63) / 64, 1, 1);
-  }
+  CullInputs cullInputs;
+  cullInputs.frame = &slot.frame;
+  cullInputs.pageTable = &slot.pageTable;
+  cullInputs.pageCount = pages_.pageCount;
+  cullInputs.draws = &draws_;
+  cullInputs.stats = &stats_;
+  cullInputs.species = &species_;
+  cullInputs.sampler = sampler_;
+  cullInputs.pyramid = pyramid_.view;
+  cullInputs.visible = visibleAddress;
+  cullInputs.speciesCount = speciesCount_;
+  recordCull(cmd, cull_, cullInputs);
   memoryBarrier(cmd, kCompute, VK_ACCESS_2_SHADER_WRITE_BIT,
                 VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT,
                 VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_2_SHADER_READ_BIT);

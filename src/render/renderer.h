@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "render/camera.h"
+#include "render/cull_pass.h"
 #include "render/exposure.h"
 #include "render/far_field.h"
 #include "render/instance_pages.h"
@@ -209,7 +210,8 @@ class Renderer {
   VkSampleCountFlagBits samples_ = VK_SAMPLE_COUNT_1_BIT;
   VkSampler sampler_ = VK_NULL_HANDLE;
   VegetationDraw vegetation_;
-  Pipeline sky_, cull_, cullFinish_, reduce_, reduceMs_;
+  CullPass cull_;
+  Pipeline sky_;
   ViewSettings view_;
   float minY_ = 0, maxY_ = 0;  // terrain heights, maxY_ plus the tallest plant
   std::array<FrameSlot, kFramesInFlight> slots_;

@@ -1,0 +1,42 @@
+#pragma once
+// Culling on the GPU: the Hi-Z pyramid reduced from the terrain's depth pre-pass
+// (depth_reduce.comp, depth_reduce_ms.comp for a multisampled depth), then cull.comp over every
+// resident page (frustum, draw distance and fade, LOD, Hi-Z occlusion, shadow casters per
+// cascade), appending visible references into each (view, species, LOD) region of the visible
+// list, and cull_finish.comp fixing the LOD 1 records' first instances. The create/record
+// pattern of terrain_draw and vegetation_draw; the renderer owns the pyramid image (a target,
+// recreated on resize) and the buffers.
+#include "render/vk_context.h"
+#include "shaders/shared.h"
+
+namespace eco::render {
+
+struct CullPass {
+  Pipeline cull, finish, reduce, reduceMultisampled;
+};
+
+CullPass createCullPass(Context& ctx);
+void destroyCullPass(Context& ctx, CullPass& c);
+
+// Reduces `depth` (sourceWidth x sourceHeight, `samples` per pixel, SHADER_READ_ONLY) into
+// every mip of `pyramid` (GENERAL), with a compute barrier after each level.
+void recordDepthPyramid(VkCommandBuffer cmd, const CullPass& c, VkSampler sampler, VkImageView depth,
+                        const GpuImage& pyramid, uint32_t sourceWidth, uint32_t sourceHeight,
+                        VkSampleCountFlagBits samples);
+
+struct CullInputs {
+  const Buffer* frame = nullptr;
+  const Buffer* pageTable = nullptr;
+  uint32_t pageCount = 0;
+  const Buffer* draws = nullptr;
+  const Buffer* stats = nullptr;
+  const Buffer* species = nullptr;
+  VkSampler sampler = VK_NULL_HANDLE;
+  VkImageView pyramid = VK_NULL_HANDLE;  // all mips, GENERAL
+  VkDeviceAddress visible = 0;
+  uint32_t speciesCount = 1;
+};
+// cull.comp over pages [0, pageCount) (nothing when 0), a barrier, then cull_finish.comp.
+void recordCull(VkCommandBuffer cmd, const CullPass& c, const CullInputs& in);
+
+}  // namespace eco::render
