@@ -39,7 +39,7 @@ TEST(RenderCamera, KeptAboveTheGroundWhereverItIs) {
 TEST(RenderCamera, HeadlessCameraUnderTheHillIsRaisedAndDrawsWhatTheRaisedOneSees) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   const Scene w = makeSyntheticScene(smallWorld(20000));
-  HeadlessOptions o;
+  ViewerOptions o;
   o.width = 160;
   o.height = 90;
   o.validation = true;

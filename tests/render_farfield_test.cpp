@@ -140,23 +140,23 @@ TEST(RenderFarField, StreamingPictureKeepsTheToneOfTheAllInstancePicture) {
   // tells the two apart (dark soil is about as bright as lit crowns)
   for (int c = 0; c < 3; ++c)
     world.ground.color[kGroundGrass][c] = world.ground.color[kGroundSoil][c] = world.ground.color[kGroundSand][c];
-  HeadlessOptions o;
+  ViewerOptions o;
   o.width = 480;
   o.height = 270;
   o.validation = true;
   o.camera = camera(200, 260, 1100, 25, -28);  // south-west of the map, looking north-east over it
   o.view.sky = false;  // a flat background: sky pixels equal the top-left one
   // everything resident, every instance drawn however far
-  HeadlessOptions all = o;
+  ViewerOptions all = o;
   all.renderer.stream.loadRadius = all.renderer.stream.unloadRadius = 5000;
   all.cull.fade = false;
   // ecoview's defaults but a 450 m load radius: beyond it (most of the view) the far field
-  HeadlessOptions streaming = o;
+  ViewerOptions streaming = o;
   streaming.renderer.stream.loadRadius = 450;
   streaming.renderer.stream.unloadRadius = 550;
-  HeadlessOptions without = streaming;
+  ViewerOptions without = streaming;
   without.cull.farField = false;
-  HeadlessOptions terrain = all;
+  ViewerOptions terrain = all;
   terrain.cull.fade = true;
   terrain.cull.drawDistance.fill(0);
   terrain.cull.farField = false;
@@ -199,7 +199,7 @@ TEST(RenderFarField, MultisamplingKeepsTheToneOfSubPixelPlants) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   Scene world = makeSyntheticScene(smallWorld(200000));
   for (int c = 0; c < 3; ++c) world.ground.color[kGroundGrass][c] = world.ground.color[kGroundSoil][c];
-  HeadlessOptions o;
+  ViewerOptions o;
   o.width = 480;
   o.height = 270;
   o.validation = true;
@@ -207,7 +207,7 @@ TEST(RenderFarField, MultisamplingKeepsTheToneOfSubPixelPlants) {
   o.view.sky = false;
   o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 5000;
   o.cull.fade = false;
-  HeadlessOptions one = o, four = o, terrain = o;
+  ViewerOptions one = o, four = o, terrain = o;
   one.renderer.samples = 1;
   four.renderer.samples = 4;
   terrain.renderer.samples = 1;
@@ -236,7 +236,7 @@ TEST(RenderFarField, SpeciesCoverIsTheCrownAreaOverTheWorld) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   const SyntheticOptions so = smallWorld(40000);
   const Scene w = makeSyntheticScene(so);
-  HeadlessOptions o;
+  ViewerOptions o;
   o.width = 64;
   o.height = 36;
   o.camera = defaultCamera(w, o.width, o.height);

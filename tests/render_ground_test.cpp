@@ -89,7 +89,7 @@ Shares classify(const HeadlessResult& r, int width, int x0, int x1, int y0, int 
 }
 
 HeadlessResult topDown(const Scene& world, int width, int height) {
-  HeadlessOptions o;
+  ViewerOptions o;
   o.width = width;
   o.height = height;
   // Over the middle of the 1 km world, looking straight down: west half of the screen west.

@@ -26,7 +26,7 @@ TEST(RenderHeadless, BakeFolderRendersTerrainAndVegetation) {
   Scene world = openBake(dir.path.string());
   ASSERT_EQ(world.tiles.size(), 16u);
 
-  HeadlessOptions o;
+  ViewerOptions o;
   o.width = 200;
   o.height = 120;
   o.frames = 2;
@@ -46,7 +46,7 @@ TEST(RenderHeadless, BakeFolderRendersTerrainAndVegetation) {
   ASSERT_GT(png.size(), 8u);
   EXPECT_EQ(png.substr(1, 3), "PNG");
 
-  HeadlessOptions bare = o;
+  ViewerOptions bare = o;
   bare.cull.drawDistance.fill(0);  // every instance beyond its draw distance: terrain only
   bare.cull.farField = false;  // and no far field either
   bare.screenshot.clear();
@@ -92,7 +92,7 @@ TEST(RenderHeadless, StreamingLoadsAndUnloadsAlongAPath) {
   writeSyntheticBake(dir.path.string(), smallWorld(30000));
   Scene world = openBake(dir.path.string());
 
-  HeadlessOptions o;
+  ViewerOptions o;
   o.width = 96;
   o.height = 64;
   o.frames = 8;
@@ -120,7 +120,7 @@ TEST(RenderHeadless, StreamingLoadsAndUnloadsAlongAPath) {
 TEST(RenderHeadless, StreamingRespectsTheInstanceBudgetWithoutBlocking) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   Scene world = makeSyntheticScene(smallWorld(30000));  // ~1875 instances per tile
-  HeadlessOptions o;
+  ViewerOptions o;
   o.width = 64;
   o.height = 48;
   o.frames = 3;

@@ -219,7 +219,7 @@ TEST(EcoviewBake, OnlyTilesWithVerifiedCountsBecomeResident) {
     if (i % 3 != 0) honest += before["tiles"][i]["instances"].get<uint64_t>(), ++honestTiles;
   understateCounts(dir.path.string(), [](size_t i) { return i % 3 == 0; });
   render::Scene world = openBake(dir.path.string());
-  HeadlessOptions o;
+  ViewerOptions o;
   o.width = 64;
   o.height = 64;
   o.camera = camera(512, 260, 1150, 0, -25);
@@ -241,7 +241,7 @@ TEST(RenderStreaming, TilesLargerThanClaimedAreNotAdmitted) {
     if (i % 2 == 0) world.tiles[i].instances = 1;  // even tiles claim 1, deliver ~1875
     else claimed += world.tiles[i].instances;
   }
-  HeadlessOptions o;
+  ViewerOptions o;
   o.width = 64;
   o.height = 64;
   o.validation = true;

@@ -62,11 +62,11 @@ bool project(const gpu::FrameData& f, Vec3 p, int width, int height, Pixel& out)
 
 // The synthetic ridge seen from straight above with shadows reaching the whole world, with
 // the sun from the east at `elevationDeg`; the same view without shadows in `off`.
-HeadlessOptions ridgeFromAbove(Scene& world, float elevationDeg, HeadlessOptions& off) {
+ViewerOptions ridgeFromAbove(Scene& world, float elevationDeg, ViewerOptions& off) {
   world = makeSyntheticScene(smallWorld(0));
   world.sunAzimuthDeg = 90;  // from the east: the ridge shades the ground west of it
   world.sunElevationDeg = elevationDeg;
-  HeadlessOptions o;
+  ViewerOptions o;
   o.width = o.height = 256;
   o.validation = true;
   o.camera = camera(512, 1700, 512, 0, -89.9f);
@@ -97,8 +97,8 @@ TEST(RenderLook, SunDirectionIsTheAspectMasksSun) {
 TEST(RenderLook, ShadowsFallExactlyWhereTheRidgeBlocksTheSun) {
   if (!fixtures::haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   Scene world;
-  HeadlessOptions off;
-  const HeadlessOptions o = ridgeFromAbove(world, 15, off);
+  ViewerOptions off;
+  const ViewerOptions o = ridgeFromAbove(world, 15, off);
   HeadlessResult on = runHeadless(world, o), without = runHeadless(world, off);
   EXPECT_EQ(on.validationErrors, 0);
   ASSERT_TRUE(on.frames.back().shadows);
@@ -141,8 +141,8 @@ TEST(RenderLook, ShadowsFallExactlyWhereTheRidgeBlocksTheSun) {
 TEST(RenderLook, ShadeIsAFifthToTwoFifthsOfSunlitGround) {
   if (!fixtures::haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   Scene world;
-  HeadlessOptions off;
-  const HeadlessOptions o = ridgeFromAbove(world, 40, off);
+  ViewerOptions off;
+  const ViewerOptions o = ridgeFromAbove(world, 40, off);
   const HeadlessResult on = runHeadless(world, o), sunlit = runHeadless(world, off);
   EXPECT_EQ(on.validationErrors, 0);
   const gpu::FrameData f = makeFrameData(o.camera, o.width, o.height, o.cull);
@@ -175,7 +175,7 @@ TEST(RenderLook, ShadeIsAFifthToTwoFifthsOfSunlitGround) {
 TEST(RenderLook, GroundGoesOnPastTheWorldsEdge) {
   if (!fixtures::haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   const Scene world = makeSyntheticScene(smallWorld(0));
-  HeadlessOptions o;
+  ViewerOptions o;
   o.width = 160;
   o.height = 90;
   o.validation = true;
@@ -212,14 +212,14 @@ TEST(RenderLook, WaterInTheShadeLosesTheSunsGlint) {
                              .waterDistance = 4,
                              .data = std::vector<uint8_t>(size_t(w) * size_t(h), 0)}};  // 0 m: water everywhere
   world.riverLayer = 0;
-  HeadlessOptions o;
+  ViewerOptions o;
   o.width = 160;
   o.height = 90;
   o.validation = true;
   o.view.fog = false;
   o.camera = camera(200, float(heightAt(world, 200, 512)) + 40, 512, 90, -15);
   o.renderer.shadows.distance = 3000;
-  HeadlessOptions off = o;
+  ViewerOptions off = o;
   off.view.shadows = false;
   ASSERT_LT(sunClearance(world, 350, 512, 90, 15), -20) << "the glint's water lies in the ridge's shadow";
   const HeadlessResult on = runHeadless(world, o), lit = runHeadless(world, off);
@@ -243,7 +243,7 @@ TEST(RenderLook, WaterInTheShadeLosesTheSunsGlint) {
 TEST(RenderLook, HiddenSpeciesDrawsNothingAndTheOthersTheSame) {
   if (!fixtures::haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   Scene world = makeSyntheticScene(smallWorld(30000));
-  HeadlessOptions o;
+  ViewerOptions o;
   o.width = 192;
   o.height = 108;
   o.validation = true;
@@ -251,7 +251,7 @@ TEST(RenderLook, HiddenSpeciesDrawsNothingAndTheOthersTheSame) {
   o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 5000;
   HeadlessResult all = runHeadless(world, o);
   for (size_t hidden = 0; hidden < world.species.size(); ++hidden) {
-    HeadlessOptions h = o;
+    ViewerOptions h = o;
     h.view.hiddenSpecies.set(hidden);
     HeadlessResult r = runHeadless(world, h);
     EXPECT_EQ(r.validationErrors, 0);

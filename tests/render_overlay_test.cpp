@@ -54,7 +54,7 @@ TEST(RenderOverlay, TerrainTakesTheLegendColourOfTheLayersValue) {
   ASSERT_GE(elevation, 0);
   const SceneLayer& layer = world.layers[size_t(elevation)];
 
-  HeadlessOptions o;
+  ViewerOptions o;
   o.width = o.height = 256;
   o.validation = true;
   o.camera = camera(512, 1600, 512, 0, -89.9f);
@@ -64,7 +64,7 @@ TEST(RenderOverlay, TerrainTakesTheLegendColourOfTheLayersValue) {
   o.view.water = false;
   o.view.overlay = elevation;
   o.view.overlayOpacity = 1;
-  HeadlessOptions plain = o;
+  ViewerOptions plain = o;
   plain.view.overlay = -1;
   HeadlessResult shown = runHeadless(world, o), lit = runHeadless(world, plain);
   EXPECT_EQ(shown.validationErrors, 0);

@@ -47,7 +47,7 @@ TEST(RenderSample, SampleWorldBakeRendersTerrainAndVegetation) {
   ASSERT_GT(baked.instances, 10000u);
 
   render::Scene world = render::openBake(dir.file("bake"));
-  render::HeadlessOptions o;
+  render::ViewerOptions o;
   o.width = 240;
   o.height = 135;
   o.frames = 2;
@@ -62,7 +62,7 @@ TEST(RenderSample, SampleWorldBakeRendersTerrainAndVegetation) {
   EXPECT_GT(last.afterOcclusion, 0u);
   EXPECT_LE(last.afterOcclusion, last.afterFrustum);
 
-  render::HeadlessOptions bare = o;
+  render::ViewerOptions bare = o;
   bare.cull.drawDistance.fill(0);  // nothing within draw distance: terrain only
   bare.cull.farField = false;  // and no far field either
   render::HeadlessResult terrain = render::runHeadless(world, bare);
@@ -94,7 +94,7 @@ TEST(RenderSample, FrustumCullingKeepsTheSampleViewsIntact) {
   const View views[] = {{240, 135, render::fixtures::camera(2700, 1250, 4100, 0, -89)},
                         {320, 90, render::fixtures::camera(3200, 302.7f, 4452, 70, -14)}};
   for (const View& v : views) {
-    render::HeadlessOptions o;
+    render::ViewerOptions o;
     o.width = v.width;
     o.height = v.height;
     o.camera = v.cam;
@@ -129,7 +129,7 @@ TEST(RenderSample, EachShippedConfigsGroundReadsItsBiome) {
     eco::World bakeWorld = loadWorld(config);
     bakeSampleTiles(bakeWorld, dir.file("bake"), TileRange{18, 28, 24, 34});
     render::Scene world = render::openBake(dir.file("bake"));
-    render::HeadlessOptions o;
+    render::ViewerOptions o;
     o.width = o.height = 128;
     o.validation = true;
     const float x = 21 * 128.f, z = 31 * 128.f;
@@ -201,7 +201,7 @@ TEST(RenderSample, AutoExposureMakesAForestAtEyeLevelReadable) {
     if (area > bestArea) bestArea = area, best = t;
   }
   const render::SceneTile& tile = world.tiles[best];
-  render::HeadlessOptions o;
+  render::ViewerOptions o;
   o.width = 320;
   o.height = 180;
   o.validation = true;

@@ -176,8 +176,8 @@ TEST_F(RenderUi, GrowsItsBuffersForLargeFrames) {
   }
 }
 
-HeadlessOptions uiShot(const Scene& world) {
-  HeadlessOptions o;
+ViewerOptions uiShot(const Scene& world) {
+  ViewerOptions o;
   o.width = 480;
   o.height = 320;
   o.frames = 2;
@@ -194,14 +194,14 @@ HeadlessOptions uiShot(const Scene& world) {
 TEST(RenderUiHeadless, PanelsChangeOnlyTheirRectangle) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   Scene world = makeSyntheticScene(smallWorld(20000));
-  HeadlessOptions plain = uiShot(world);
+  ViewerOptions plain = uiShot(world);
   HeadlessResult without = runHeadless(world, plain);
 
   ecoview::PanelState panel;
   panel.scene = &world;
   panel.layers = {{"moisture", "", 0, 1}, {"elevation", "m", 120, 480}};
   panel.view.overlay = 1;  // the legend shows too
-  HeadlessOptions o = plain;
+  ViewerOptions o = plain;
   o.ui = true;
   o.uiPanels = [&panel](const FrameStats& previous) {
     panel.stats = previous;

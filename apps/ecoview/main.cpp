@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    HeadlessOptions o;
+    ViewerOptions o;
     // Numeric options arrive as text and are parsed strictly (core/parse_number.h), every one
     // before any file is read: finite, decimal and within a range the viewer can honour.
     o.frames = int(parseInteger(frames, "--frames", 1, 1'000'000));

@@ -83,7 +83,7 @@ void createSwapchain(Context& ctx, VkSurfaceKHR surface, GLFWwindow* window, Swa
 
 }  // namespace
 
-int runWindow(const Scene& world, const HeadlessOptions& options, int maxFrames, const std::string& bookmarksPath) {
+int runWindow(const Scene& world, const ViewerOptions& options, int maxFrames, const std::string& bookmarksPath) {
   if (!glfwInit()) throw std::runtime_error("GLFW could not initialise (no display?); use --headless");
   glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
   GLFWwindow* window = glfwCreateWindow(options.width, options.height, "ecoview", nullptr, nullptr);

@@ -7,5 +7,5 @@
 
 // maxFrames > 0 closes the window after that many frames (smoke tests). bookmarksPath: the
 // camera bookmarks file (bookmarks.h); empty: bookmarks in memory only.
-int runWindow(const eco::render::Scene& world, const eco::render::HeadlessOptions& options, int maxFrames,
+int runWindow(const eco::render::Scene& world, const eco::render::ViewerOptions& options, int maxFrames,
               const std::string& bookmarksPath);

@@ -50,7 +50,7 @@ class ImGuiScope {
 };
 }  // namespace
 
-HeadlessResult runHeadless(const Scene& world, const HeadlessOptions& o) {
+HeadlessResult runHeadless(const Scene& world, const ViewerOptions& o) {
   Context ctx;
   std::string why;
   ContextOptions co;
@@ -134,7 +134,7 @@ HeadlessResult runHeadless(const Scene& world, const HeadlessOptions& o) {
   return result;
 }
 
-std::string statsJson(const HeadlessResult& r, const HeadlessOptions& o) {
+std::string statsJson(const HeadlessResult& r, const ViewerOptions& o) {
   using nlohmann::json;
   auto ms = [](double v) { return v < 0 ? json(nullptr) : json(v); };
   json frames = json::array();

@@ -10,30 +10,9 @@
 #include "render/renderer.h"
 #include "render/scene.h"
 #include "render/ui.h"
+#include "render/viewer_options.h"
 
 namespace eco::render {
-
-struct HeadlessOptions {
-  int frames = 1;
-  int width = 640, height = 360;
-  Camera camera;
-  std::optional<Camera> cameraEnd;  // moves linearly from camera to cameraEnd over the frames
-  CullSettings cull;
-  ViewSettings view;
-  // Streaming, uploads, shadows and multisampling: the renderer's own options, one definition
-  // for the headless and the window paths (its width, height and capture follow from the
-  // fields here and the path).
-  RendererOptions renderer;
-  bool settle = true;               // wait for streaming before each frame (reproducible pictures)
-  bool validation = false;
-  std::string screenshot;           // PNG of the last frame, if set
-  std::string statsFile;            // JSON, if set
-  // Dear ImGui drawn over each frame (render/ui.h), without input: a fixed display size (the
-  // frame's) and time step. uiPanels draws the windows between ImGui::NewFrame and
-  // ImGui::Render, given the statistics of the frame before (empty for the first).
-  bool ui = false;
-  std::function<void(const FrameStats& previous)> uiPanels;
-};
 
 struct HeadlessResult {
   std::vector<FrameStats> frames;
@@ -45,9 +24,9 @@ struct HeadlessResult {
 };
 
 // Throws std::runtime_error when no Vulkan device is available.
-HeadlessResult runHeadless(const Scene& world, const HeadlessOptions& options);
+HeadlessResult runHeadless(const Scene& world, const ViewerOptions& options);
 
-std::string statsJson(const HeadlessResult& result, const HeadlessOptions& options);
+std::string statsJson(const HeadlessResult& result, const ViewerOptions& options);
 // PNG, or JPEG (quality 90) when the path ends in .jpg or .jpeg. Written through core/file_io
 // writeFileAtomic: InputError naming the path on failure.
 void writeScreenshot(const std::string& path, int width, int height, const std::vector<uint8_t>& rgba);
