@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +17,8 @@
 #include "core/error.h"
 #include "slope_reference.h"
 #include "tileio/tileio.h"
+#include "shaders/shared.h"
+#include "shaders/transform.h"
 
 namespace fs = std::filesystem;
 using eco::test::TempDir;
@@ -249,37 +253,80 @@ TEST(Bake, PartialBakeEqualsSameTilesOfFullBake) {
   }
 }
 
+// A quaternion (x, y, z, w) applied to v: v + 2w (q x v) + 2 q x (q x v), written here apart
+// from shaders/transform.h.
+static std::array<double, 3> rotate(const double q[4], std::array<double, 3> v) {
+  auto cross = [](std::array<double, 3> a, std::array<double, 3> b) {
+    return std::array<double, 3>{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+  };
+  const std::array<double, 3> u{q[0], q[1], q[2]};
+  const std::array<double, 3> t = cross(u, v), tt = cross(u, t);
+  return {v[0] + 2 * q[3] * t[0] + 2 * tt[0], v[1] + 2 * q[3] * t[1] + 2 * tt[1], v[2] + 2 * q[3] * t[2] + 2 * tt[2]};
+}
+
+// CSV carries the whole instance (issue #31): position, yaw and scale as before, then the
+// rotation as a unit quaternion that takes the mesh's up (0, 1, 0) to the instance's up axis
+// and, for an upright instance, its +x to the yaw's heading (+x toward -z), the linear tint
+// (the RGBA8 colour over 255) and the stable id (tile number * 2^26 + index in the tile).
 TEST(Bake, ExportRoundTripEqualsInstancesInMemory) {
   TempDir dir;
   eco::World world = eco::loadWorld(eco::test::writeRidgeWorld(dir));
   bakeTo(world, dir.file("out"), 2);
   uint64_t n = eco::exportInstances(dir.file("out"), eco::ExportOptions{}, dir.file("all.csv"));
+  const eco::Manifest m = eco::readManifest(dir.file("out"));
 
-  std::vector<eco::Instance> expected;
-  for (const auto& t : eco::bakeInMemory(world, 1))
-    expected.insert(expected.end(), t.instances.begin(), t.instances.end());
+  struct Expected {
+    eco::Instance in;
+    uint64_t id;
+  };
+  std::vector<Expected> expected;
+  for (const eco::TileEntry& e : m.tiles) {
+    const eco::TileData tile = eco::readTileVerified(dir.file("out"), m, e);
+    for (size_t i = 0; i < tile.instances.size(); ++i)
+      expected.push_back({tile.instances[i], (uint64_t(e.z) * uint64_t(m.tiling.tilesX) + uint64_t(e.x)) * (uint64_t(1) << 26) + i});
+  }
   ASSERT_EQ(n, expected.size());
 
   std::ifstream csv(dir.file("all.csv"));
   std::string line;
   std::getline(csv, line);
-  EXPECT_EQ(line, "x,y,z,yaw,scale,species,species_id");
-  for (const eco::Instance& in : expected) {
+  EXPECT_EQ(line, "x,y,z,yaw,scale,species,species_id,qx,qy,qz,qw,r,g,b,id");
+  size_t tilted = 0;
+  for (const Expected& x : expected) {
+    const eco::Instance& in = x.in;
     ASSERT_TRUE(std::getline(csv, line));
     std::replace(line.begin(), line.end(), ',', ' ');
     std::istringstream row(line);
-    float x, y, z, yaw, scale;
+    float px, py, pz, yaw, scale;
     std::string name;
-    unsigned id;
-    row >> x >> y >> z >> yaw >> scale >> name >> id;
-    ASSERT_EQ(id, in.species);
-    ASSERT_EQ(name, world.config.species[id].name);
-    ASSERT_NEAR(x, in.position.x, 0.01f);
-    ASSERT_NEAR(y, in.position.y, 0.01f);
-    ASSERT_NEAR(z, in.position.z, 0.01f);
+    unsigned species;
+    double q[4], rgb[3];
+    uint64_t id;
+    row >> px >> py >> pz >> yaw >> scale >> name >> species >> q[0] >> q[1] >> q[2] >> q[3] >> rgb[0] >> rgb[1] >> rgb[2] >> id;
+    ASSERT_TRUE(row) << line;
+    ASSERT_EQ(species, in.species);
+    ASSERT_EQ(name, world.config.species[species].name);
+    ASSERT_NEAR(px, in.position.x, 0.01f);
+    ASSERT_NEAR(py, in.position.y, 0.01f);
+    ASSERT_NEAR(pz, in.position.z, 0.01f);
     ASSERT_NEAR(std::remainder(yaw - in.yaw, 6.2831853f), 0.f, 2e-4f);  // yaw wraps at 2 pi
     ASSERT_NEAR(scale, in.scale, 1e-3f);
+    ASSERT_NEAR(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1.0, 1e-5);
+    const std::array<double, 3> up = rotate(q, {0, 1, 0});
+    ASSERT_NEAR(up[0], in.up.x, 2e-5) << line;
+    ASSERT_NEAR(up[1], in.up.y, 2e-5) << line;
+    ASSERT_NEAR(up[2], in.up.z, 2e-5) << line;
+    if (in.up.y > 0.999999f) {
+      const std::array<double, 3> heading = rotate(q, {1, 0, 0});
+      ASSERT_NEAR(heading[0], std::cos(double(in.yaw)), 2e-5) << line;
+      ASSERT_NEAR(heading[2], -std::sin(double(in.yaw)), 2e-5) << line;
+    } else {
+      ++tilted;
+    }
+    for (int c = 0; c < 3; ++c) ASSERT_NEAR(rgb[c], double((in.color >> (8 * c)) & 0xff) / 255.0, 6e-5) << line;
+    ASSERT_EQ(id, x.id);
   }
+  EXPECT_GT(tilted, 100u) << "the ridge world's instances lean with the slope";
   EXPECT_FALSE(std::getline(csv, line));
 
   eco::ExportOptions asPly;
@@ -288,31 +335,47 @@ TEST(Bake, ExportRoundTripEqualsInstancesInMemory) {
   std::ifstream ply(dir.file("all.ply"));
   std::getline(ply, line);
   EXPECT_EQ(line, "ply");
-  bool sawCount = false;
-  while (std::getline(ply, line) && line != "end_header") sawCount |= line == "element vertex " + std::to_string(n);
+  bool sawCount = false, binary = false;
+  while (std::getline(ply, line) && line != "end_header") {
+    sawCount |= line == "element vertex " + std::to_string(n);
+    binary |= line == "format binary_little_endian 1.0";
+  }
   EXPECT_TRUE(sawCount);
+  EXPECT_TRUE(binary) << "PLY is binary by default";
 }
 
-// Every exported line is exactly printf's "%.3f,%.3f,%.3f,%.5f,%.4f,<name>,%u" (CSV) or
-// "%.3f %.3f %.3f %.5f %.4f %u" (PLY) of the decoded instance: the reference is snprintf, the
-// exporter formats with std::to_chars.
+// Every exported line is exactly printf's "%.3f,%.3f,%.3f,%.5f,%.4f,<name>,%u,%.6f x 4,%.4f x 3,
+// <id>" (CSV) or the same with spaces, no name and the id as tile and index (PLY --ascii) of
+// the decoded instance: the reference is snprintf, the exporter formats with std::to_chars. The
+// binary PLY holds the same values as the text one, field by field.
 TEST(Bake, ExportLinesArePrintfOfTheDecodedInstances) {
   TempDir dir;
   eco::World world = eco::loadWorld(eco::test::writeRidgeWorld(dir));
   bakeTo(world, dir.file("out"), 2);
   const eco::Manifest m = eco::readManifest(dir.file("out"));
-  std::vector<std::string> csvLines{"x,y,z,yaw,scale,species,species_id"}, plyLines;
-  for (const eco::TileEntry& e : m.tiles)
-    for (const eco::Instance& in : eco::readTileVerified(dir.file("out"), m, e).instances) {
-      char line[256];
-      std::snprintf(line, sizeof line, "%.3f,%.3f,%.3f,%.5f,%.4f,%s,%u", double(in.position.x), double(in.position.y),
-                    double(in.position.z), double(in.yaw), double(in.scale), m.species[in.species].name.c_str(),
-                    unsigned(in.species));
+  std::vector<std::string> csvLines{"x,y,z,yaw,scale,species,species_id,qx,qy,qz,qw,r,g,b,id"}, plyLines;
+  for (const eco::TileEntry& e : m.tiles) {
+    const eco::TileData tile = eco::readTileVerified(dir.file("out"), m, e);
+    for (size_t i = 0; i < tile.instances.size(); ++i) {
+      const eco::Instance& in = tile.instances[i];
+      const eco::gpu::quat q = eco::gpu::instanceOrientation({in.up.x, in.up.y, in.up.z}, in.yaw);
+      const double r = double(in.color & 0xff) / 255, g = double((in.color >> 8) & 0xff) / 255,
+                   b = double((in.color >> 16) & 0xff) / 255;
+      const unsigned tileNumber = unsigned(e.z * m.tiling.tilesX + e.x);
+      char line[512];
+      std::snprintf(line, sizeof line, "%.3f,%.3f,%.3f,%.5f,%.4f,%s,%u,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%.4f,%llu",
+                    double(in.position.x), double(in.position.y), double(in.position.z), double(in.yaw),
+                    double(in.scale), m.species[in.species].name.c_str(), unsigned(in.species), double(q.x), double(q.y),
+                    double(q.z), double(q.w), double(float(r)), double(float(g)), double(float(b)),
+                    static_cast<unsigned long long>(uint64_t(tileNumber) * (uint64_t(1) << 26) + i));
       csvLines.push_back(line);
-      std::snprintf(line, sizeof line, "%.3f %.3f %.3f %.5f %.4f %u", double(in.position.x), double(in.position.y),
-                    double(in.position.z), double(in.yaw), double(in.scale), unsigned(in.species));
+      std::snprintf(line, sizeof line, "%.3f %.3f %.3f %.5f %.4f %u %.6f %.6f %.6f %.6f %.4f %.4f %.4f %u %u",
+                    double(in.position.x), double(in.position.y), double(in.position.z), double(in.yaw),
+                    double(in.scale), unsigned(in.species), double(q.x), double(q.y), double(q.z), double(q.w),
+                    double(float(r)), double(float(g)), double(float(b)), tileNumber, unsigned(i));
       plyLines.push_back(line);
     }
+  }
   ASSERT_GT(plyLines.size(), 1000u);
   auto linesOf = [](const std::string& text) {
     std::vector<std::string> out;
@@ -324,10 +387,33 @@ TEST(Bake, ExportLinesArePrintfOfTheDecodedInstances) {
   EXPECT_TRUE(linesOf(eco::test::readBytes(dir.file("all.csv"))) == csvLines);
   eco::ExportOptions asPly;
   asPly.format = eco::ExportFormat::Ply;
+  asPly.plyAscii = true;
   eco::exportInstances(dir.file("out"), asPly, dir.file("all.ply"));
   std::vector<std::string> ply = linesOf(eco::test::readBytes(dir.file("all.ply")));
   ply.erase(ply.begin(), std::find(ply.begin(), ply.end(), "end_header") + 1);
   EXPECT_TRUE(ply == plyLines);
+
+  // binary: 5 floats, a ushort, 7 floats, 2 uints per vertex (58 bytes), printed as the text is
+  asPly.plyAscii = false;
+  eco::exportInstances(dir.file("out"), asPly, dir.file("bin.ply"));
+  const std::string bytes = eco::test::readBytes(dir.file("bin.ply"));
+  const size_t body = bytes.find("end_header\n") + 11;
+  ASSERT_EQ(bytes.size() - body, plyLines.size() * 58);
+  for (size_t v = 0; v < plyLines.size(); ++v) {
+    const char* p = bytes.data() + body + v * 58;
+    float f[12];
+    uint16_t species;
+    uint32_t ids[2];
+    std::memcpy(f, p, 20);
+    std::memcpy(&species, p + 20, 2);
+    std::memcpy(f + 5, p + 22, 28);
+    std::memcpy(ids, p + 50, 8);
+    char line[512];
+    std::snprintf(line, sizeof line, "%.3f %.3f %.3f %.5f %.4f %u %.6f %.6f %.6f %.6f %.4f %.4f %.4f %u %u", double(f[0]),
+                  double(f[1]), double(f[2]), double(f[3]), double(f[4]), unsigned(species), double(f[5]), double(f[6]),
+                  double(f[7]), double(f[8]), double(f[9]), double(f[10]), double(f[11]), ids[0], ids[1]);
+    ASSERT_EQ(line, plyLines[v]) << "vertex " << v;
+  }
 }
 
 TEST(Bake, CorruptTileIsRejectedByVerifiedRead) {

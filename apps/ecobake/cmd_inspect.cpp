@@ -155,7 +155,7 @@ void addExport(CLI::App& app) {
   struct Args {
     std::string dir, format = "csv", out;
     std::vector<std::string> tiles, region, species;
-    bool quiet = false;
+    bool quiet = false, ascii = false;
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("export", "Write the instances of a bake as CSV, PLY, USD or glTF");
@@ -170,8 +170,10 @@ void addExport(CLI::App& app) {
   cmd->add_option("--region", a->region, "Only instances inside MINX MINZ MAXX MAXZ (metres)")
       ->expected(4)->delimiter(',')->excludes(tiles);
   cmd->add_option("--species", a->species, "Only these species (names, comma-separated)")->delimiter(',');
+  cmd->add_flag("--ascii", a->ascii, "PLY as text (default: binary little-endian)");
   cmd->add_flag("-q,--quiet", a->quiet, "Print only warnings and errors");
   cmd->callback([a] {
+    if (a->ascii && a->format != "ply") throw InputError("--ascii: only for --format ply");
     std::vector<int64_t> t;
     std::vector<double> r;
     parseArea(a->tiles, a->region, t, r);
@@ -183,6 +185,7 @@ void addExport(CLI::App& app) {
     if (!t.empty()) options.tiles = TileRange{clampTile(t[0]), clampTile(t[1]), clampTile(t[2]) + 1, clampTile(t[3]) + 1};
     if (!r.empty()) options.region = std::array<double, 4>{r[0], r[1], r[2], r[3]};
     options.species = a->species;
+    options.plyAscii = a->ascii;
     options.progress = progressReporter(a->quiet, "exported");
     const uint64_t n = exportInstances(a->dir, options, a->out);
     if (!a->quiet)

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <array>
+#include <bit>
 #include <charconv>
 #include <cstdarg>
 #include <cstdio>
@@ -15,6 +17,8 @@
 #include "core/json.h"
 #include "core/output_dir.h"
 #include "export/writers.h"
+#include "shaders/shared.h"
+#include "shaders/transform.h"
 
 namespace eco {
 
@@ -102,35 +106,67 @@ uint64_t exportList(const std::string& bakeDir, const ExportSelection& sel, Expo
 
   OutputFile file(outPath);
   std::string out;
+  const bool binary = format == ExportFormat::Ply && !options.plyAscii;
   if (format == ExportFormat::Csv) {
-    out = "x,y,z,yaw,scale,species,species_id\n";
+    out = "x,y,z,yaw,scale,species,species_id,qx,qy,qz,qw,r,g,b,id\n";
   } else {
-    out = "ply\nformat ascii 1.0\ncomment ecobake export; species ids:";
+    out = binary ? "ply\nformat binary_little_endian 1.0\n" : "ply\nformat ascii 1.0\n";
+    out += "comment ecobake export; species ids:";
     for (const SpeciesRecord& s : manifest.species) appendf(out, " %u=%s", unsigned(s.id), plyHeaderName(s.name).c_str());
+    out += "\ncomment q: rotation (x, y, z, w) as glTF ROTATION; r g b: linear tint; instance id = id_tile * 2^26 + id_index";
     appendf(out, "\nelement vertex %llu\n", static_cast<unsigned long long>(*expected));
     out += "property float x\nproperty float y\nproperty float z\nproperty float yaw\n"
-           "property float scale\nproperty ushort species_id\nend_header\n";
+           "property float scale\nproperty ushort species_id\n"
+           "property float qx\nproperty float qy\nproperty float qz\nproperty float qw\n"
+           "property float r\nproperty float g\nproperty float b\n"
+           "property uint id_tile\nproperty uint id_index\nend_header\n";
   }
   std::vector<std::string> csvNames;
   for (const SpeciesRecord& s : manifest.species) csvNames.push_back(csvField(s.name));
   const char sep = format == ExportFormat::Csv ? ',' : ' ';
   uint64_t count = 0;
   int done = 0;
+  auto put = [&out](const auto& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };  // little-endian host
+  static_assert(std::endian::native == std::endian::little);
   for (size_t t : sel.tiles) {
     // Verified against the manifest, so every instance's species is in manifest.species.
-    const TileData tile = readTileVerified(bakeDir, manifest, manifest.tiles[t]);
-    for (const Instance& in : tile.instances) {
-      if (!sel.selected(in)) continue;
-      // The fields of printf's "%.3f,%.3f,%.3f,%.5f,%.4f,<name>,%u", by std::to_chars (the
-      // same correctly rounded digits, without a format string parsed per line).
+    const SelectedTile tile = selectFromTile(sel, readTileVerified(bakeDir, manifest, manifest.tiles[t]));
+    for (size_t i = 0; i < tile.instances.size(); ++i) {
+      const Instance& in = tile.instances[i];
+      // the same rotation as glTF's ROTATION and the viewer (shaders/transform.h)
+      const gpu::quat q = gpu::instanceOrientation({in.up.x, in.up.y, in.up.z}, in.yaw);
+      const std::array<float, 3> tint = linearRgb(in.color);
+      const uint64_t id = tile.ids[i];
+      if (binary) {
+        for (float v : {in.position.x, in.position.y, in.position.z, in.yaw, in.scale}) put(v);
+        put(uint16_t(in.species));
+        for (float v : {q.x, q.y, q.z, q.w, tint[0], tint[1], tint[2]}) put(v);
+        put(uint32_t(id >> kInstanceIndexBits));
+        put(uint32_t(id & ((uint64_t(1) << kInstanceIndexBits) - 1)));
+        ++count;
+        continue;
+      }
+      // The fields of printf's "%.3f,%.3f,%.3f,%.5f,%.4f,<name>,%u,%.6f x 4,%.4f x 3,<id>", by
+      // std::to_chars (the same correctly rounded digits, without a format string per line).
       appendFixed(out, in.position.x, 3, sep);
       appendFixed(out, in.position.y, 3, sep);
       appendFixed(out, in.position.z, 3, sep);
       appendFixed(out, in.yaw, 5, sep);
       appendFixed(out, in.scale, 4, sep);
       if (format == ExportFormat::Csv) (out += csvNames[in.species]) += ',';
-      char id[8];
-      out.append(id, std::to_chars(id, id + sizeof id, unsigned(in.species)).ptr);
+      char number[24];
+      out.append(number, std::to_chars(number, number + sizeof number, unsigned(in.species)).ptr);
+      out += sep;
+      for (float v : {q.x, q.y, q.z, q.w}) appendFixed(out, v, 6, sep);
+      for (float v : tint) appendFixed(out, v, 4, sep);
+      if (format == ExportFormat::Csv) {
+        out.append(number, std::to_chars(number, number + sizeof number, id).ptr);
+      } else {
+        out.append(number, std::to_chars(number, number + sizeof number, uint32_t(id >> kInstanceIndexBits)).ptr);
+        out += ' ';
+        out.append(number, std::to_chars(number, number + sizeof number,
+                                         uint32_t(id & ((uint64_t(1) << kInstanceIndexBits) - 1))).ptr);
+      }
       out += '\n';
       ++count;
     }

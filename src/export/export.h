@@ -33,6 +33,8 @@ struct ExportOptions {
   // Species by name; empty: all. An unknown name is an InputError listing the bake's species.
   std::vector<std::string> species;
   std::function<void(int done, int total)> progress;  // per tile read
+  // PLY as text (`format ascii 1.0`) instead of binary little-endian.
+  bool plyAscii = false;
 };
 
 // Writes the selected instances to outPath: a file for CSV and PLY, a folder for USD and glTF.
