@@ -180,11 +180,12 @@ TEST(CliBakeFiles, ExportEscapesHostileSpeciesNames) {
   ASSERT_EQ(r.code, 0) << r.output;
   auto rows = parseCsv(eco::test::readBytes(dir.file("all.csv")));
   ASSERT_EQ(rows.size(), expected.size() + 1);
-  EXPECT_EQ(rows[0], (std::vector<std::string>{"x", "y", "z", "yaw", "scale", "species", "species_id"}));
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"x", "y", "z", "yaw", "scale", "species", "species_id", "qx", "qy", "qz",
+                                               "qw", "r", "g", "b", "id"}));
   std::vector<uint64_t> seen(names.size(), 0);
   for (size_t i = 0; i < expected.size(); ++i) {
     const auto& row = rows[i + 1];
-    ASSERT_EQ(row.size(), 7u) << "row " << i;
+    ASSERT_EQ(row.size(), 15u) << "row " << i;
     ASSERT_EQ(std::stoul(row[6]), expected[i].species) << "row " << i;
     ASSERT_EQ(row[5], names[expected[i].species]) << "row " << i;
     ASSERT_NEAR(std::stod(row[0]), expected[i].position.x, 0.001);
@@ -193,16 +194,20 @@ TEST(CliBakeFiles, ExportEscapesHostileSpeciesNames) {
   }
   for (size_t s = 0; s < names.size(); ++s) EXPECT_GT(seen[s], 0u) << names[s];
 
-  r = run("export " + sh(bake) + " --format ply -o " + sh(dir.file("all.ply")));
+  r = run("export " + sh(bake) + " --ascii -o " + sh(dir.file("x.csv")));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--ascii: only for --format ply"), std::string::npos) << r.output;
+  r = run("export " + sh(bake) + " --format ply --ascii -o " + sh(dir.file("all.ply")));
   ASSERT_EQ(r.code, 0) << r.output;
   Ply ply = parsePly(eco::test::readBytes(dir.file("all.ply")));
-  EXPECT_EQ(ply.properties, (std::vector<std::string>{"x", "y", "z", "yaw", "scale", "species_id"}));
+  EXPECT_EQ(ply.properties, (std::vector<std::string>{"x", "y", "z", "yaw", "scale", "species_id", "qx", "qy", "qz", "qw",
+                                                      "r", "g", "b", "id_tile", "id_index"}));
   ASSERT_EQ(ply.vertices, expected.size());
   ASSERT_EQ(ply.rows.size(), expected.size());
   ASSERT_EQ(ply.species.size(), names.size());
   for (size_t s = 0; s < names.size(); ++s) EXPECT_EQ(ply.species[unsigned(s)], names[s]);
   for (size_t i = 0; i < expected.size(); ++i) {
-    ASSERT_EQ(ply.rows[i].size(), 6u) << "vertex " << i;
+    ASSERT_EQ(ply.rows[i].size(), 15u) << "vertex " << i;
     ASSERT_EQ(unsigned(ply.rows[i][5]), expected[i].species) << "vertex " << i;
     ASSERT_NEAR(ply.rows[i][0], expected[i].position.x, 0.001);
   }
