@@ -71,9 +71,14 @@ void preferLavapipe() {
   if (!std::getenv("VK_ICD_FILENAMES") && !std::getenv("VK_DRIVER_FILES") && std::filesystem::exists(lvp))
     setenv("VK_ICD_FILENAMES", lvp, 1);
   if (!std::getenv("XDG_RUNTIME_DIR")) {
-    std::string dir = (std::filesystem::temp_directory_path() / ("ecoview-xdg-" + std::to_string(getpid()))).string();
+    static std::string dir;  // removed when the test process exits: a test run leaves nothing in /tmp
+    dir = (std::filesystem::temp_directory_path() / ("ecoview-xdg-" + std::to_string(getpid()))).string();
     mkdir(dir.c_str(), 0700);
     setenv("XDG_RUNTIME_DIR", dir.c_str(), 1);
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    });
   }
 }
 
