@@ -15,7 +15,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // glTF enums (glTF 2.0 specification, 5.1 accessor.componentType, 5.11 bufferView.target).
-constexpr int kUnsignedByte = 5121, kUnsignedShort = 5123, kUnsignedInt = 5125, kFloat = 5126;
+constexpr int kUnsignedShort = 5123, kUnsignedInt = 5125, kFloat = 5126;
 constexpr int kArrayBuffer = 34962, kElementArrayBuffer = 34963;
 
 // The binary chunk and the accessors and buffer views into it, one view per accessor.
@@ -117,7 +117,7 @@ std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>&
     // uniform scale (the mesh is already at the species' size), linear RGBA8 tint and the
     // index in the tile, from which the instance id follows (docs/export.md).
     std::vector<float> translation, rotation, scale;
-    std::vector<uint8_t> color;
+    std::vector<float> color;
     std::vector<uint32_t> index;
     for (size_t i = first; i < end; ++i) {
       const Instance& in = tile.instances[i];
@@ -125,15 +125,17 @@ std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>&
       const gpu::quat q = gpu::instanceOrientation({in.up.x, in.up.y, in.up.z}, in.yaw);
       rotation.insert(rotation.end(), {q.x, q.y, q.z, q.w});
       scale.insert(scale.end(), {in.scale, in.scale, in.scale});
-      for (int c = 0; c < 3; ++c) color.push_back(uint8_t(in.color >> (8 * c)));
-      color.push_back(255);
+      const std::array<float, 3> tint = linearRgb(in.color);
+      color.insert(color.end(), tint.begin(), tint.end());
       index.push_back(uint32_t(tile.ids[i] & ((uint64_t(1) << kInstanceIndexBits) - 1)));
     }
     Json attributes = {
         {"TRANSLATION", b.accessor(translation.data(), count, 12, kFloat, "VEC3", 0)},
         {"ROTATION", b.accessor(rotation.data(), count, 16, kFloat, "VEC4", 0)},
         {"SCALE", b.accessor(scale.data(), count, 12, kFloat, "VEC3", 0)},
-        {"_COLOR_0", b.accessor(color.data(), count, 4, kUnsignedByte, "VEC4", 0, true)},
+        // float VEC3: three.js and Babylon.js read float colours as stored (three.js r187 read
+        // normalized RGBA8 instance colours wrongly, issue #31)
+        {"_COLOR_0", b.accessor(color.data(), count, 12, kFloat, "VEC3", 0)},
         {"_TILE_INDEX", b.accessor(index.data(), count, 4, kUnsignedInt, "SCALAR", 0)},
     };
     children.push_back(int(nodes.size()));

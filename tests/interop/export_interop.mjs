@@ -173,9 +173,12 @@ for (const entry of gltfIndex.tiles) {
         scale: a('SCALE').getElement(k, []), species, id: idOf(t, i),
       };
       compareInstance(`${entry.file} ${node.getName()}[${k}]`, t, i, got, 1e-5);
-      // normalized unsigned bytes: glTF-Transform hands back the stored bytes
-      const c = a('_COLOR_0').getElement(k, []).map((v) => (v <= 1 && a('_COLOR_0').getNormalized() ? Math.round(v * 255) : v));
-      check(near(c, t.color[i], 0), `${entry.file}: colour ${c} vs ${t.color[i]}`);
+      // float VEC3, the linear tint: the RGBA8 colour's bytes over 255
+      const color = a('_COLOR_0');
+      check(color.getType() === 'VEC3' && color.getComponentType() === 5126 && !color.getNormalized(),
+        `${entry.file}: _COLOR_0 is ${color.getType()} of component type ${color.getComponentType()}`);
+      const c = color.getElement(k, []).map((v) => Math.round(v * 255));
+      check(near(c, t.color[i].slice(0, 3), 0), `${entry.file}: colour ${c} vs ${t.color[i]}`);
       check(i === seen, `${entry.file}: instance ${k} of ${node.getName()} is tile index ${i}, expected ${seen}`);
       ++seen;
     }
