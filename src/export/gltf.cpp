@@ -61,7 +61,14 @@ std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>&
   Json nodes = Json::array(), meshes = Json::array(), children = Json::array();
   Json materials = Json::array();
   int barkMaterial = -1;  // added with the first mesh that has bark
-  nodes.push_back({{"name", name}});
+  // The root carries the tile's origin and the instances are tile-local, so an engine's float32
+  // transforms keep sub-millimetre steps far from the world origin (world float32 positions step
+  // by about 8 mm at 100 km). Local = world - origin is exact in float32 (Sterbenz: the origin
+  // is a multiple of the tile size at most the position, and at least half of it), so
+  // origin + local gives back the decoded position exactly.
+  const float originX = float(double(tile.x) * double(manifest.tiling.tileSize));
+  const float originZ = float(double(tile.z) * double(manifest.tiling.tileSize));
+  nodes.push_back({{"name", name}, {"translation", {originX, 0.0f, originZ}}});
 
   // Instances are sorted by species in a tile, so each species is one run.
   for (size_t first = 0; first < tile.instances.size();) {
@@ -121,7 +128,7 @@ std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>&
     std::vector<uint32_t> index;
     for (size_t i = first; i < end; ++i) {
       const Instance& in = tile.instances[i];
-      translation.insert(translation.end(), {in.position.x, in.position.y, in.position.z});
+      translation.insert(translation.end(), {in.position.x - originX, in.position.y, in.position.z - originZ});
       const gpu::quat q = gpu::instanceOrientation({in.up.x, in.up.y, in.up.z}, in.yaw);
       rotation.insert(rotation.end(), {q.x, q.y, q.z, q.w});
       scale.insert(scale.end(), {in.scale, in.scale, in.scale});

@@ -163,13 +163,17 @@ for (const entry of gltfIndex.tiles) {
     }
     const a = (n) => inst.getAttribute(n);
     const n = a('TRANSLATION').getCount();
+    // tile-local translations under the tile's root node, which carries the tile origin
+    const origin = node.getWorldTranslation();
+    check(near(origin, [entry.x * gltfIndex.tiling.tile_size, 0, entry.z * gltfIndex.tiling.tile_size], 0),
+      `${entry.file}: ${node.getName()} world translation ${origin}`);
     for (const name of ['ROTATION', 'SCALE', '_COLOR_0', '_TILE_INDEX'])
       check(a(name) && a(name).getCount() === n, `${entry.file}: ${node.getName()}: ${name} count`);
     for (let k = 0; k < n; ++k) {
       const i = a('_TILE_INDEX').getElement(k, [])[0];
       if (!check(i < t.position.length, `${entry.file}: index ${i} past the tile`)) break;
       const got = {
-        position: a('TRANSLATION').getElement(k, []), rotation: a('ROTATION').getElement(k, []),
+        position: a('TRANSLATION').getElement(k, []).map((v, c) => v + origin[c]), rotation: a('ROTATION').getElement(k, []),
         scale: a('SCALE').getElement(k, []), species, id: idOf(t, i),
       };
       compareInstance(`${entry.file} ${node.getName()}[${k}]`, t, i, got, 1e-5);
