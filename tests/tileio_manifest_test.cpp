@@ -242,6 +242,8 @@ TEST(ManifestPart, RoundTripAndTheWholeBakesManifestIsUnchanged) {
   EXPECT_EQ(r.part->terrainChecksum, 0xccu);
   EXPECT_EQ(r.tiles.size(), 3u);
   EXPECT_TRUE(hasEcobakeManifest(dir.path.string(), nullptr));  // a part folder is ecobake's to replace
+  std::string why;
+  EXPECT_TRUE(isReplaceableBake(dir.path.string(), &why)) << why;  // read whole, as a part
 
   // Without a part, the bytes of a whole bake's manifest: no "part" key, the old format.
   test::TempDir whole;

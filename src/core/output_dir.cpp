@@ -228,12 +228,14 @@ bool holdsOnly(const std::string& dir, const std::vector<std::string>& files, co
     for (fs::path p = fs::path(rel).parent_path(); !p.empty(); p = p.parent_path()) folderSet.insert(p.generic_string());
   };
   for (const std::string& f : files) {
-    fileSet.insert(fs::path(f).lexically_normal().generic_string());
-    addParents(fs::path(f).lexically_normal().generic_string());
+    const std::string rel = fs::path(f).lexically_normal().generic_string();
+    fileSet.insert(rel);
+    addParents(rel);
   }
   for (const std::string& f : folders) {
-    folderSet.insert(fs::path(f).lexically_normal().generic_string());
-    addParents(fs::path(f).lexically_normal().generic_string());
+    const std::string rel = fs::path(f).lexically_normal().generic_string();
+    folderSet.insert(rel);
+    addParents(rel);
   }
   std::error_code ec;
   fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;

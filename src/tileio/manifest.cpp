@@ -447,7 +447,8 @@ void readRgb(ObjectReader& r, const char* key, float out[3]) {
   for (int i = 0; i < 3; ++i) out[i] = float(c[size_t(i)]) / 255.f;
 }
 
-Manifest readManifestOf(const std::string& dir, bool wantPart) {
+// wantPart: a part's manifest ("ecobake-part"), else a whole bake's; either: whichever the file is.
+Manifest readManifestOf(const std::string& dir, bool wantPart, bool either = false) {
   ManifestReader mr{manifestPath(dir), {}};
   std::vector<uint8_t> bytes = readFileBytes(mr.file, kMaxManifestBytes, "manifest");
   // the JSON policy of every input (core/json.h): no NUL (it would end the parse early, hiding
@@ -462,6 +463,7 @@ Manifest readManifestOf(const std::string& dir, bool wantPart) {
   ObjectReader root(j, "", mr.problems);
   std::string format;
   root.string("format", format, true);
+  if (either) wantPart = format == kPartFormat;
   if (format == kPartFormat && !wantPart)
     throw InputError(mr.file + ": is " + describePart(j) +
                      ", not a whole bake; merge all the parts first: ecobake merge PART... -o OUTDIR");
@@ -595,13 +597,7 @@ bool isReplaceableBake(const std::string& dir, std::string* why) {
   // manifest that merely names the format is not a bake (a user's notes beside it would go).
   Manifest m;
   try {
-    std::string format;
-    {
-      const std::vector<uint8_t> bytes = readFileBytes(manifestPath(dir), kMaxManifestBytes, "manifest");
-      Json j = Json::parse(bytes.begin(), bytes.end(), nullptr, false);
-      if (j.is_object() && j.contains("format") && j["format"].is_string()) format = j["format"].get<std::string>();
-    }
-    m = format == kPartFormat ? readPartManifest(dir) : readManifest(dir);
+    m = readManifestOf(dir, false, true);  // a whole bake or a part, with all its checks
   } catch (const InputError& e) {
     return no(std::string(e.what()) + " (not a complete bake of this version: remove it yourself or choose another folder)");
   }
