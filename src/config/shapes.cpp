@@ -195,14 +195,20 @@ class GeoJsonReader {
     if (std::string why = selfIntersection(poly, ringStart, pairBudget_); !why.empty()) return report(path, why);
     // Holes inside their ring (GeoJSON, RFC 7946 3.1.6): the rings do not cross (checked
     // above), so a hole whose first position lies inside the outer ring lies inside it whole.
-    // Outside, the even-odd rule would make it an extra exclusion.
-    const size_t outerEdges = ringStart[1] - ringStart[0];
-    if (double(outerEdges) * double(ringStart.size() - 2) > 4e8)
-      return report(path, "too many holes times outer edges to check (over 4e8)");
+    // Outside, the even-odd rule would make it an extra exclusion. The ray toward +x meets only
+    // edges listed in the z band of the hole's first position (the bands the queries use), so
+    // each hole costs that band's edges, not the whole outer ring.
+    const int bands = int(poly.bandStart.size()) - 1;
+    double work = 0;  // edges visited: bounded, as the self-intersection pairs are
     for (size_t r = 1; r + 1 < ringStart.size(); ++r) {
       const ExclusionShapes::Edge& h = poly.edges[ringStart[r]];
+      const int b = std::clamp(int((h.az - poly.bandZ0) * poly.invBandHeight), 0, bands - 1);
+      work += double(poly.bandStart[size_t(b) + 1] - poly.bandStart[size_t(b)]);
+      if (work > 4e8) return report(path, "too many holes times outer edges to check (over 4e8)");
       bool inside = false;
-      for (size_t i = ringStart[0]; i < ringStart[1]; ++i) {
+      for (uint32_t k = poly.bandStart[size_t(b)]; k < poly.bandStart[size_t(b) + 1]; ++k) {
+        const uint32_t i = poly.bandEdges[k];
+        if (i < ringStart[0] || i >= ringStart[1]) continue;  // the outer ring's edges only
         const ExclusionShapes::Edge& e = poly.edges[i];
         if ((e.az > h.az) != (e.bz > h.az) && h.ax < e.ax + (h.az - e.az) / (e.bz - e.az) * (e.bx - e.ax)) inside = !inside;
       }
