@@ -160,40 +160,40 @@ void checkChunks(const std::string& path, TIFF* tif, const TiffLayout& l, uint16
   const uint16_t plane = uint16_t(l.planar ? l.channel : 0);
   struct Chunk {
     uint64_t offset, bytes, decoded;
-    std::string name;
+    uint32_t index, x, y;  // its first pixel, for the message
   };
   std::vector<Chunk> chunks;
-  const char* noun = l.tiled ? "tile" : "strip";
-  auto add = [&](uint32_t index, uint64_t decoded, const std::string& where) {
-    chunks.push_back({TIFFGetStrileOffset(tif, index), TIFFGetStrileByteCount(tif, index), decoded,
-                      std::string(noun) + " " + std::to_string(index) + " (" + where + ")"});
+  auto add = [&](uint32_t index, uint64_t decoded, uint64_t x, uint64_t y) {
+    chunks.push_back({TIFFGetStrileOffset(tif, index), TIFFGetStrileByteCount(tif, index), decoded, index, uint32_t(x),
+                      uint32_t(y)});
   };
   if (l.tiled) {
     for (uint64_t y = 0; y < height; y += l.tileHeight)
       for (uint64_t x = 0; x < width; x += l.tileWidth)
-        add(TIFFComputeTile(tif, uint32_t(x), uint32_t(y), 0, plane), uint64_t(l.tileWidth) * l.tileHeight * pixelBytes,
-            "pixel " + std::to_string(x) + "," + std::to_string(y));
+        add(TIFFComputeTile(tif, uint32_t(x), uint32_t(y), 0, plane), uint64_t(l.tileWidth) * l.tileHeight * pixelBytes, x, y);
   } else {
     for (uint64_t y = 0; y < height; y += l.rowsPerStrip)
-      add(TIFFComputeStrip(tif, uint32_t(y), plane), std::min<uint64_t>(l.rowsPerStrip, height - y) * width * pixelBytes,
-          "row " + std::to_string(y));
+      add(TIFFComputeStrip(tif, uint32_t(y), plane), std::min<uint64_t>(l.rowsPerStrip, height - y) * width * pixelBytes, 0, y);
   }
+  // "tile 3 (pixel 16,0)" or "strip 5 (row 5)", built only for a message
+  auto name = [&](const Chunk& c) {
+    return l.tiled ? "tile " + std::to_string(c.index) + " (pixel " + std::to_string(c.x) + "," + std::to_string(c.y) + ")"
+                   : "strip " + std::to_string(c.index) + " (row " + std::to_string(c.y) + ")";
+  };
   const bool raw = compression == COMPRESSION_NONE;
   for (const Chunk& c : chunks) {
-    if (c.bytes == 0) throw InputError(path + ": TIFF " + c.name + " has no data (a sparse or damaged file)");
+    if (c.bytes == 0) throw InputError(path + ": TIFF " + name(c) + " has no data (a sparse or damaged file)");
     if (c.offset < 8 || c.offset > fileSize || c.bytes > fileSize - c.offset)
-      throw InputError(path + ": TIFF " + c.name + " claims bytes " + std::to_string(c.offset) + " to " +
+      throw InputError(path + ": TIFF " + name(c) + " claims bytes " + std::to_string(c.offset) + " to " +
                        std::to_string(c.offset + c.bytes) + " of a " + std::to_string(fileSize) + "-byte file");
     if (raw ? c.bytes < c.decoded : c.bytes * kMaxInflation < c.decoded)
-      throw InputError(path + ": TIFF " + c.name + " holds " + std::to_string(c.bytes) + " bytes for " +
+      throw InputError(path + ": TIFF " + name(c) + " holds " + std::to_string(c.bytes) + " bytes for " +
                        std::to_string(c.decoded) + " decoded (the file's strip or tile layout disagrees with its data)");
   }
-  std::vector<const Chunk*> order;
-  for (const Chunk& c : chunks) order.push_back(&c);
-  std::sort(order.begin(), order.end(), [](const Chunk* a, const Chunk* b) { return a->offset < b->offset; });
-  for (size_t i = 1; i < order.size(); ++i)
-    if (order[i - 1]->offset + order[i - 1]->bytes > order[i]->offset)
-      throw InputError(path + ": TIFF " + order[i]->name + " overlaps " + order[i - 1]->name + " in the file");
+  std::sort(chunks.begin(), chunks.end(), [](const Chunk& a, const Chunk& b) { return a.offset < b.offset; });
+  for (size_t i = 1; i < chunks.size(); ++i)
+    if (chunks[i - 1].offset + chunks[i - 1].bytes > chunks[i].offset)
+      throw InputError(path + ": TIFF " + name(chunks[i]) + " overlaps " + name(chunks[i - 1]) + " in the file");
 }
 
 TiffLayout readLayout(const std::string& path, TIFF* tif, const Source& s, int channel) {
