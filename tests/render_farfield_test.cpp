@@ -69,6 +69,47 @@ void expectCornersInside(const Scene& world, int width, int height) {
   EXPECT_LT(cam.pitchDeg, -20.0f) << "looking down on it";
 }
 
+// Coarser far-field mips keep the mean transmittance of the texels they stand for, not their
+// mean crown density (the shader's cover 1 - exp(-a A s) is concave: averaged density filled a
+// stand's gaps). One 128 m tile of 8 m texels, trees of crown radius 2 m on a 4 m grid over its
+// west half: 0.785 crown area per ground area there, none east. The one-texel mip must hold
+// the density d with exp(-0.7 d) = (exp(-0.7 * 0.785) + 1) / 2, i.e. 0.339, not the mean 0.393.
+TEST(RenderFarField, CoarseMipsKeepTheMeanTransmittance) {
+  SceneTile tile;
+  tile.maxX = tile.maxZ = 128;
+  SpeciesRecord tree;
+  tree.kind = 0;
+  tree.crownRadius = 2;
+  std::vector<Instance> trees;
+  for (float x = 2; x < 64; x += 4)
+    for (float z = 2; z < 128; z += 4) {
+      Instance in{};
+      in.position = {x, 0, z};
+      in.scale = 1;
+      in.species = 0;
+      trees.push_back(in);
+    }
+  FarFieldLayout l;
+  l.texelsPerTile = 16;
+  l.texelSize = 8;
+  l.width = l.height = 16;
+  l.mips = 5;
+  std::vector<double> crownArea(1, 0.0);
+  const FarFieldBlock b = surveyTile(tile, trees, {tree}, l, {}, crownArea);
+  // levels of 4 layers x side^2 RGBA8 texels: 16, 8, 4, 2, 1 texels a side
+  size_t coarsest = 0;
+  for (uint32_t side = 16; side > 1; side /= 2) coarsest += size_t(gpu::FAR_LAYERS) * side * side * 4;
+  ASSERT_EQ(b.texels.size(), coarsest + size_t(gpu::FAR_LAYERS) * 4);
+  const float coverMaxes[4] = {FAR_COVER_MAX};
+  const double coverMax[1] = {double(coverMaxes[0])};
+  const double west = 3.14159265358979 * 4 / 16;  // a crown of radius 2 per 4 x 4 m
+  EXPECT_NEAR(b.texels[3] / 255.0 * coverMax[0], west, 1.0 / 255 * coverMax[0]);                  // level 0, west
+  EXPECT_EQ(b.texels[(15 * 4) + 3], 0);                                                            // level 0, east
+  const double expected = -std::log((std::exp(-0.7 * west) + 1) / 2) / 0.7;
+  const double got = b.texels[coarsest + 3] / 255.0 * coverMax[0];
+  EXPECT_NEAR(got, expected, 1.0 / 255 * coverMax[0]) << "mean density would be " << west / 2;
+}
+
 TEST(RenderFarField, DefaultCameraFramesTheWholeWorld) {
   Scene square = makeSyntheticScene(smallWorld(0));
   Scene wide;

@@ -26,13 +26,6 @@ constexpr float kPi = 3.14159265358979f;
 constexpr VkPipelineStageFlags2 kSampling = VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
 constexpr VkDeviceSize kStagingBytes = 1u << 20;  // per frame: ~190 tiles of 16x16 texels
 
-// One tile's texels with its mip chain: level L holds FAR_LAYERS layers of (n >> L)^2 RGBA8
-// texels, layer after layer, rows tightly packed (vkCmdCopyBufferToImage's packed layout).
-struct FarFieldBlock {
-  uint32_t x0 = 0, z0 = 0;  // level-0 texel of the tile's corner
-  std::vector<uint8_t> texels;
-};
-
 }  // namespace
 
 struct FarFieldSurvey {
@@ -71,6 +64,8 @@ FarFieldLayout farFieldLayout(const Scene& world) {
 }
 
 namespace {
+
+}  // namespace
 
 // Reads one tile and returns its block: per kind and texel the crown area over the texel's area
 // (alpha, over FAR_COVER_MAX of the kind) and the crown-area-weighted mean tint (rgb, straight:
@@ -161,6 +156,8 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
   }
   return block;
 }
+
+namespace {
 
 void runSurvey(FarFieldSurvey& survey, std::vector<SceneTile> tiles, std::vector<SpeciesRecord> species,
                std::function<std::vector<Instance>(size_t)> placed, FarFieldLayout layout) {

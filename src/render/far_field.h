@@ -11,7 +11,9 @@
 // chain. Texels never straddle tiles (a tile is n x n texels, n a power of two), so a tile is
 // final as soon as it is read, and mip levels up to one texel per tile are tile-local. Blocks
 // are uploaded as they arrive (updateFarField, from the frame's command buffer).
+#include <array>
 #include <memory>
+#include <vector>
 
 #include "render/vk_context.h"
 #include "render/scene.h"
@@ -80,6 +82,21 @@ uint64_t updateFarField(Context& ctx, FarField& far, VkCommandBuffer cmd, uint64
 // buffers on ctx.queue; call between frames, from the thread that submits them). For
 // renderers that settle before a frame (headless screenshots, tests).
 void finishFarField(Context& ctx, FarField& far);
+// One tile's texels with its mip chain: level L holds FAR_LAYERS layers of (n >> L)^2 RGBA8
+// texels, layer after layer, rows tightly packed (vkCmdCopyBufferToImage's packed layout).
+struct FarFieldBlock {
+  uint32_t x0 = 0, z0 = 0;  // level-0 texel of the tile's corner
+  std::vector<uint8_t> texels;
+};
+// The survey's work for one tile (pure arithmetic, tested on its own): per kind and texel the
+// crown area over the texel's area (alpha, over FAR_COVER_MAX) and the mean tint; coarser mips
+// of trees and shrubs keep the mean transmittance (docs/viewer-far-field.md). crownArea
+// accumulates per species; fallback: each kind's colour where the tile has none of it.
+FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& instances,
+                         const std::vector<SpeciesRecord>& species, const FarFieldLayout& l,
+                         const std::array<std::array<float, 3>, gpu::FAR_LAYERS>& fallback,
+                         std::vector<double>& crownArea);
+
 // GPU memory the far field holds: the layers with their mips, and the look table.
 uint64_t farFieldBytes(const FarField& far);
 // The survey's figures so far (complete once finishFarField returned).
