@@ -10,6 +10,7 @@ layout(binding = 7) uniform sampler2D overlay;  // the selected mask layer, 0..1
 layout(binding = 8) uniform sampler2DArray farLook;  // render/far_look.h: each kind's look by direction
 #include "shadow.glsl"
 #include "overlay_ramp.h"
+#include "far_crowns.h"
 
 layout(location = 0) in vec3 inWorld;
 layout(location = 1) in vec3 inNormal;
@@ -74,6 +75,12 @@ vec3 groundAlbedo(vec3 n, float height, float noise, vec2 plants, float riverDis
   return c * (0.85 + 0.3 * noise);
 }
 
+// Inside the shadow cascades the frame drawn with every instance has crowns shaded by their
+// neighbours; the far field's sun-facing foliage keeps exp(-CROWN_SHADE x the stand's optical
+// depth toward the sun) of its sun there. Fitted against that frame at 1.5 and 3 km (0.5 read
+// 10-20 levels dark, none 10-19 bright in the hand-over band): the neighbours reach little of
+// a crown's sunlit top, so far less than the ground's full depth.
+const float CROWN_SHADE = 0.15;
 // The far field at this fragment (render/far_field.h, render/far_look.h), per kind k.
 struct FarPlants {
   float seen[FAR_LAYERS];      // share of the ground its plants hide from the eye (of those faded out: t)
@@ -82,11 +89,12 @@ struct FarPlants {
   vec3 tint[FAR_LAYERS];       // mean colour of its plants, with stand-scale variation
   vec4 shape[FAR_LAYERS], lit[FAR_LAYERS], shade[FAR_LAYERS];  // the look table toward the eye
   float castsShadow;           // 1 where the shadow cascades reach, fading out with them
+  float crownSun[FAR_LAYERS];  // share of the sun-facing foliage its neighbours leave in sun
 };
 
 FarPlants farPlants(vec3 n) {
   FarPlants p;
-  for (int k = 0; k < int(FAR_LAYERS); ++k) p.seen[k] = p.t[k] = p.sunDepth[k] = 0.0;
+  for (int k = 0; k < int(FAR_LAYERS); ++k) p.seen[k] = p.t[k] = p.sunDepth[k] = 0.0, p.crownSun[k] = 1.0;
   p.castsShadow = 0.0;
   if (frame.farField.z < 0.5) return p;
   vec3 toEye = frame.eye.xyz - inWorld;
@@ -132,6 +140,7 @@ FarPlants farPlants(vec3 n) {
     p.seen[k] = 1.0 - exp(-a * p.shape[k].x * surface * p.t[k]);
     p.sunDepth[k] = a * textureLod(farLook, vec3(sunUv, base), 0.0).x * sunSurface;
     p.tint[k] = layer.rgb * vary;
+    p.crownSun[k] = mix(1.0, exp(-CROWN_SHADE * p.sunDepth[k]), p.castsShadow);
   }
   return p;
 }
@@ -146,13 +155,15 @@ void main() {
   vec3 ambient = ambientLight(frame, n);
 
   // The far field's plants here: per kind how much of the ground they hide from the eye, and
-  // from the sun where the shadow cascades reach (the instances they stand for would shade the
-  // ground there; the cascades only hold instances that are resident).
+  // from the sun where the shadow cascades reach beyond the resident radius (the instances
+  // they stand for would shade the ground there; inside it every resident instance casts,
+  // faded out of the view or not: cull.comp).
   FarPlants far = farPlants(n);
   // (Not the crowns: shading their sunlit side by the neighbours' optical depth read 7-9 levels
   // darker than the drawn stand, whose sunlit tops the neighbours seldom reach.)
   float shadeGround = 1.0;
-  for (int k = int(FAR_LAYERS) - 1; k >= 0; --k) shadeGround *= exp(-far.sunDepth[k] * far.t[k] * far.castsShadow);
+  float unresident = step(frame.lod.y, distance(frame.eye.xyz, inWorld));
+  for (int k = int(FAR_LAYERS) - 1; k >= 0; --k) shadeGround *= exp(-far.sunDepth[k] * far.t[k] * far.castsShadow * unresident);
   vec3 color = albedo * (sunLight(frame, n) * shadow * shadeGround + ambient);
 
   // rivers: still water where the river field says the channel is, reflecting the sky
@@ -187,6 +198,8 @@ void main() {
     // the mean of two points a standard deviation lit.w either side (exact for a cubic curve)
     vec3 litPart = 0.5 * (toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y - lit.w, 0.0, lit.z, 1.0, 1.0), inWorld)) +
                           toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y + lit.w, 0.0, lit.z, 1.0, 1.0), inWorld)));
+    vec3 litShaded = toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y, 0.0, lit.z, 1.0, 0.0), inWorld));
+    litPart = mix(litShaded, litPart, far.crownSun[k]);
     vec3 shadePart = toneMap(frame, applyFog(frame, tint * plantLight(frame, 0.0, shade.x, shade.y, 1.0, 1.0), inWorld));
     vec3 barkPart = toneMap(frame, applyFog(frame, vec3(BARK_COLOR) * plantLight(frame, shape.z, 0.0, shape.w, 0.0, 1.0), inWorld));
     vec3 plant = mix(barkPart, mix(shadePart, litPart, lit.x), shape.y);
@@ -202,20 +215,20 @@ void main() {
     if (detail > 0.0) {
       float cell = 2.5 * r;
       vec2 p = inWorld.xz / cell;
-      // centres lie in the middle 0.6 of their cell, so the nearest one (within reach of a
-      // crown, radius <= 0.56 cells) is in one of the 2 x 2 cells around the nearer corner
+      // centres lie in the middle 0.6 of their cell (far_crowns.h), so the nearest one is in
+      // one of the 2 x 2 cells around the nearer corner
       vec2 base = floor(p - 0.5);
       float nearest = 1e9;
       vec2 offset = vec2(0.0);
       for (int j = 0; j <= 1; ++j)
         for (int i = 0; i <= 1; ++i) {
           vec2 c = base + vec2(i, j);
-          vec2 centre = c + 0.2 + 0.6 * vec2(hash12(c * 7.0 + float(k)), hash12(c * 13.0 + 5.0));
+          vec2 centre = c + FAR_CROWN_JITTER_MIN + FAR_CROWN_JITTER_SPAN * vec2(hash12(c * 7.0 + float(k)), hash12(c * 13.0 + 5.0));
           float dd = length(p - centre);
           if (dd < nearest) nearest = dd, offset = p - centre;
         }
       float seen = far.seen[k];
-      float radius = sqrt(seen / 3.14159265);  // in cells: pi radius^2 = seen
+      float radius = farCrownRadius(seen);
       float inside = 1.0 - smoothstep(radius - 0.05, radius + 0.05, nearest);
       // the sunlit side: the share lit.x of the crown's disc toward the sun (a chord)
       vec2 toSun = length(frame.sun.xz) > 1e-4 ? normalize(frame.sun.xz) : vec2(1.0, 0.0);
