@@ -16,6 +16,9 @@ if [[ "${1:-}" == "--tests" ]]; then
   packages+=(vulkan-validationlayers python3 python3-jsonschema)
   # python/ecobake (the Python reader) and its test
   packages+=(python3-numpy python3-flatbuffers python3-xxhash)
+  # tests/blender: the Blender importer run headless (Debian's blender 3.4 runs on the system
+  # python3.11, so it sees the reader's modules above)
+  packages+=(blender)
   # tests/interop (USD and glTF exports read by npm's glTF validator, glTF-Transform and
   # TinyUSDZ): Node.js and npm, unless a Node.js with npm is already there (NodeSource's
   # nodejs ships npm and conflicts with Debian's npm package).
