@@ -1,10 +1,12 @@
 // The USD and glTF exports (issue #17): what tests/interop/export_interop.mjs cannot see from
 // outside: the half rounding of quath components against every half value, prim names,
-// filters, and the rules of the output folder. The instances themselves are checked by that
+// filters, the rules of the output folder, and USD's shared prototypes (issue #31: instanceable,
+// materials, the LOD variant set, a mesh file's texture). The instances themselves are checked by that
 // interop test against readers this project did not write.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +19,8 @@
 
 #include "bake_world.h"
 #include "export/writers.h"
+#include "meshes/meshes.h"
+#include "shaders/shared.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -279,4 +283,207 @@ TEST(ExportScene, MeshFileIsEmbeddedInsteadOfTheProceduralMesh) {
   const auto r = ecobake("export " + bake + " --format gltf -o " + dir.file("gltf2") + " -q");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_TRUE(has(r.output, "meshes/0.glb")) << r.output;
+}
+
+// ---- USD prototypes (issue #31): shared, instanceable, with materials and an LOD variant set ----
+
+namespace {
+
+// A world of hand-made species records: a broadleaf tree (bark and foliage), a grass (foliage
+// only) and a species with its own asset (no proxy), as a bake's manifest would have them.
+eco::Manifest prototypeWorld() {
+  eco::Manifest m;
+  m.name = "hand made";
+  m.tiling.tileSize = 64;
+  m.tiling.tilesX = m.tiling.tilesZ = 4;
+  const char* names[] = {"beech", "meadow grass", "own oak"};
+  const eco::SpeciesKind kinds[] = {eco::SpeciesKind::Tree, eco::SpeciesKind::Grass, eco::SpeciesKind::Tree};
+  const uint32_t colors[] = {0xff207040u, 0xff30a060u, 0xff105020u};
+  for (uint16_t i = 0; i < 3; ++i) {
+    eco::SpeciesRecord s;
+    s.id = i;
+    s.name = names[i];
+    s.kind = uint8_t(kinds[i]);
+    s.meshHeight = i == 1 ? 0.6f : 25.f;
+    s.crownRadius = i == 1 ? 0.3f : 5.f;
+    s.baseColor = colors[i];
+    if (i == 2) s.meshAsset = "assets/oak.usd";
+    m.species.push_back(s);
+  }
+  return m;
+}
+
+// The text of a prim block: from `start` to the next line at the same indentation that
+// closes it ("}" after as many spaces as `start` is indented).
+std::string block(const std::string& text, const std::string& start) {
+  const size_t at = text.find(start);
+  if (at == std::string::npos) return "";
+  const size_t lineStart = text.rfind('\n', at) + 1;
+  const std::string close = "\n" + text.substr(lineStart, at - lineStart) + "}";
+  const size_t end = text.find(close, at);
+  return text.substr(at, end == std::string::npos ? std::string::npos : end + close.size() - at);
+}
+
+// Triangles of every Mesh in `text`: the entries of its faceVertexCounts arrays (all 3).
+size_t triangles(const std::string& text) {
+  size_t n = 0;
+  const std::string decl = "int[] faceVertexCounts = [";
+  for (size_t at = text.find(decl); at != std::string::npos; at = text.find(decl, at + 1)) {
+    const size_t open = at + decl.size(), end = text.find(']', open);
+    const std::string body = text.substr(open, end - open);
+    n += body.empty() ? 0 : size_t(std::count(body.begin(), body.end(), ',')) + 1;
+  }
+  return n;
+}
+
+size_t occurrences(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+std::string tupleText(const float* v, int n) {
+  std::string out = "(";
+  for (int i = 0; i < n; ++i) {
+    char buf[32];
+    out.append(buf, std::to_chars(buf, buf + sizeof buf, v[i]).ptr);
+    out += i + 1 < n ? ", " : ")";
+  }
+  return out;
+}
+
+}  // namespace
+
+// prototypes.usda holds each kept species once: a UsdPreviewSurface material per part (bark in
+// BARK_COLOR, foliage reading the instancer's displayColor over the species' colour), every
+// Mesh bound to its species' material, and a variant set "lod" whose lod0 (the default) and
+// lod1 hold the species' two LOD meshes: triangle counts equal the procedural meshes'.
+TEST(ExportScene, UsdPrototypesHaveMaterialsAndAnLodVariantSet) {
+  const eco::Manifest m = prototypeWorld();
+  const eco::SpeciesLods lods = eco::speciesMeshLods("", m);
+  const std::vector<bool> keep = {true, true, true};
+  const std::string text = eco::usdPrototypesLayer(m, keep, lods.lod0, lods.lod1);
+  EXPECT_TRUE(eco::usdTextureFiles(m, keep, lods.lod0).empty());  // procedural meshes have no texture
+
+  const eco::MeshForm forms[] = {eco::MeshForm::Broadleaf, eco::MeshForm::Grass};
+  for (uint16_t id = 0; id < 2; ++id) {
+    const std::string prim = eco::usdPrimName(m.species[id]), root = "/Prototypes/" + prim;
+    const std::string species = block(text, "def Xform \"" + prim + "\"");
+    ASSERT_FALSE(species.empty()) << prim;
+    EXPECT_EQ(occurrences(text, "def Xform \"" + prim + "\""), 1u) << prim;
+    EXPECT_TRUE(has(species, "prepend variantSets = \"lod\"")) << prim;
+    EXPECT_TRUE(has(species, "string lod = \"lod0\"")) << prim;  // the default selection
+    const std::string lod0 = block(species, "\"lod0\" {"), lod1 = block(species, "\"lod1\" {");
+    ASSERT_FALSE(lod0.empty() || lod1.empty()) << species.substr(0, 2000);
+    const size_t want0 = eco::proceduralMesh(forms[id], 0).indices.size() / 3;
+    const size_t want1 = eco::proceduralMesh(forms[id], 1).indices.size() / 3;
+    EXPECT_NE(want0, want1);
+    EXPECT_EQ(triangles(lod0), want0) << prim;
+    EXPECT_EQ(triangles(lod1), want1) << prim;
+    EXPECT_EQ(triangles(species), want0 + want1) << prim << ": meshes outside the variants";
+
+    // One material per part, bound by every Mesh of both LODs.
+    const bool bark = id == 0;
+    const std::string looks = block(species, "def Scope \"Looks\"");
+    EXPECT_EQ(occurrences(looks, "def Material "), bark ? 2u : 1u) << looks;
+    EXPECT_EQ(occurrences(looks, "uniform token info:id = \"UsdPreviewSurface\""), bark ? 2u : 1u) << looks;
+    EXPECT_EQ(occurrences(species, "def Mesh "), bark ? 4u : 2u);
+    EXPECT_EQ(occurrences(species, "prepend apiSchemas = [\"MaterialBindingAPI\"]"), bark ? 4u : 2u);
+    EXPECT_EQ(occurrences(species, "rel material:binding = <" + root + "/Looks/foliage>"), 2u);
+    EXPECT_EQ(occurrences(species, "rel material:binding = <" + root + "/Looks/bark>"), bark ? 2u : 0u);
+    const std::string foliage = block(looks, "def Material \"foliage\"");
+    EXPECT_TRUE(has(foliage, "token outputs:surface.connect = <" + root + "/Looks/foliage/PreviewSurface.outputs:surface>"))
+        << foliage;
+    EXPECT_TRUE(has(foliage, "color3f inputs:diffuseColor.connect = <" + root + "/Looks/foliage/Tint.outputs:result>"));
+    EXPECT_TRUE(has(foliage, "string inputs:varname = \"displayColor\""));
+    EXPECT_TRUE(has(foliage, "float3 inputs:fallback = " + tupleText(eco::linearRgb(m.species[id].baseColor).data(), 3)))
+        << foliage;
+    if (bark) {
+      const float barkColor[3] = {BARK_COLOR};
+      EXPECT_TRUE(has(block(looks, "def Material \"bark\""), "color3f inputs:diffuseColor = " + tupleText(barkColor, 3)));
+    }
+    EXPECT_FALSE(has(species, "primvars:st")) << "no UVs, no st";
+  }
+  // The species with its own asset: referenced, no proxy, no variants.
+  const std::string own = block(text, "def Xform \"sp2_own_oak\"");
+  EXPECT_TRUE(has(own, "prepend references = @assets/oak.usd@")) << own;
+  EXPECT_FALSE(has(own, "variantSet")) << own;
+  EXPECT_FALSE(has(own, "def Mesh")) << own;
+
+  // A dropped species is not in the layer.
+  const std::string some = eco::usdPrototypesLayer(m, {false, true, false}, lods.lod0, lods.lod1);
+  EXPECT_FALSE(has(some, "sp0_"));
+  EXPECT_EQ(occurrences(some, "def Material "), 1u);
+}
+
+// Each tile's PointInstancer prototypes reference prototypes.usda and are instanceable, so a
+// composed stage shares one prototype per species across every tile.
+TEST(ExportScene, UsdTilePrototypesAreInstanceableReferences) {
+  const eco::Manifest m = prototypeWorld();
+  eco::SelectedTile tile;
+  tile.x = 1;
+  tile.z = 2;
+  for (uint16_t i = 0; i < 6; ++i) {
+    eco::Instance in;
+    in.species = uint16_t(i % 3);
+    in.position = {64.f + float(i), 10.f, 128.f + float(i)};
+    tile.instances.push_back(in);
+    tile.ids.push_back(eco::instanceId(m.tiling.tilesX, tile.x, tile.z, i));
+  }
+  for (const std::vector<bool>& keep : {std::vector<bool>{true, true, true}, std::vector<bool>{false, true, true}}) {
+    const std::string text = eco::usdTileLayer(m, keep, tile, eco::usdExtent(m, tile));
+    const std::string protos = block(text, "def Scope \"Prototypes\"");
+    size_t kept = 0;
+    for (const eco::SpeciesRecord& s : m.species) {
+      if (!keep[s.id]) continue;
+      ++kept;
+      const std::string prim = eco::usdPrimName(s);
+      const std::string proto = block(protos, "def \"" + prim + "\"");
+      EXPECT_TRUE(has(proto, "instanceable = true")) << proto;
+      EXPECT_TRUE(has(proto, "references = @../prototypes.usda@</Prototypes/" + prim + ">")) << proto;
+      EXPECT_TRUE(has(text, "</tile/Prototypes/" + prim + ">"));
+    }
+    EXPECT_EQ(occurrences(protos, "instanceable = true"), kept) << text;
+    EXPECT_EQ(occurrences(protos, "def "), kept + 1) << "a prototype of its own in a tile layer: " << protos;
+  }
+}
+
+// A mesh file's UVs and base colour texture: primvars:st (t up, so 1 - v) on both LODs, a
+// UsdUVTexture reading the texture beside prototypes.usda, and the file among those the
+// export writes and lists (usdTextureFiles); bytes that are neither PNG nor JPEG are not a
+// texture.
+TEST(ExportScene, UsdPrototypesReadAMeshFilesTexture) {
+  const eco::Manifest m = prototypeWorld();
+  eco::SpeciesLods lods = eco::speciesMeshLods("", m);
+  const std::vector<uint8_t> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13};
+  for (eco::SpeciesParts* parts : {&lods.lod0, &lods.lod1})
+    for (eco::ProxyPart& part : (*parts)[0]) {
+      if (part.bark) continue;
+      for (size_t v = 0; v < part.points.size(); ++v) part.uvs.push_back({float(v % 4) * 0.25f, 0.125f});
+      part.texture = png;
+    }
+  const std::vector<bool> keep = {true, true, true};
+  const std::string text = eco::usdPrototypesLayer(m, keep, lods.lod0, lods.lod1);
+  const std::vector<eco::UsdTextureFile> files = eco::usdTextureFiles(m, keep, lods.lod0);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].path, "textures/sp0_beech_foliage.png");
+  EXPECT_EQ(*files[0].bytes, png);
+
+  const std::string species = block(text, "def Xform \"sp0_beech\"");
+  const std::string foliage = block(species, "def Material \"foliage\"");
+  EXPECT_TRUE(has(foliage, "uniform token info:id = \"UsdUVTexture\"")) << foliage;
+  EXPECT_TRUE(has(foliage, "asset inputs:file = @" + files[0].path + "@")) << foliage;
+  EXPECT_TRUE(has(foliage, "color3f inputs:diffuseColor.connect = </Prototypes/sp0_beech/Looks/foliage/Texture.outputs:rgb>"));
+  EXPECT_TRUE(has(foliage, "string inputs:varname = \"st\""));
+  EXPECT_FALSE(has(block(species, "def Material \"bark\""), "UsdUVTexture"));
+  EXPECT_EQ(occurrences(species, "texCoord2f[] primvars:st = [(0, 0.875), (0.25, 0.875)"), 2u) << "both LODs, t = 1 - v";
+  EXPECT_FALSE(has(block(text, "def Xform \"sp1_"), "primvars:st"));
+
+  // A JPEG is written as .jpg; other bytes, or UVs missing, are no texture.
+  for (eco::ProxyPart& part : lods.lod0[0]) part.texture = {0xff, 0xd8, 0xff, 0xe0};
+  ASSERT_EQ(eco::usdTextureFiles(m, keep, lods.lod0).size(), 1u);
+  EXPECT_EQ(eco::usdTextureFiles(m, keep, lods.lod0)[0].path, "textures/sp0_beech_foliage.jpg");
+  for (eco::ProxyPart& part : lods.lod0[0]) part.texture = {'G', 'I', 'F', '8'};
+  EXPECT_TRUE(eco::usdTextureFiles(m, keep, lods.lod0).empty());
+  EXPECT_FALSE(has(eco::usdPrototypesLayer(m, keep, lods.lod0, lods.lod1), "UsdUVTexture"));
 }

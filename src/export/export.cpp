@@ -242,8 +242,13 @@ uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, Ex
     throw std::logic_error("export: " + std::to_string(count) + " instances written, " + std::to_string(*expected) +
                            " expected");
   if (usd) {
-    const std::string prototypes = usdPrototypesLayer(manifest, sel.keep, sel.meshes);
+    const std::string prototypes = usdPrototypesLayer(manifest, sel.keep, sel.meshes, sel.meshesLod1);
     writeFilePlain((root / "prototypes.usda").string(), prototypes.data(), prototypes.size());
+    // the mesh files' base colour textures prototypes.usda reads, beside it
+    for (const UsdTextureFile& t : usdTextureFiles(manifest, sel.keep, sel.meshes)) {
+      fs::create_directories((root / t.path).parent_path());
+      writeFilePlain((root / t.path).string(), t.bytes->data(), t.bytes->size());
+    }
     const std::string world = usdRootLayer(manifest, refs);
     writeFilePlain((root / "world.usda").string(), world.data(), world.size());
   }
@@ -251,7 +256,10 @@ uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, Ex
   // every file written, so the next export may replace exactly this (core/output_dir.h)
   nlohmann::ordered_json written = nlohmann::ordered_json::array();
   for (const UsdTileRef& r : refs) written.push_back(r.file);
-  if (usd) written.push_back("prototypes.usda"), written.push_back("world.usda");
+  if (usd) {
+    for (const UsdTextureFile& t : usdTextureFiles(manifest, sel.keep, sel.meshes)) written.push_back(t.path);
+    written.push_back("prototypes.usda"), written.push_back("world.usda");
+  }
   index["files"] = std::move(written);
   index["tiles"] = std::move(tiles);
   const std::string text = index.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";

@@ -43,7 +43,9 @@ ExportSelection selectForExport(const std::string& bakeDir, const ExportOptions&
     }
     sel.tiles.push_back(i);
   }
-  sel.meshes = speciesMeshes(bakeDir, m);
+  SpeciesLods lods = speciesMeshLods(bakeDir, m);
+  sel.meshes = std::move(lods.lod0);
+  sel.meshesLod1 = std::move(lods.lod1);
   return sel;
 }
 
@@ -77,8 +79,8 @@ SelectedTile selectFromTile(const ExportSelection& selection, const TileData& ti
 
 namespace {
 
-std::vector<ProxyPart> speciesParts(const MeshSet& set, const SpeciesMesh& mesh, const SpeciesRecord& species) {
-  const MeshRange& range = mesh.lods[0];
+std::vector<ProxyPart> speciesParts(const MeshSet& set, const SpeciesMesh& mesh, const SpeciesRecord& species, int lod) {
+  const MeshRange& range = mesh.lods[lod];
   const float size[3] = {species.crownRadius, species.meshHeight, species.crownRadius};
 
   std::vector<ProxyPart> parts(2);
@@ -126,7 +128,7 @@ std::vector<ProxyPart> speciesParts(const MeshSet& set, const SpeciesMesh& mesh,
 
 }  // namespace
 
-SpeciesParts speciesMeshes(const std::string& bakeDir, const Manifest& manifest) {
+SpeciesLods speciesMeshLods(const std::string& bakeDir, const Manifest& manifest) {
   std::vector<SpeciesMeshSource> sources;
   for (const SpeciesRecord& s : manifest.species) {
     SpeciesMeshSource src{speciesMeshForm(s), "", s.meshHeight, s.crownRadius};
@@ -137,14 +139,21 @@ SpeciesParts speciesMeshes(const std::string& bakeDir, const Manifest& manifest)
     sources.push_back(src);
   }
   const MeshSet set = buildMeshes(sources);
-  SpeciesParts out;
+  SpeciesLods out;
   for (size_t i = 0; i < manifest.species.size(); ++i) {
     // A bake's mesh file that passed its checksum but fails to load is corrupt, not a
     // reason to export a stand-in.
     if (!set.species[i].error.empty()) throw InputError(set.species[i].error);
-    out.push_back(speciesParts(set, set.species[i], manifest.species[i]));
+    out.lod0.push_back(speciesParts(set, set.species[i], manifest.species[i], 0));
+    out.lod1.push_back(speciesParts(set, set.species[i], manifest.species[i], 1));
   }
+  // ProxyPart::uvs and texture stay empty: the bake's normalised GLB (writeGlb) keeps positions,
+  // normals and the tint only, so no bake carries TEXCOORD_0 or a base colour texture yet.
   return out;
+}
+
+SpeciesParts speciesMeshes(const std::string& bakeDir, const Manifest& manifest) {
+  return std::move(speciesMeshLods(bakeDir, manifest).lod0);
 }
 
 std::array<float, 3> linearRgb(uint32_t rgba) {

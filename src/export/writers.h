@@ -13,7 +13,7 @@
 
 namespace eco {
 
-// A species' mesh (meshes/meshes.h, LOD 0 of its file or form) at its size at scale 1: unit
+// A species' mesh (meshes/meshes.h, one LOD of its file or form) at its size at scale 1: unit
 // points times (crown radius, mesh height, crown radius), normals by the inverse scale and
 // renormalised. Split into the bark (drawn in BARK_COLOR) and the foliage (the instance's
 // colour); a part without triangles is absent.
@@ -22,12 +22,21 @@ struct ProxyPart {
   std::vector<std::array<float, 3>> points, normals;
   std::vector<uint32_t> indices;  // triangles
   std::array<float, 3> min{}, max{};
+  // A mesh file's TEXCOORD_0, one per point as glTF has it (v down from the image's top), and
+  // its material's base colour texture (the image file's bytes, PNG or JPEG); both empty when
+  // the mesh has none (procedural meshes, and every bake so far: see speciesMeshLods).
+  std::vector<std::array<float, 2>> uvs;
+  std::vector<uint8_t> texture;
 };
 // Every species' parts by id: its mesh file when the bake carries one (read through
 // readMeshVerified, so a tampered file is an InputError naming it), else the procedural
-// mesh of its form.
+// mesh of its form. speciesMeshes is LOD 0; speciesMeshLods both LODs from one build.
 using SpeciesParts = std::vector<std::vector<ProxyPart>>;
 SpeciesParts speciesMeshes(const std::string& bakeDir, const Manifest& manifest);
+struct SpeciesLods {
+  SpeciesParts lod0, lod1;  // lod1: the file's simplified mesh or the form's coarse one
+};
+SpeciesLods speciesMeshLods(const std::string& bakeDir, const Manifest& manifest);
 
 // What an export reads: the tiles that can hold a selected instance (indices into
 // manifest.tiles, manifest order) and the species kept. InputError for an unknown species.
@@ -37,6 +46,7 @@ struct ExportSelection {
   std::vector<bool> keep;  // by species id
   std::optional<std::array<double, 4>> region;
   SpeciesParts meshes;  // by species id (speciesMeshes)
+  SpeciesParts meshesLod1;  // by species id, LOD 1 (speciesMeshLods)
 
   bool selected(const Instance& in) const;
   // The selected instances of every listed tile, from the manifest's per-tile species counts;
@@ -62,8 +72,24 @@ std::array<float, 3> linearRgb(uint32_t rgba);
 // A valid USD prim name for a species: "sp<id>_" and the name's ASCII letters, digits and
 // underscores (others become '_'), so distinct ids give distinct names.
 std::string usdPrimName(const SpeciesRecord& species);
-// prototypes.usda: /Prototypes/<prim> per kept species, its proxy mesh as Mesh prims.
-std::string usdPrototypesLayer(const Manifest& manifest, const std::vector<bool>& keep, const SpeciesParts& meshes);
+// prototypes.usda: /Prototypes/<prim> per kept species: its bark and foliage Materials
+// (UsdPreviewSurface) under Looks, and its proxy meshes in the variant set "lod" (lod0, the
+// default, from `lod0`; lod1 from `lod1`), each Mesh bound to its part's material. A part with
+// UVs and a texture gets primvars:st and a UsdUVTexture reading usdTexturePath.
+std::string usdPrototypesLayer(const Manifest& manifest, const std::vector<bool>& keep, const SpeciesParts& lod0,
+                               const SpeciesParts& lod1);
+// Where a part's base colour texture goes, relative to the export folder and to
+// prototypes.usda: "textures/<prim>_<bark|foliage>.<png|jpg>"; empty when the part has no
+// texture (or UVs) or its bytes are neither PNG nor JPEG.
+std::string usdTexturePath(const SpeciesRecord& species, const ProxyPart& part);
+// The texture files prototypes.usda reads (kept species without a mesh asset, LOD 0 parts):
+// what the export writes beside it and lists in export.json.
+struct UsdTextureFile {
+  std::string path;  // usdTexturePath
+  const std::vector<uint8_t>* bytes = nullptr;
+};
+std::vector<UsdTextureFile> usdTextureFiles(const Manifest& manifest, const std::vector<bool>& keep,
+                                            const SpeciesParts& lod0);
 // A conservative box of everything a tile's instancer draws: each instance's bounding sphere
 // (its species' sphere at its scale) around its position. The tile layer's `extent`, and
 // the root layer's `extentsHint`, which gives an unloaded payload its bounds.
@@ -71,7 +97,9 @@ struct Box {
   std::array<float, 3> lo{}, hi{};
 };
 Box usdExtent(const Manifest& manifest, const SelectedTile& tile);
-// tiles/X_Z.usda: a PointInstancer /tile over the kept species; `extent` is usdExtent(tile).
+// tiles/X_Z.usda: a PointInstancer /tile over the kept species, each prototype an instanceable
+// prim referencing prototypes.usda (one shared prototype per species on a composed stage);
+// `extent` is usdExtent(tile).
 std::string usdTileLayer(const Manifest& manifest, const std::vector<bool>& keep, const SelectedTile& tile,
                          const Box& extent);
 // world.usda: /World with one component prim per tile loading its layer as a payload.

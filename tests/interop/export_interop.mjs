@@ -3,7 +3,8 @@
 //   glTF: the Khronos glTF validator (no errors, no warnings) and glTF-Transform's reader with
 //         EXT_mesh_gpu_instancing;
 //   USD:  TinyUSDZ's USDA parser (its WebAssembly build), which re-prints each layer in its own
-//         canonical form, read here.
+//         canonical form, read here, and composes each tile's references to prototypes.usda and
+//         their LOD variants (instanceable prototypes, materials, lod0 meshes).
 //
 //   node tests/interop/export_interop.mjs ECOBAKE SOURCE_DIR SCRATCH_DIR NODE_MODULES PYTHON3
 //
@@ -226,6 +227,54 @@ const payloads = world.extractPayloadAssetPaths();
 check(JSON.stringify(payloads) === JSON.stringify(usdIndex.tiles.map((t) => t.file)),
   `world.usda payloads ${payloads} vs export.json`);
 const protoText = parseUsd(path.join(usdDir, 'prototypes.usda')).layerToString();
+// A prim's block in a print: from `start` to the "}" at the indentation of its line.
+function usdBlock(text, start) {
+  const at = text.indexOf(start);
+  if (at < 0) return '';
+  const line = text.lastIndexOf('\n', at) + 1;
+  const close = `\n${text.slice(line, at)}}`;
+  const end = text.indexOf(close, at);
+  return end < 0 ? text.slice(at) : text.slice(at, end + close.length);
+}
+// Triangles of every Mesh in a block: the entries of its faceVertexCounts (all 3).
+const usdTriangles = (text) => [...text.matchAll(/int\[\] faceVertexCounts = \[([^\]]*)\]/g)]
+  .reduce((n, m) => n + (m[1].trim() ? m[1].split(',').length : 0), 0);
+const occurrences = (text, part) => text.split(part).length - 1;
+// A species' prototype as composed (TinyUSDZ's composition of references and variants): its
+// UsdPreviewSurface materials under Looks (connections remapped to `root`), every Mesh bound
+// to one, and the lod0 meshes (the default selection).
+function checkComposedPrototype(where, block, root, lod0Triangles) {
+  const looks = usdBlock(block, 'def Scope "Looks"');
+  check(looks.includes('def Material "foliage"') && occurrences(looks, 'info:id = "UsdPreviewSurface"') === occurrences(looks, 'def Material'),
+    `${where}: no foliage UsdPreviewSurface material`);
+  check(looks.includes(`token outputs:surface.connect = <${root}/Looks/foliage/PreviewSurface.outputs:surface>`),
+    `${where}: the foliage material's surface is not connected under ${root}`);
+  check(!block.includes('variantSet'), `${where}: variants left after composition`);
+  check(usdTriangles(block) === lod0Triangles, `${where}: ${usdTriangles(block)} triangles, lod0 has ${lod0Triangles}`);
+  // TinyUSDZ 0.9.0-rc10 remaps connections through the reference but not relationship targets
+  // authored in a variant (OpenUSD remaps both): bindings are checked by their species path.
+  const meshes = occurrences(block, 'def Mesh ');
+  check(meshes > 0 && occurrences(block, 'prepend apiSchemas = ["MaterialBindingAPI"]') === meshes &&
+    [...block.matchAll(/rel material:binding = <([^>]*)>/g)].filter((m) => /\/Looks\/(bark|foliage)$/.test(m[1])).length === meshes,
+    `${where}: ${meshes} meshes, not every one bound to its species' material`);
+}
+// prototypes.usda holds each species once: materials and the variant set "lod" (lod0 selected,
+// lod1 coarser); TinyUSDZ composes its variants into the lod0 meshes.
+const lod0Triangles = new Map();
+const protoLayer = parseUsd(path.join(usdDir, 'prototypes.usda'));
+check(protoLayer.composeVariants(), `prototypes.usda: TinyUSDZ cannot compose its variants: ${protoLayer.error()}`);
+const protoComposed = protoLayer.layerToString();
+for (const s of usdIndex.species) {
+  const block = usdBlock(protoText, `def Xform "${s.prim}"`);
+  if (!check(block && occurrences(protoText, `def Xform "${s.prim}"`) === 1, `prototypes.usda: ${s.prim} not there once`)) continue;
+  check(block.includes('prepend variantSets = ["lod"]') && block.includes('string lod = "lod0"'),
+    `prototypes.usda: ${s.prim} has no variant set "lod" with lod0 selected`);
+  const t0 = usdTriangles(usdBlock(block, '"lod0" {')), t1 = usdTriangles(usdBlock(block, '"lod1" {'));
+  check(t0 > 0 && t1 > 0 && t1 < t0, `prototypes.usda: ${s.prim}: lod0 ${t0} triangles, lod1 ${t1}`);
+  lod0Triangles.set(s.prim, t0);
+  checkComposedPrototype(`prototypes.usda ${s.prim}`, usdBlock(protoComposed, `def Xform "${s.prim}"`), `/Prototypes/${s.prim}`, t0);
+}
+const protoBytes = new Uint8Array(fs.readFileSync(path.join(usdDir, 'prototypes.usda')));
 let usdCount = 0;
 for (const entry of usdIndex.tiles) {
   const raw = fs.readFileSync(path.join(usdDir, entry.file), 'utf8');
@@ -263,6 +312,20 @@ for (const entry of usdIndex.tiles) {
     const prim = p.slice(p.lastIndexOf('/') + 1, -1);
     check(protoText.includes(`def Xform "${prim}"`), `${entry.file}: prototype ${prim} not in prototypes.usda`);
     check(text.includes(`@../prototypes.usda@</Prototypes/${prim}>`), `${entry.file}: ${prim} does not reference prototypes.usda`);
+    // instanceable: every tile's prototype of a species shares one prototype on a composed stage
+    check(/instanceable = true/.test(usdBlock(text, `def "${prim}"`)), `${entry.file}: ${prim} is not instanceable`);
+  }
+  // The tile composed by TinyUSDZ (references to prototypes.usda, then the variants): each
+  // prototype brings its species' materials and lod0 meshes.
+  const composer = parseUsd(path.join(usdDir, entry.file));
+  composer.setAsset('../prototypes.usda', protoBytes);
+  check(composer.composeReferences() && composer.composeVariants(), `${entry.file}: TinyUSDZ cannot compose it: ${composer.error()}`);
+  const composed = composer.layerToString();
+  for (const p of protos) {
+    const prim = p.slice(p.lastIndexOf('/') + 1, -1);
+    const block = usdBlock(composed, `def Xform "${prim}"`);
+    check(/instanceable = true/.test(block), `${entry.file}: composed ${prim} is not instanceable`);
+    checkComposedPrototype(`${entry.file} ${prim}`, block, `/tile/Prototypes/${prim}`, lod0Triangles.get(prim));
   }
   for (let i = 0; i < n; ++i) {
     const [w, x, y, z] = orientations[i];
