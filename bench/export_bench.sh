@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Export throughput and size per format on a bake: `ecobake export` to CSV, PLY, USD and glTF
-# (the last two a folder: bytes are the whole folder's) and the Python reader (python/ecobake, reading and verifying every tile), each REPEATS times,
+# Export throughput and size per format on a bake: `ecobake export` to CSV, PLY, USD, glTF and
+# 3D Tiles (the last three a folder: bytes are the whole folder's) and the Python reader (python/ecobake, reading and verifying every tile), each REPEATS times,
 # medians of wall seconds, instances per second, bytes per instance and peak memory.
 # Usage: bench/export_bench.sh BUILD BAKE_DIR [REPEATS]   (output goes to $TMPDIR, then is deleted)
 set -euo pipefail
@@ -36,6 +36,7 @@ row "CSV (ecobake export)" "$build/apps/ecobake/ecobake" export "$bake" -o "$out
 row "PLY (ecobake export --format ply)" "$build/apps/ecobake/ecobake" export "$bake" --format ply -o "$out/file" -q
 row "USD (--format usd: USDA layers)" "$build/apps/ecobake/ecobake" export "$bake" --format usd -o "$out/file" -q
 row "glTF (--format gltf: GLB per tile)" "$build/apps/ecobake/ecobake" export "$bake" --format gltf -o "$out/file" -q
+row "3D Tiles (--format 3dtiles: tileset.json over the GLBs)" "$build/apps/ecobake/ecobake" export "$bake" --format 3dtiles -o "$out/file" -q
 row "Python reader (every tile read, verified, positions dequantised)" "$python" -c "
 import sys; sys.path.insert(0, '$root/python')
 import ecobake

@@ -197,6 +197,18 @@ TEST(CliBakeFiles, ExportEscapesHostileSpeciesNames) {
   r = run("export " + sh(bake) + " --ascii -o " + sh(dir.file("x.csv")));
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("--ascii: only for --format ply"), std::string::npos) << r.output;
+  // --georef: three finite numbers in range, and only for 3D Tiles; nothing written otherwise
+  for (const char* bad : {"1,2", "abc,1,2", "1,95,0", "181,0,0", "1,2,nan", "1,2,1e6"}) {
+    r = run("export " + sh(bake) + " --format 3dtiles --georef " + bad + " -o " + sh(dir.file("t3d")));
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("t3d"))) << bad;
+  }
+  r = run("export " + sh(bake) + " --format gltf --georef 1,2,3 -o " + sh(dir.file("g")));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--georef: only for --format 3dtiles"), std::string::npos) << r.output;
+  r = run("export " + sh(bake) + " --format 3dtiles --georef 11.39,47.27,560 -o " + sh(dir.file("t3d")));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir.file("t3d") + "/tileset.json"));
   r = run("export " + sh(bake) + " --format ply --ascii -o " + sh(dir.file("all.ply")));
   ASSERT_EQ(r.code, 0) << r.output;
   Ply ply = parsePly(eco::test::readBytes(dir.file("all.ply")));

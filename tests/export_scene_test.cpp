@@ -128,7 +128,7 @@ TEST(ExportScene, FiltersSelectTheSameInstancesAsCsv) {
     ASSERT_EQ(ecobake("export " + bake + " -o " + dir.file("f.csv") + " -q " + filter).code, 0) << filter;
     const size_t rows = csvCount(dir.file("f.csv"));
     EXPECT_GT(rows, 0u) << filter;
-    for (const char* format : {"usd", "gltf"}) {
+    for (const char* format : {"usd", "gltf", "3dtiles"}) {
       const std::string out = dir.file(std::string("scene-") + format);
       const auto r = ecobake("export " + bake + " --format " + format + " -o " + out + " -q " + filter);
       ASSERT_EQ(r.code, 0) << format << " " << filter << ": " << r.output;
@@ -149,10 +149,12 @@ TEST(ExportScene, FiltersSelectTheSameInstancesAsCsv) {
           const std::string text = eco::test::readBytes(file);
           EXPECT_TRUE(has(text, "rel prototypes = [</tile/Prototypes/sp1_")) << file;
           EXPECT_FALSE(has(text, "</tile/Prototypes/sp0_")) << file;
-        } else {
+        } else {  // glTF and 3D Tiles' contents: the tile, its species node and that node's LOD 1
           const nlohmann::json gltf = glbJson(file);
-          ASSERT_EQ(gltf["nodes"].size(), 2u) << file;
+          ASSERT_EQ(gltf["nodes"].size(), 3u) << file;
+          EXPECT_EQ(gltf["nodes"][0]["children"], nlohmann::json::array({1})) << file;
           EXPECT_EQ(gltf["nodes"][1]["name"], kept);
+          EXPECT_EQ(gltf["nodes"][2]["name"], kept + "_lod1");
         }
       }
     }
@@ -177,7 +179,7 @@ TEST(ExportScene, OutputFolderReplacesOnlyAPreviousExport) {
     EXPECT_TRUE(has(r.output, "output name is empty")) << r.output;
   }
   for (const std::string& target : {dir.file("precious"), dir.file("plain.txt"), bake + "/scene"}) {
-    for (const char* format : {"usd", "gltf"}) {
+    for (const char* format : {"usd", "gltf", "3dtiles"}) {
       const auto r = ecobake("export " + bake + " --format " + format + " -o " + target + " -q");
       EXPECT_EQ(r.code, 2) << target << ": " << r.output;
       EXPECT_EQ(eco::test::lineCount(r.output), 1u) << r.output;
@@ -191,8 +193,12 @@ TEST(ExportScene, OutputFolderReplacesOnlyAPreviousExport) {
   const std::string out = dir.file("scene");
   ASSERT_EQ(ecobake("export " + bake + " --format usd -o " + out + " -q").code, 0);
   EXPECT_TRUE(fs::exists(out + "/world.usda"));
-  ASSERT_EQ(ecobake("export " + bake + " --format gltf -o " + out + " -q").code, 0);
+  ASSERT_EQ(ecobake("export " + bake + " --format 3dtiles -o " + out + " -q").code, 0);
   EXPECT_FALSE(fs::exists(out + "/world.usda")) << "a stale file of the previous export survived";
+  EXPECT_EQ(readJson(out + "/export.json")["type"], "3dtiles");
+  EXPECT_EQ(readJson(out + "/export.json")["root"], "tileset.json");
+  ASSERT_EQ(ecobake("export " + bake + " --format gltf -o " + out + " -q").code, 0);
+  EXPECT_FALSE(fs::exists(out + "/tileset.json")) << "a stale file of the previous export survived";
   EXPECT_EQ(readJson(out + "/export.json")["type"], "gltf");
   // A big world's index is large (the sample's 2,304 tiles: 230 KB); it still marks the
   // folder as a previous export.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/parse_number.h"
 #include "export/export.h"
 #include "commands.h"
 #include "core/error.h"
@@ -154,31 +155,36 @@ void addInspect(CLI::App& app) {
 void addExport(CLI::App& app) {
   struct Args {
     std::string dir, format = "csv", out;
-    std::vector<std::string> tiles, region, species;
+    std::vector<std::string> tiles, region, species, georef;
     bool quiet = false, ascii = false;
   };
   auto a = std::make_shared<Args>();
-  CLI::App* cmd = app.add_subcommand("export", "Write the instances of a bake as CSV, PLY, USD or glTF");
+  CLI::App* cmd = app.add_subcommand("export", "Write the instances of a bake as CSV, PLY, USD, glTF or 3D Tiles");
   cmd->add_option("OUTDIR", a->dir, "Bake folder")->required();
   cmd->add_option("--format", a->format,
-                  "csv or ply (one file); usd or gltf (a folder: a layer or GLB per tile, and export.json)")
-      ->check(CLI::IsMember({"csv", "ply", "usd", "gltf"}));
+                  "csv or ply (one file); usd, gltf or 3dtiles (a folder: a layer or GLB per tile, and export.json)")
+      ->check(CLI::IsMember({"csv", "ply", "usd", "gltf", "3dtiles"}));
   cmd->add_option("-o,--output", a->out,
-                  "Output file (csv, ply) or folder (usd, gltf: created, or replaced when empty or a previous export)")
+                  "Output file (csv, ply) or folder (usd, gltf, 3dtiles: created, or replaced when empty or a previous export)")
       ->required();
   auto* tiles = cmd->add_option("--tiles", a->tiles, "Only tiles X0 Z0 X1 Z1 (inclusive)")->expected(4)->delimiter(',');
   cmd->add_option("--region", a->region, "Only instances inside MINX MINZ MAXX MAXZ (metres)")
       ->expected(4)->delimiter(',')->excludes(tiles);
   cmd->add_option("--species", a->species, "Only these species (names, comma-separated)")->delimiter(',');
   cmd->add_flag("--ascii", a->ascii, "PLY as text (default: binary little-endian)");
+  cmd->add_option("--georef", a->georef,
+                  "3dtiles: LON,LAT,HEIGHT (degrees, degrees, metres on the WGS84 ellipsoid) of the world's "
+                  "north-west corner at height 0; default: the tileset stays in its local east-north-up frame")
+      ->expected(3)->delimiter(',');
   cmd->add_flag("-q,--quiet", a->quiet, "Print only warnings and errors");
   cmd->callback([a] {
     if (a->ascii && a->format != "ply") throw InputError("--ascii: only for --format ply");
+    if (!a->georef.empty() && a->format != "3dtiles") throw InputError("--georef: only for --format 3dtiles");
     std::vector<int64_t> t;
     std::vector<double> r;
     parseArea(a->tiles, a->region, t, r);
     ExportOptions options;
-    for (ExportFormat f : {ExportFormat::Csv, ExportFormat::Ply, ExportFormat::Usd, ExportFormat::Gltf})
+    for (ExportFormat f : {ExportFormat::Csv, ExportFormat::Ply, ExportFormat::Usd, ExportFormat::Gltf, ExportFormat::Tiles3d})
       if (a->format == exportFormatName(f)) options.format = f;
     // Inclusive tile indices; anything past the grid just selects nothing there.
     auto clampTile = [](int64_t v) { return int(std::min<int64_t>(v, int64_t(1) << 30)); };
@@ -186,6 +192,12 @@ void addExport(CLI::App& app) {
     if (!r.empty()) options.region = std::array<double, 4>{r[0], r[1], r[2], r[3]};
     options.species = a->species;
     options.plyAscii = a->ascii;
+    if (!a->georef.empty()) {
+      const double lon = parseReal(a->georef[0], "--georef longitude", -180, 180);
+      const double lat = parseReal(a->georef[1], "--georef latitude", -90, 90);
+      const double height = parseReal(a->georef[2], "--georef height", -11000, 100000);
+      options.georef = std::array<double, 3>{lon, lat, height};
+    }
     options.progress = progressReporter(a->quiet, "exported");
     const uint64_t n = exportInstances(a->dir, options, a->out);
     if (!a->quiet)

@@ -84,6 +84,7 @@ const char* exportFormatName(ExportFormat format) {
     case ExportFormat::Ply: return "ply";
     case ExportFormat::Usd: return "usd";
     case ExportFormat::Gltf: return "gltf";
+    case ExportFormat::Tiles3d: return "3dtiles";
   }
   return "?";
 }
@@ -186,7 +187,7 @@ uint64_t exportList(const std::string& bakeDir, const ExportSelection& sel, Expo
 constexpr const char* kExportMarker = "export.json";
 constexpr const char* kExportFormat = "ecobake-export";
 
-// USD or glTF into a staged folder.
+// USD, glTF or 3D Tiles into a staged folder.
 uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, ExportFormat format,
                       const ExportOptions& options, const std::string& outDir) {
   const Manifest& manifest = sel.manifest;
@@ -198,7 +199,7 @@ uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, Ex
       markedOutput("ecobake export", "ecobake export", "export", kExportMarker, kExportFormat, uint64_t(64) << 20, {"tiles"});
   StagedDir staged(outDir, kind);  // checks the destination before creating anything
   const fs::path root(staged.staging);
-  const bool usd = format == ExportFormat::Usd;
+  const bool usd = format == ExportFormat::Usd, tiles3d = format == ExportFormat::Tiles3d;
   const char* extension = usd ? ".usda" : ".glb";
   fs::create_directory(root / "tiles");
 
@@ -214,8 +215,10 @@ uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, Ex
     if (sel.keep[s.id]) species.push_back({{"id", s.id}, {"name", s.name}, {"prim", usdPrimName(s)}});
   index["species"] = std::move(species);
   if (usd) index["root"] = "world.usda";
+  if (tiles3d) index["root"] = "tileset.json";
 
   std::vector<UsdTileRef> refs;
+  std::vector<TilesetLeaf> leaves;
   nlohmann::ordered_json tiles = nlohmann::ordered_json::array();
   uint64_t count = 0;
   int done = 0;
@@ -224,13 +227,20 @@ uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, Ex
     const SelectedTile tile = selectFromTile(sel, readTileVerified(bakeDir, manifest, entry));
     if (!tile.instances.empty()) {
       const std::string file = "tiles/" + std::to_string(entry.x) + "_" + std::to_string(entry.z) + extension;
-      const Box extent = usd ? usdExtent(manifest, tile) : Box{};
+      const Box extent = usd || tiles3d ? usdExtent(manifest, tile) : Box{};
       if (usd) {
         const std::string text = usdTileLayer(manifest, sel.keep, tile, extent);
         writeFilePlain((root / file).string(), text.data(), text.size());
       } else {
-        const std::vector<uint8_t> glb = gltfTile(manifest, sel.keep, sel.meshes, tile);
+        // 3D Tiles: the tile's origin goes in its transform (tilesetJson), not a node
+        const std::vector<uint8_t> glb = gltfTile(manifest, sel.keep, sel.meshes, &sel.meshesLod1, tile, !tiles3d);
         writeFilePlain((root / file).string(), glb.data(), glb.size());
+      }
+      if (tiles3d) {
+        float tallest = 0;
+        for (const Instance& in : tile.instances)
+          tallest = std::max(tallest, manifest.species[in.species].meshHeight * in.scale);
+        leaves.push_back({entry.x, entry.z, file, extent, tallest, tile.instances.size()});
       }
       refs.push_back({entry.x, entry.z, file, extent});
       tiles.push_back({{"x", entry.x}, {"z", entry.z}, {"file", file}, {"instances", tile.instances.size()}});
@@ -252,6 +262,12 @@ uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, Ex
     const std::string world = usdRootLayer(manifest, refs);
     writeFilePlain((root / "world.usda").string(), world.data(), world.size());
   }
+  if (tiles3d) {
+    std::optional<std::array<double, 16>> transform;
+    if (options.georef) transform = eastNorthUpToEcef((*options.georef)[0], (*options.georef)[1], (*options.georef)[2]);
+    const std::string tileset = tilesetJson(manifest, leaves, transform);
+    writeFilePlain((root / "tileset.json").string(), tileset.data(), tileset.size());
+  }
   index["instances"] = count;
   // every file written, so the next export may replace exactly this (core/output_dir.h)
   nlohmann::ordered_json written = nlohmann::ordered_json::array();
@@ -260,6 +276,7 @@ uint64_t exportFolder(const std::string& bakeDir, const ExportSelection& sel, Ex
     for (const UsdTextureFile& t : usdTextureFiles(manifest, sel.keep, sel.meshes)) written.push_back(t.path);
     written.push_back("prototypes.usda"), written.push_back("world.usda");
   }
+  if (tiles3d) written.push_back("tileset.json");
   index["files"] = std::move(written);
   index["tiles"] = std::move(tiles);
   const std::string text = index.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";

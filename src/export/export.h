@@ -15,11 +15,13 @@
 
 namespace eco {
 
-enum class ExportFormat { Csv, Ply, Usd, Gltf };
-// "csv", "ply", "usd", "gltf".
+enum class ExportFormat { Csv, Ply, Usd, Gltf, Tiles3d };
+// "csv", "ply", "usd", "gltf", "3dtiles".
 const char* exportFormatName(ExportFormat format);
-// USD and glTF write a folder (one file per tile and an index), CSV and PLY one file.
-inline bool writesFolder(ExportFormat format) { return format == ExportFormat::Usd || format == ExportFormat::Gltf; }
+// USD, glTF and 3D Tiles write a folder (one file per tile and an index), CSV and PLY one file.
+inline bool writesFolder(ExportFormat format) {
+  return format == ExportFormat::Usd || format == ExportFormat::Gltf || format == ExportFormat::Tiles3d;
+}
 
 // Which instances an export writes; every filter narrows the one before.
 struct ExportOptions {
@@ -35,6 +37,11 @@ struct ExportOptions {
   std::function<void(int done, int total)> progress;  // per tile read
   // PLY as text (`format ascii 1.0`) instead of binary little-endian.
   bool plyAscii = false;
+  // 3D Tiles: where the world's origin (its north-west corner, x = z = 0, at height 0) lies on
+  // the WGS84 ellipsoid: longitude, latitude (degrees) and ellipsoidal height (metres). The root
+  // tile's transform is then the local east-north-up frame there; without it, identity (the
+  // tileset is in that local frame).
+  std::optional<std::array<double, 3>> georef;
 };
 
 // Writes the selected instances to outPath: a file for CSV and PLY, a folder for USD and glTF.
@@ -58,7 +65,9 @@ struct ExportOptions {
 // prototype meshes and export.json, the index (and ownership marker) that lists them. USD:
 // world.usda loads each tiles/X_Z.usda as a payload, a UsdGeomPointInstancer whose prototypes
 // reference prototypes.usda. glTF: tiles/X_Z.glb, one node per species instanced with
-// EXT_mesh_gpu_instancing. The folder is staged and swapped in whole (core/output_dir.h):
+// EXT_mesh_gpu_instancing. 3D Tiles 1.1: tileset.json over a quadtree of the tiles, each
+// leaf a GLB as the glTF export's with its origin in the tile's transform (docs/export.md).
+// The folder is staged and swapped in whole (core/output_dir.h):
 // it replaces only a previous export (export.json), and a failed export leaves no trace.
 uint64_t exportInstances(const std::string& bakeDir, const ExportOptions& options, const std::string& outPath);
 

@@ -2,6 +2,7 @@
 // with EXT_mesh_gpu_instancing. Layout and the choices behind it: docs/export.md.
 #include <cmath>
 #include <cstring>
+#include <numbers>
 #include <nlohmann/json.hpp>
 
 #include "export/writers.h"
@@ -55,12 +56,13 @@ void put32(std::vector<uint8_t>& out, uint32_t v) {
 }  // namespace
 
 std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>& keep, const SpeciesParts& speciesParts,
-                              const SelectedTile& tile) {
+                              const SpeciesParts* lod1Parts, const SelectedTile& tile, bool originInRoot) {
   Builder b;
   const std::string name = "tile_" + std::to_string(tile.x) + "_" + std::to_string(tile.z);
   Json nodes = Json::array(), meshes = Json::array(), children = Json::array();
   Json materials = Json::array();
   int barkMaterial = -1;  // added with the first mesh that has bark
+  bool usesLod = false;
   // The root carries the tile's origin and the instances are tile-local, so an engine's float32
   // transforms keep sub-millimetre steps far from the world origin (world float32 positions step
   // by about 8 mm at 100 km). Local = world - origin is exact in float32 (Sterbenz: the origin
@@ -68,7 +70,8 @@ std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>&
   // origin + local gives back the decoded position exactly.
   const float originX = float(double(tile.x) * double(manifest.tiling.tileSize));
   const float originZ = float(double(tile.z) * double(manifest.tiling.tileSize));
-  nodes.push_back({{"name", name}, {"translation", {originX, 0.0f, originZ}}});
+  nodes.push_back({{"name", name}});
+  if (originInRoot) nodes.back()["translation"] = {originX, 0.0f, originZ};
 
   // Instances are sorted by species in a tile, so each species is one run.
   for (size_t first = 0; first < tile.instances.size();) {
@@ -91,34 +94,39 @@ std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>&
                           {{"baseColorFactor", {double(base[0]), double(base[1]), double(base[2]), 1.0}},
                            {"metallicFactor", 0.0},
                            {"roughnessFactor", 1.0}}}});
-    Json primitives = Json::array();
-    for (const ProxyPart& part : speciesParts[species]) {
-      if (part.bark && barkMaterial < 0) {
-        const float bark[3] = {BARK_COLOR};
-        barkMaterial = int(materials.size());
-        materials.push_back({{"name", "bark"},
-                             {"pbrMetallicRoughness",
-                              {{"baseColorFactor", {double(bark[0]), double(bark[1]), double(bark[2]), 1.0}},
-                               {"metallicFactor", 0.0},
-                               {"roughnessFactor", 1.0}}}});
+    // The species' mesh from its parts: primitives of the foliage material and the shared bark.
+    auto addMesh = [&](const std::vector<ProxyPart>& parts, const std::string& meshName) {
+      Json primitives = Json::array();
+      for (const ProxyPart& part : parts) {
+        if (part.bark && barkMaterial < 0) {
+          const float bark[3] = {BARK_COLOR};
+          barkMaterial = int(materials.size());
+          materials.push_back({{"name", "bark"},
+                               {"pbrMetallicRoughness",
+                                {{"baseColorFactor", {double(bark[0]), double(bark[1]), double(bark[2]), 1.0}},
+                                 {"metallicFactor", 0.0},
+                                 {"roughnessFactor", 1.0}}}});
+        }
+        const int pos = b.accessor(part.points.data(), part.points.size(), 12, kFloat, "VEC3", kArrayBuffer);
+        b.accessors[size_t(pos)]["min"] = floats(part.min.data(), 3);
+        b.accessors[size_t(pos)]["max"] = floats(part.max.data(), 3);
+        const int nrm = b.accessor(part.normals.data(), part.normals.size(), 12, kFloat, "VEC3", kArrayBuffer);
+        int idx = 0;
+        if (part.points.size() <= 65536) {  // procedural meshes and small files: 16-bit indices
+          std::vector<uint16_t> idx16(part.indices.begin(), part.indices.end());
+          idx = b.accessor(idx16.data(), idx16.size(), 2, kUnsignedShort, "SCALAR", kElementArrayBuffer);
+        } else {
+          idx = b.accessor(part.indices.data(), part.indices.size(), 4, kUnsignedInt, "SCALAR", kElementArrayBuffer);
+        }
+        primitives.push_back({{"attributes", {{"POSITION", pos}, {"NORMAL", nrm}}},
+                              {"indices", idx},
+                              {"material", part.bark ? barkMaterial : foliage},
+                              {"mode", 4}});
       }
-      const int pos = b.accessor(part.points.data(), part.points.size(), 12, kFloat, "VEC3", kArrayBuffer);
-      b.accessors[size_t(pos)]["min"] = floats(part.min.data(), 3);
-      b.accessors[size_t(pos)]["max"] = floats(part.max.data(), 3);
-      const int nrm = b.accessor(part.normals.data(), part.normals.size(), 12, kFloat, "VEC3", kArrayBuffer);
-      int idx = 0;
-      if (part.points.size() <= 65536) {  // procedural meshes and small files: 16-bit indices
-        std::vector<uint16_t> idx16(part.indices.begin(), part.indices.end());
-        idx = b.accessor(idx16.data(), idx16.size(), 2, kUnsignedShort, "SCALAR", kElementArrayBuffer);
-      } else {
-        idx = b.accessor(part.indices.data(), part.indices.size(), 4, kUnsignedInt, "SCALAR", kElementArrayBuffer);
-      }
-      primitives.push_back({{"attributes", {{"POSITION", pos}, {"NORMAL", nrm}}},
-                            {"indices", idx},
-                            {"material", part.bark ? barkMaterial : foliage},
-                            {"mode", 4}});
-    }
-    meshes.push_back({{"name", s.name}, {"primitives", std::move(primitives)}});
+      meshes.push_back({{"name", meshName}, {"primitives", std::move(primitives)}});
+      return int(meshes.size()) - 1;
+    };
+    const int mesh = addMesh(speciesParts[species], s.name);
 
     // Per instance: world position, the instance transform's rotation (shaders/transform.h),
     // uniform scale (the mesh is already at the species' size), linear RGBA8 tint and the
@@ -145,21 +153,39 @@ std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>&
         {"_COLOR_0", b.accessor(color.data(), count, 12, kFloat, "VEC3", 0)},
         {"_TILE_INDEX", b.accessor(index.data(), count, 4, kUnsignedInt, "SCALAR", 0)},
     };
-    children.push_back(int(nodes.size()));
+    const int node = int(nodes.size());
+    children.push_back(node);
     nodes.push_back({{"name", s.name},
-                     {"mesh", int(meshes.size()) - 1},
-                     {"extensions", {{"EXT_mesh_gpu_instancing", {{"attributes", std::move(attributes)}}}}},
+                     {"mesh", mesh},
+                     {"extensions", {{"EXT_mesh_gpu_instancing", {{"attributes", attributes}}}}},
                      {"extras", {{"ecobake_species_id", s.id}, {"ecobake_tile", {tile.x, tile.z}}}}});
+    // LOD 1 (MSFT_lod): a node outside the scene with the coarse mesh and the same instancing
+    // accessors. A loader without the extension draws LOD 0; one with it switches the whole
+    // node, so the screen coverage is the tile's where the viewer would switch its plants:
+    // the tile seen from lodFactor (40) bounding radii of the species' largest instance, its
+    // side over the screen height at a 60 degree field of view, squared.
+    if (lod1Parts && !(*lod1Parts)[species].empty()) {
+      const int coarse = addMesh((*lod1Parts)[species], s.name + "_lod1");
+      const int lodNode = int(nodes.size());
+      nodes.push_back({{"name", s.name + "_lod1"},
+                       {"mesh", coarse},
+                       {"extensions", {{"EXT_mesh_gpu_instancing", {{"attributes", std::move(attributes)}}}}}});
+      const double distance = 40.0 * double(s.boundingRadius) * double(s.scaleMax);
+      const double side = double(manifest.tiling.tileSize) / (2.0 * distance * std::tan(std::numbers::pi / 6.0));
+      nodes[size_t(node)]["extensions"]["MSFT_lod"] = {{"ids", {lodNode}}};
+      nodes[size_t(node)]["extras"]["MSFT_screencoverage"] = {std::min(side * side, 1.0), 0.0};
+      usesLod = true;
+    }
     // glTF cannot reference another file's mesh: the species mesh stays, and the export asset
     // is named for the importer to swap in.
-    if (!s.meshAsset.empty()) nodes.back()["extras"]["ecobake_mesh_asset"] = s.meshAsset;
+    if (!s.meshAsset.empty()) nodes[size_t(node)]["extras"]["ecobake_mesh_asset"] = s.meshAsset;
     first = end;
   }
   if (!children.empty()) nodes[0]["children"] = std::move(children);
 
   while (b.bin.size() % 4) b.bin.push_back(0);
   Json gltf = {{"asset", {{"version", "2.0"}, {"generator", std::string("ecobake ") + ECO_VERSION}}},
-               {"extensionsUsed", {"EXT_mesh_gpu_instancing"}},
+               {"extensionsUsed", usesLod ? Json{"EXT_mesh_gpu_instancing", "MSFT_lod"} : Json{"EXT_mesh_gpu_instancing"}},
                {"extensionsRequired", {"EXT_mesh_gpu_instancing"}},
                {"scene", 0},
                {"scenes", {{{"name", name}, {"nodes", {0}}}}},

@@ -116,8 +116,33 @@ float roundToHalf(float value);
 // ---- glTF (gltf.cpp) ----
 
 // tiles/X_Z.glb: binary glTF 2.0 with a root node for the tile and one child node per kept
-// species that has instances in it, instanced with EXT_mesh_gpu_instancing.
+// species that has instances in it, instanced with EXT_mesh_gpu_instancing; with `lod1`, each
+// such node has its LOD 1 through MSFT_lod (docs/export.md). Instances are tile-local; the
+// root node carries the tile's origin, or (originInRoot false: 3D Tiles, where the tile's
+// transform carries it) no transform.
 std::vector<uint8_t> gltfTile(const Manifest& manifest, const std::vector<bool>& keep, const SpeciesParts& meshes,
-                              const SelectedTile& tile);
+                              const SpeciesParts* lod1, const SelectedTile& tile, bool originInRoot = true);
+
+// ---- 3D Tiles (tiles3d.cpp) ----
+
+// One bake tile of the tileset: its content file and what bounds it.
+struct TilesetLeaf {
+  int x = 0, z = 0;
+  std::string file;      // content uri, relative to tileset.json
+  Box box;               // everything its content draws, bake frame (x east, y up, z south), world metres
+  float tallest = 0;     // the tallest plant's height (mesh height x scale), metres
+  uint64_t instances = 0;
+};
+// tileset.json (3D Tiles 1.1): a quadtree over the bake's tile grid whose leaves are the
+// given tiles (any order), in the local east-north-up frame of the world's origin (x east,
+// y north = -z, z up). Each leaf's transform moves its tile-local content to the tile's
+// origin; bounding boxes hold the content; a leaf's geometric error is 0 and a parent's the
+// tallest plant under it (what is missing when it is drawn without its children).
+// `rootTransform`: the root tile's column-major transform, or identity when empty.
+std::string tilesetJson(const Manifest& manifest, const std::vector<TilesetLeaf>& leaves,
+                        const std::optional<std::array<double, 16>>& rootTransform);
+// The column-major transform from the local east-north-up frame at (longitude, latitude in
+// degrees, ellipsoidal height in metres) to WGS84 Earth-centred, Earth-fixed coordinates.
+std::array<double, 16> eastNorthUpToEcef(double longitudeDeg, double latitudeDeg, double height);
 
 }  // namespace eco

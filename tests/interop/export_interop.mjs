@@ -25,9 +25,12 @@ async function importPackage(name, subpath) {
   return import(pathToFileURL(file).href);
 }
 
-let validator, gltfCore, gltfExtensions, tinyusdz;
+let validator, gltfCore, gltfExtensions, tinyusdz, loadersCore, loaders3dTiles;
 try {
   validator = (await importPackage('gltf-validator')).default;
+  // ES modules (require.resolve would give their CommonJS builds)
+  loadersCore = await importPackage('@loaders.gl/core', 'dist/index.js');
+  loaders3dTiles = await importPackage('@loaders.gl/3d-tiles', 'dist/index.js');
   gltfCore = await importPackage('@gltf-transform/core');
   gltfExtensions = await importPackage('@gltf-transform/extensions');
   tinyusdz = await loadTinyUsdz();
@@ -133,7 +136,9 @@ function compareInstance(where, t, i, got, rotTol) {
 const gltfIndex = JSON.parse(fs.readFileSync(path.join(scratch, 'gltf', 'export.json'), 'utf8'));
 check(gltfIndex.type === 'gltf' && gltfIndex.instances === total, `glTF index: ${gltfIndex.type}, ${gltfIndex.instances}`);
 check(gltfIndex.tiles.length === ref.tiles.length, `glTF index lists ${gltfIndex.tiles.length} tiles`);
-const io = new gltfCore.NodeIO().registerExtensions([gltfExtensions.EXTMeshGPUInstancing]);
+// (errors only: it would warn about MSFT_lod, which it does not implement, on every file)
+const io = new gltfCore.NodeIO().registerExtensions([gltfExtensions.EXTMeshGPUInstancing])
+  .setLogger(new gltfCore.Logger(gltfCore.Logger.Verbosity.ERROR));
 let gltfCount = 0, validatorInfos = 0;
 for (const entry of gltfIndex.tiles) {
   const bytes = new Uint8Array(fs.readFileSync(path.join(scratch, 'gltf', entry.file)));
@@ -144,6 +149,25 @@ for (const entry of gltfIndex.tiles) {
     `${entry.file}: validator: ${bad.map((m) => `${m.code} ${m.pointer}: ${m.message}`).join('; ')}`);
   const t = refTile.get(`${entry.x}_${entry.z}`);
   if (!check(t, `${entry.file}: tile not in the bake`)) continue;
+  // LOD 1 through MSFT_lod, from the GLB's own JSON (glTF-Transform drops extensions it does
+  // not know): each species node names one node outside the scene, with the same instancing
+  // accessors and a coarser mesh, and a screen coverage per level
+  {
+    const json = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 20, new DataView(bytes.buffer, bytes.byteOffset + 12, 4).getUint32(0, true)).toString('utf8'));
+    check(json.extensionsUsed.includes('MSFT_lod') && !json.extensionsRequired.includes('MSFT_lod'), `${entry.file}: MSFT_lod not used (or required)`);
+    const triangles = (m) => json.meshes[m].primitives.reduce((n, p) => n + json.accessors[p.indices].count / 3, 0);
+    for (const i of json.nodes[0].children) {
+      const node = json.nodes[i], lod = node.extensions.MSFT_lod;
+      if (!check(lod && lod.ids.length === 1, `${entry.file}: ${node.name} has no MSFT_lod`)) continue;
+      const coarse = json.nodes[lod.ids[0]];
+      check(!json.nodes[0].children.includes(lod.ids[0]) && coarse.name === `${node.name}_lod1`, `${entry.file}: ${node.name}'s LOD node ${coarse.name}`);
+      check(JSON.stringify(coarse.extensions.EXT_mesh_gpu_instancing) === JSON.stringify(node.extensions.EXT_mesh_gpu_instancing),
+        `${entry.file}: ${node.name}'s LOD 1 instances differ`);
+      check(triangles(coarse.mesh) < triangles(node.mesh), `${entry.file}: ${node.name}: LOD 1 has ${triangles(coarse.mesh)} triangles, LOD 0 ${triangles(node.mesh)}`);
+      const c = node.extras.MSFT_screencoverage;
+      check(c.length === 2 && c[0] > 0 && c[0] <= 1 && c[1] === 0, `${entry.file}: ${node.name} screen coverage ${c}`);
+    }
+  }
   const doc = await io.readBinary(bytes);
   const scene = doc.getRoot().listScenes()[0];
   let seen = 0;
@@ -341,9 +365,131 @@ for (const entry of usdIndex.tiles) {
 }
 check(usdCount === total, `USD: ${usdCount} instances, reference ${total}`);
 
+// ---- 3D Tiles ----
+// loaders.gl's Tiles3DLoader reads tileset.json (1.1) and each tile's GLB content; the tree's
+// transforms are composed here, each content's y-up glTF turned z-up as 3D Tiles says
+// ((x, y, z) -> (x, -z, y)), and every instance compared with the reference in the local
+// east-north-up frame (east = x, north = -z, up = y of the bake) or, with --georef, in ECEF
+// (WGS84 from first principles below).
+const mat4 = (m) => (p) => [0, 1, 2].map((r) => m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r]);
+const mul4 = (a, b) => {  // column-major a * b
+  const out = new Array(16).fill(0);
+  for (let c = 0; c < 4; ++c) for (let r = 0; r < 4; ++r) for (let k = 0; k < 4; ++k) out[4 * c + r] += a[4 * k + r] * b[4 * c + k];
+  return out;
+};
+const identity4 = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+const enuOf = (p) => [p[0], -p[2], p[1]];
+// ECEF of a point at (east, north, up) from the geodetic origin (lon, lat, h) on WGS84.
+function ecefOf(enu, [lonDeg, latDeg, h]) {
+  const a = 6378137, f = 1 / 298.257223563, e2 = f * (2 - f);
+  const lon = lonDeg * Math.PI / 180, lat = latDeg * Math.PI / 180;
+  const n = a / Math.sqrt(1 - e2 * Math.sin(lat) ** 2);
+  const o = [(n + h) * Math.cos(lat) * Math.cos(lon), (n + h) * Math.cos(lat) * Math.sin(lon), (n * (1 - e2) + h) * Math.sin(lat)];
+  const east = [-Math.sin(lon), Math.cos(lon), 0];
+  const north = [-Math.sin(lat) * Math.cos(lon), -Math.sin(lat) * Math.sin(lon), Math.cos(lat)];
+  const up = [Math.cos(lat) * Math.cos(lon), Math.cos(lat) * Math.sin(lon), Math.sin(lat)];
+  return [0, 1, 2].map((i) => o[i] + enu[0] * east[i] + enu[1] * north[i] + enu[2] * up[i]);
+}
+async function arrayBufferOf(file) {
+  const b = fs.readFileSync(file);
+  return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);
+}
+let tilesCount = 0;
+for (const georef of [null, [-122.3321, 47.6062, 35]]) {
+  const dir = path.join(scratch, georef ? '3dtiles-georef' : '3dtiles');
+  run(['export', bake, '--format', '3dtiles', '-o', dir, '-q', ...(georef ? ['--georef', georef.join(',')] : [])]);
+  const tileset = await loadersCore.parse(await arrayBufferOf(path.join(dir, 'tileset.json')), loaders3dTiles.Tiles3DLoader,
+    {}, { url: pathToFileURL(path.join(dir, 'tileset.json')).href });
+  check(tileset.asset.version === '1.1', `${dir}: asset.version ${tileset.asset.version}`);
+  const raw = JSON.parse(fs.readFileSync(path.join(dir, 'tileset.json'), 'utf8'));
+  check(raw.root.refine === 'ADD' && raw.asset.version === '1.1', `${dir}: root refine ${raw.root.refine}`);
+  check(!georef || raw.root.transform.length === 16, `${dir}: no root transform for the georef`);
+  // the tallest plant of each tile, from the reference (mesh height x scale)
+  const tallest = new Map(ref.tiles.map((t) => [`${t.x}_${t.z}`,
+    Math.max(...t.scale.map((s, i) => s * ref.species[t.species[i]].mesh_height))]));
+  const leaves = [];
+  // walks the tree: composes transforms, checks errors and that children's boxes sit in their parent's
+  const boxCorners = (b, m) => {
+    const out = [];
+    for (const sx of [-1, 1]) for (const sy of [-1, 1]) for (const sz of [-1, 1])
+      out.push(mat4(m)([0, 1, 2].map((i) => b[i] + sx * b[3 + i] + sy * b[6 + i] + sz * b[9 + i])));
+    return out;
+  };
+  const inBox = (p, b, m, tol) => {  // p (root frame) inside box b of a tile with transform m (axis-aligned)
+    const c = mat4(m)(b.slice(0, 3));
+    return [0, 1, 2].every((i) => Math.abs(p[i] - c[i]) <= Math.abs(b[3 + 3 * i + i]) + tol);
+  };
+  function walk(tile, parentMatrix, parent) {
+    const m = tile.transform ? mul4(parentMatrix, tile.transform) : parentMatrix;
+    const box = tile.boundingVolume.box;
+    check(box && box.length === 12, `${dir}: tile without a box`);
+    if (parent && !georef) {  // (boxes are axis-aligned in the local frame; the georef turns it)
+      for (const corner of boxCorners(box, m))
+        check(inBox(corner, parent.box, parent.m, 1e-6), `${dir}: a child box leaves its parent's (${tile.contentUrl || ''})`);
+      check(tile.geometricError <= parent.geometricError, `${dir}: geometric error ${tile.geometricError} above its parent's`);
+    }
+    if (tile.contentUrl) {
+      check(tile.geometricError === 0 && !(tile.children || []).length, `${dir}: leaf ${tile.contentUrl} error or children`);
+      leaves.push({ tile, m });
+    } else {
+      const below = [];
+      const collect = (t) => { if (t.contentUrl) below.push(path.basename(t.contentUrl, '.glb')); (t.children || []).forEach(collect); };
+      collect(tile);
+      const want = Math.max(...below.map((k) => tallest.get(k)));
+      check(Math.abs(tile.geometricError - want) <= 1e-4 * want, `${dir}: parent error ${tile.geometricError}, tallest plant under it ${want}`);
+    }
+    for (const child of tile.children || []) walk(child, m, { box, m, geometricError: tile.geometricError });
+  }
+  walk(tileset.root, identity4, null);
+  check(leaves.length === ref.tiles.length, `${dir}: ${leaves.length} contents, ${ref.tiles.length} tiles`);
+  let count = 0;
+  for (const { tile, m } of leaves) {
+    const key = path.basename(tile.contentUrl, '.glb');
+    const t = refTile.get(key);
+    if (!check(t, `${dir}: content ${key} is not a tile of the bake`)) continue;
+    const content = await loadersCore.parse(await arrayBufferOf(path.join(dir, 'tiles', `${key}.glb`)),
+      loaders3dTiles.Tiles3DLoader, { '3d-tiles': { loadGLTF: true } });
+    check(content.type === 'glTF' && content.gltfUpAxis === 'Y' && content.rotateYtoZ, `${dir}/${key}: content ${content.type}, up ${content.gltfUpAxis}`);
+    const g = content.gltf;
+    check(!g.nodes[0].translation && !g.nodes[0].matrix, `${dir}/${key}: the root node moves the content (the tile's transform does)`);
+    // ground truth in the root frame: ENU of the reference position (and ECEF through the georef)
+    const rootOf = (p) => (georef ? ecefOf(enuOf(p), georef) : enuOf(p));
+    let seen = 0;
+    // the root's children (the LOD 1 nodes are outside the scene)
+    for (const child of g.nodes[0].children || []) {
+      const node = typeof child === 'number' ? g.nodes[child] : child;
+      const inst = node.extensions && node.extensions.EXT_mesh_gpu_instancing;
+      if (!check(inst, `${dir}/${key}: node ${node.name} not instanced`)) continue;
+      const value = (name) => g.accessors[inst.attributes[name]].value;
+      const tr = value('TRANSLATION'), rot = value('ROTATION'), sc = value('SCALE'), index = value('_TILE_INDEX');
+      const species = node.extras.ecobake_species_id;
+      for (let k = 0; k < index.length; ++k) {
+        const i = index[k];
+        if (!check(i < t.position.length, `${dir}/${key}: index ${i} past the tile`)) break;
+        const local = [tr[3 * k], tr[3 * k + 1], tr[3 * k + 2]];
+        const got = mat4(m)([local[0], -local[2], local[1]]);  // y up -> z up, then the tree's transforms
+        const want = rootOf(t.position[i]);
+        check(near(got, want, georef ? 1e-6 : 0), `${dir}/${key}[${k}]: position ${got} vs ${want}`);
+        if (!georef) check(inBox(got, tile.boundingVolume.box, m, 1e-6), `${dir}/${key}[${k}]: outside its tile's box`);
+        const q = [rot[4 * k], rot[4 * k + 1], rot[4 * k + 2], rot[4 * k + 3]];
+        const v = [0.3, 0.8, -0.5];
+        check(near(rotate(q, v), expectedRotate(t.up[i], t.yaw[i], v), 1e-5), `${dir}/${key}[${k}]: rotation ${q}`);
+        check(Math.abs(sc[3 * k] - t.scale[i]) <= 1e-6 * t.scale[i] && species === t.species[i], `${dir}/${key}[${k}]: scale or species`);
+        check(i === seen, `${dir}/${key}: instance ${k} is tile index ${i}, expected ${seen}`);
+        ++seen;
+      }
+    }
+    check(seen === t.position.length, `${dir}/${key}: ${seen} instances, the tile has ${t.position.length}`);
+    count += seen;
+  }
+  check(count === total, `${dir}: ${count} instances, reference ${total}`);
+  tilesCount += count;
+}
+
 if (failures.length) {
   console.log(`${failures.length} mismatches (first 50):\n  ${failures.join('\n  ')}`);
   process.exit(1);
 }
 console.log(`${total} instances in ${ref.tiles.length} tiles: glTF (validator: 0 errors, 0 warnings, ` +
-  `${validatorInfos} infos; glTF-Transform) and USD (TinyUSDZ) equal the Python reader's decode`);
+  `${validatorInfos} infos; glTF-Transform), USD (TinyUSDZ) and 3D Tiles (loaders.gl, local and georeferenced: ` +
+  `${tilesCount} instances) equal the Python reader's decode`);
