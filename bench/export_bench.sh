@@ -37,6 +37,10 @@ row "PLY (ecobake export --format ply)" "$build/apps/ecobake/ecobake" export "$b
 row "USD (--format usd: USDA layers)" "$build/apps/ecobake/ecobake" export "$bake" --format usd -o "$out/file" -q
 row "glTF (--format gltf: GLB per tile)" "$build/apps/ecobake/ecobake" export "$bake" --format gltf -o "$out/file" -q
 row "3D Tiles (--format 3dtiles: tileset.json over the GLBs)" "$build/apps/ecobake/ecobake" export "$bake" --format 3dtiles -o "$out/file" -q
+if command -v blender >/dev/null; then
+  row "Blender importer (python/ecobake_blender: every tile, headless, start-up included)" blender -b --factory-startup -noaudio \
+    --python-expr "import sys; sys.path.insert(0, '$root/python'); import ecobake_blender as eb; eb.import_bake('$bake')"
+fi
 row "Python reader (every tile read, verified, positions dequantised)" "$python" -c "
 import sys; sys.path.insert(0, '$root/python')
 import ecobake
