@@ -1,7 +1,8 @@
 // USD and glTF exports read back by tools this project did not write, compared with the bake
 // as python/ecobake decodes it (reference.py), instance by instance:
-//   glTF: the Khronos glTF validator (no errors, no warnings) and glTF-Transform's reader with
-//         EXT_mesh_gpu_instancing;
+//   glTF: the Khronos glTF validator (no errors, no warnings), glTF-Transform's reader with
+//         EXT_mesh_gpu_instancing and three.js's GLTFLoader (InstancedMesh matrices, colours);
+//   3D Tiles: loaders.gl's Tiles3DLoader (tileset and contents);
 //   USD:  TinyUSDZ's USDA parser (its WebAssembly build), which re-prints each layer in its own
 //         canonical form, read here, and composes each tile's references to prototypes.usda and
 //         their LOD variants (instanceable prototypes, materials, lod0 meshes).
@@ -25,11 +26,13 @@ async function importPackage(name, subpath) {
   return import(pathToFileURL(file).href);
 }
 
-let validator, gltfCore, gltfExtensions, tinyusdz, loadersCore, loaders3dTiles;
+let validator, gltfCore, gltfExtensions, tinyusdz, loadersCore, loaders3dTiles, THREE, GLTFLoader;
 try {
   validator = (await importPackage('gltf-validator')).default;
   // ES modules (require.resolve would give their CommonJS builds)
   loadersCore = await importPackage('@loaders.gl/core', 'dist/index.js');
+  THREE = await importPackage('three', 'build/three.module.js');
+  ({ GLTFLoader } = await importPackage('three', 'examples/jsm/loaders/GLTFLoader.js'));
   loaders3dTiles = await importPackage('@loaders.gl/3d-tiles', 'dist/index.js');
   gltfCore = await importPackage('@gltf-transform/core');
   gltfExtensions = await importPackage('@gltf-transform/extensions');
@@ -216,6 +219,41 @@ for (const entry of gltfIndex.tiles) {
   gltfCount += seen;
 }
 check(gltfCount === total, `glTF: ${gltfCount} instances, reference ${total}`);
+
+// three.js's GLTFLoader (what the web draws with): each species node becomes InstancedMeshes,
+// one per primitive, with the instance matrices, colours (_COLOR_0 as instanceColor) and the
+// other instancing attributes (_TILE_INDEX) as instanced geometry attributes.
+let threeCount = 0;
+for (const entry of gltfIndex.tiles) {
+  const bytes = fs.readFileSync(path.join(scratch, 'gltf', entry.file));
+  const gltf = await new GLTFLoader().parseAsync(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), '');
+  gltf.scene.updateMatrixWorld(true);
+  const t = refTile.get(`${entry.x}_${entry.z}`);
+  const bySpecies = new Map();  // species id -> instances of its first primitive's mesh
+  gltf.scene.traverse((o) => {
+    if (!o.isInstancedMesh) return;
+    const species = o.parent.userData.ecobake_species_id ?? o.userData.ecobake_species_id;
+    if (!bySpecies.has(species)) bySpecies.set(species, o);
+  });
+  const matrix = new THREE.Matrix4(), world = new THREE.Matrix4(), color = new THREE.Color();
+  const position = new THREE.Vector3(), rotation = new THREE.Quaternion(), scale = new THREE.Vector3();
+  for (const [species, mesh] of bySpecies) {
+    const index = mesh.geometry.getAttribute('_TILE_INDEX');
+    if (!check(index && index.count === mesh.count, `${entry.file}: three.js: ${mesh.name} has no _TILE_INDEX`)) continue;
+    for (let k = 0; k < mesh.count; ++k) {
+      const i = index.getX(k);
+      mesh.getMatrixAt(k, matrix);
+      world.multiplyMatrices(mesh.matrixWorld, matrix).decompose(position, rotation, scale);
+      const got = { position: position.toArray(), rotation: rotation.toArray(), scale: scale.toArray(), species, id: idOf(t, i) };
+      compareInstance(`${entry.file} three.js ${mesh.name}[${k}]`, t, i, got, 1e-5);
+      mesh.getColorAt(k, color);
+      const c = color.toArray().map((v) => Math.round(v * 255));
+      check(near(c, t.color[i].slice(0, 3), 0), `${entry.file}: three.js colour ${c} vs ${t.color[i]}`);
+      ++threeCount;
+    }
+  }
+}
+check(threeCount === total, `three.js: ${threeCount} instances, reference ${total}`);
 
 // ---- USD ----
 function parseUsd(file) {
@@ -491,5 +529,5 @@ if (failures.length) {
   process.exit(1);
 }
 console.log(`${total} instances in ${ref.tiles.length} tiles: glTF (validator: 0 errors, 0 warnings, ` +
-  `${validatorInfos} infos; glTF-Transform), USD (TinyUSDZ) and 3D Tiles (loaders.gl, local and georeferenced: ` +
+  `${validatorInfos} infos; glTF-Transform; three.js), USD (TinyUSDZ) and 3D Tiles (loaders.gl, local and georeferenced: ` +
   `${tilesCount} instances) equal the Python reader's decode`);
