@@ -1,7 +1,8 @@
 // USD and glTF exports read back by tools this project did not write, compared with the bake
 // as python/ecobake decodes it (reference.py), instance by instance:
 //   glTF: the Khronos glTF validator (no errors, no warnings), glTF-Transform's reader with
-//         EXT_mesh_gpu_instancing and three.js's GLTFLoader (InstancedMesh matrices, colours);
+//         EXT_mesh_gpu_instancing, three.js's GLTFLoader (InstancedMesh matrices, colours) and
+//         Babylon.js's (thin instances);
 //   3D Tiles: loaders.gl's Tiles3DLoader (tileset and contents);
 //   USD:  TinyUSDZ's USDA parser (its WebAssembly build), which re-prints each layer in its own
 //         canonical form, read here, and composes each tile's references to prototypes.usda and
@@ -26,13 +27,15 @@ async function importPackage(name, subpath) {
   return import(pathToFileURL(file).href);
 }
 
-let validator, gltfCore, gltfExtensions, tinyusdz, loadersCore, loaders3dTiles, THREE, GLTFLoader;
+let validator, gltfCore, gltfExtensions, tinyusdz, loadersCore, loaders3dTiles, THREE, GLTFLoader, BABYLON;
 try {
   validator = (await importPackage('gltf-validator')).default;
   // ES modules (require.resolve would give their CommonJS builds)
   loadersCore = await importPackage('@loaders.gl/core', 'dist/index.js');
   THREE = await importPackage('three', 'build/three.module.js');
   ({ GLTFLoader } = await importPackage('three', 'examples/jsm/loaders/GLTFLoader.js'));
+  BABYLON = await importPackage('@babylonjs/core', 'index.js');
+  await importPackage('@babylonjs/loaders', 'glTF/index.js');
   loaders3dTiles = await importPackage('@loaders.gl/3d-tiles', 'dist/index.js');
   gltfCore = await importPackage('@gltf-transform/core');
   gltfExtensions = await importPackage('@gltf-transform/extensions');
@@ -254,6 +257,50 @@ for (const entry of gltfIndex.tiles) {
   }
 }
 check(threeCount === total, `three.js: ${threeCount} instances, reference ${total}`);
+
+// Babylon.js's glTF loader (NullEngine, right-handed so no mirroring root is added): thin
+// instances per primitive mesh, their matrices under the mesh's world matrix. Instances of a
+// species node are its run of the tile in order, the nodes in species order.
+{
+  const engine = new BABYLON.NullEngine();
+  BABYLON.Logger.LogLevels = BABYLON.Logger.ErrorLogLevel;
+  let babylonCount = 0;
+  for (const entry of gltfIndex.tiles) {
+    const scene = new BABYLON.Scene(engine);
+    scene.useRightHandedSystem = true;
+    const bytes = fs.readFileSync(path.join(scratch, 'gltf', entry.file));
+    const result = await BABYLON.LoadAssetContainerAsync(new Uint8Array(bytes), scene, { pluginExtension: '.glb' });
+    const t = refTile.get(`${entry.x}_${entry.z}`);
+    // the first primitive's mesh of each species node (LOD 0: the species' own name)
+    const bySpecies = new Map();
+    for (const m of result.meshes) {
+      // a node of several primitives is a transform node over <node>_primitive<i> meshes
+      const node = /_primitive\d+$/.test(m.name) ? (m.parent ? m.parent.name : '') : m.name;
+      const species = ref.species.findIndex((sp) => sp.name === node);
+      if (m.thinInstanceCount > 0 && species >= 0 && !bySpecies.has(species)) bySpecies.set(species, m);
+    }
+    let first = 0;
+    for (const species of [...bySpecies.keys()].sort((a, b) => a - b)) {
+      const mesh = bySpecies.get(species);
+      const world = mesh.computeWorldMatrix(true), matrices = mesh.thinInstanceGetWorldMatrices();
+      const position = new BABYLON.Vector3(), scale = new BABYLON.Vector3(), rotation = new BABYLON.Quaternion();
+      for (let k = 0; k < matrices.length; ++k) {
+        const i = first + k;
+        if (!check(i < t.position.length, `${entry.file}: Babylon.js: ${mesh.name}[${k}] past the tile`)) break;
+        matrices[k].multiply(world).decompose(scale, rotation, position);
+        const got = { position: position.asArray(), rotation: [rotation.x, rotation.y, rotation.z, rotation.w], scale: scale.asArray(),
+          species: t.species[i], id: idOf(t, i) };
+        check(t.species[i] === species, `${entry.file}: Babylon.js: ${mesh.name}[${k}] is tile index ${i} of species ${t.species[i]}`);
+        compareInstance(`${entry.file} Babylon.js ${mesh.name}[${k}]`, t, i, got, 1e-5);
+        ++babylonCount;
+      }
+      first += matrices.length;
+    }
+    scene.dispose();
+  }
+  engine.dispose();
+  check(babylonCount === total, `Babylon.js: ${babylonCount} instances, reference ${total}`);
+}
 
 // ---- USD ----
 function parseUsd(file) {
@@ -529,5 +576,5 @@ if (failures.length) {
   process.exit(1);
 }
 console.log(`${total} instances in ${ref.tiles.length} tiles: glTF (validator: 0 errors, 0 warnings, ` +
-  `${validatorInfos} infos; glTF-Transform; three.js), USD (TinyUSDZ) and 3D Tiles (loaders.gl, local and georeferenced: ` +
+  `${validatorInfos} infos; glTF-Transform; three.js; Babylon.js), USD (TinyUSDZ) and 3D Tiles (loaders.gl, local and georeferenced: ` +
   `${tilesCount} instances) equal the Python reader's decode`);
