@@ -69,6 +69,50 @@ def main() -> int:
         check([bake.species[s].name for s in tile.species_ids[:3]] == [r["species"] for r in expected[:3]],
               f"{entry.file}: species names differ")
 
+    # pandas (Debian's python3-pandas) reads the CSV as its users would: the whole instance,
+    # transform from the quaternion columns against one built here from yaw and up (Rodrigues,
+    # not transform.h), the linear tint against the colours, ids from tile and index.
+    try:
+        import pandas as pd
+    except ImportError:
+        pd = None
+        print("pandas not installed: the CSV's pandas check is skipped (python3-pandas)")
+    if pd is not None:
+        frame = pd.read_csv(csv_path)
+        check(list(frame.columns) == ["x", "y", "z", "yaw", "scale", "species", "species_id", "qx", "qy", "qz", "qw",
+                                      "r", "g", "b", "id"], f"pandas columns {list(frame.columns)}")
+        check(frame["id"].dtype == np.int64 and frame["species_id"].dtype == np.int64, "pandas: ids are not integers")
+        start = 0
+        for entry in bake.tiles:
+            tile = bake.read_tile(entry)
+            part = frame.iloc[start:start + len(tile)]
+            start += len(tile)
+            q = part[["qx", "qy", "qz", "qw"]].to_numpy()
+            x, y, z, w = q.T
+            matrix = np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
+                               2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+                               2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=1).reshape(-1, 3, 3)
+            yaw, up = tile.yaw().astype(np.float64), tile.up().astype(np.float64)
+            c, s_ = np.cos(yaw), np.sin(yaw)  # turn about +y, +x toward -z
+            spin = np.zeros((len(yaw), 3, 3))
+            spin[:, 0, 0], spin[:, 0, 2], spin[:, 1, 1], spin[:, 2, 0], spin[:, 2, 2] = c, s_, 1, -s_, c
+            axis = np.stack([up[:, 2], np.zeros(len(up)), -up[:, 0]], axis=1)  # +y x up
+            sin_a = np.linalg.norm(axis, axis=1)
+            k = axis / np.maximum(sin_a, 1e-12)[:, None]
+            kx = np.zeros((len(up), 3, 3))
+            kx[:, 0, 1], kx[:, 0, 2], kx[:, 1, 0], kx[:, 1, 2], kx[:, 2, 0], kx[:, 2, 1] = \
+                -k[:, 2], k[:, 1], k[:, 2], -k[:, 0], -k[:, 1], k[:, 0]
+            cos_a = up[:, 1]
+            tilt = np.eye(3) + sin_a[:, None, None] * kx + (1 - cos_a)[:, None, None] * (kx @ kx)
+            expected = tilt @ spin
+            check(np.max(np.abs(matrix - expected)) < 2e-5, f"{entry.file}: pandas: rotation differs by "
+                  f"{np.max(np.abs(matrix - expected)):.2g}")
+            tint = part[["r", "g", "b"]].to_numpy()
+            check(np.max(np.abs(tint - tile.colors()[:, :3] / 255.0)) <= 5e-5, f"{entry.file}: pandas: tint differs")
+            tile_number = entry.z * bake.manifest["tiling"]["tiles_x"] + entry.x
+            ids = (tile_number << 26) + np.arange(len(tile), dtype=np.int64)
+            check(np.array_equal(part["id"].to_numpy(), ids), f"{entry.file}: pandas: ids differ")
+
     # Raster layers: the river's distance and, with --layers masks, the masks and suitability.
     check(bake.sun == (180.0, 40.0), f"sun {bake.sun}")
     # The config's ground: the temperate preset's soil (0.25, 0.19, 0.13 of 255, rounded) and
