@@ -124,10 +124,19 @@ TEST(CliConfig, ValidatePrintsTheEstimate) {
       << r.output;
   // How the viewer draws each species (issue #29): the ridge world's pine names no form, so it
   // would be a broadleaf, and validate says where to change that.
-  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(\n  pine +tree +drawn as broadleaf \(the tree default: set /species/0/mesh/form to conifer for needle trees\)\n)")))
+  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(\n  pine +tree +about +[0-9]+  drawn as broadleaf \(the tree default: set /species/0/mesh/form to conifer for needle trees\)\n)")))
       << r.output;
-  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(\n  juniper +shrub +drawn as shrub\n)"))) << r.output;
-  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(\n  moss +ground_cover drawn as ground_cover\n)"))) << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(\n  juniper +shrub +about +[0-9]+  drawn as shrub\n)"))) << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(\n  moss +ground_cover about +[0-9]+  drawn as ground_cover\n)"))) << r.output;
+  // Each species' share of the estimate (issue #32: which species the model gets wrong): the
+  // shares add up to the total
+  std::smatch total;
+  ASSERT_TRUE(std::regex_search(r.output, total, std::regex(R"(about ([0-9.]+) instances in)"))) << r.output;
+  double sum = 0;
+  const std::regex line(R"(\n  [a-z]+ +[a-z_]+ +about +([0-9]+)  )");
+  for (auto it = std::sregex_iterator(r.output.begin(), r.output.end(), line); it != std::sregex_iterator(); ++it)
+    sum += std::stod((*it)[1].str());
+  EXPECT_NEAR(sum, std::stod(total[1].str()), 4.0) << r.output;
 }
 
 // Item 7: radius 0.01 m on the sample world passed validate and started writing about 3 TB;

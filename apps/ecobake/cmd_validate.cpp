@@ -106,7 +106,8 @@ void addValidate(CLI::App& app) {
     // broadleaf, which a pine is not; said here rather than found in the viewer.
     for (size_t i = 0; i < parsed.species.size(); ++i) {
       const SpeciesConfig& s = parsed.species[i];
-      std::printf("  %-24s %-12s ", s.name.c_str(), speciesKindName(s.kind));
+      // its share of the estimate, so a reviewer sees which species a change moves
+      std::printf("  %-24s %-12s about %9.0f  ", s.name.c_str(), speciesKindName(s.kind), estimate->speciesInstances[i]);
       if (!s.meshFile.empty())
         std::printf("drawn from its mesh.file\n");
       else if (s.meshFormGiven)
