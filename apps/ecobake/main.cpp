@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   eco::cli::addExport(app);
   eco::cli::addMasks(app);
   eco::cli::addMerge(app);
+  eco::cli::addDiff(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

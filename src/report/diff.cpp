@@ -1,0 +1,260 @@
+// `ecobake diff`: two bakes of one world compared species by species (report.h).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <numbers>
+
+#include "core/error.h"
+#include "report/report.h"
+#include "tileio/tileio.h"
+
+namespace eco {
+
+namespace {
+
+constexpr int kMasks = 3;
+constexpr float kSlopeEdges[TerrainBins::kSlopeBins] = {0, 5, 10, 20, 30, 45};
+constexpr const char* kAspectNames[8] = {"N", "NE", "E", "SE", "S", "SW", "W", "NW"};
+
+// A bake's plants binned by the terrain under them, per species (by name).
+struct Binned {
+  Manifest manifest;
+  std::vector<float> heights;
+  std::map<std::string, std::vector<std::vector<uint64_t>>> bins;  // name -> mask -> bin -> plants
+};
+
+// The bins of a point: the nearest terrain sample's height, and its gradient by central
+// differences (one-sided at the edges).
+struct Terrain {
+  const std::vector<float>& h;
+  int w, hgt;
+  float cell, minY, maxY;
+  float at(int i, int j) const { return h[size_t(j) * size_t(w) + size_t(i)]; }
+  void bins(float x, float z, int out[kMasks]) const {
+    const int i = std::clamp(int(std::lround(x / cell)), 0, w - 1), j = std::clamp(int(std::lround(z / cell)), 0, hgt - 1);
+    const float y = at(i, j);
+    const float span = maxY - minY;
+    out[0] = span > 0 ? std::clamp(int((y - minY) / span * float(TerrainBins::kElevationBins)), 0,
+                                   TerrainBins::kElevationBins - 1)
+                      : 0;
+    const int i0 = std::max(i - 1, 0), i1 = std::min(i + 1, w - 1), j0 = std::max(j - 1, 0), j1 = std::min(j + 1, hgt - 1);
+    const float dx = i1 > i0 ? (at(i1, j) - at(i0, j)) / (float(i1 - i0) * cell) : 0.f;
+    const float dz = j1 > j0 ? (at(i, j1) - at(i, j0)) / (float(j1 - j0) * cell) : 0.f;
+    const float slope = std::atan(std::hypot(dx, dz)) * (180.f / std::numbers::pi_v<float>);
+    int s = 0;
+    while (s + 1 < TerrainBins::kSlopeBins && slope >= kSlopeEdges[s + 1]) ++s;
+    out[1] = s;
+    if (slope < 5.f) {
+      out[2] = 8;  // flat
+    } else {
+      // The ground faces downhill, (-dx, -dz); compass angle from north (-z) toward east (+x).
+      const float angle = std::atan2(-dx, dz) * (180.f / std::numbers::pi_v<float>);
+      out[2] = int(std::lround((angle < 0 ? angle + 360.f : angle) / 45.f)) % 8;
+    }
+  }
+};
+
+Binned binBake(const std::string& dir) {
+  Binned b;
+  b.manifest = readManifest(dir);
+  b.heights = readTerrainRaw(dir, b.manifest);
+  const Manifest& m = b.manifest;
+  const Terrain t{b.heights, m.terrain.width, m.terrain.height, m.terrain.cellSize, m.world.minY, m.world.maxY};
+  std::vector<std::vector<std::vector<uint64_t>>*> bySpecies;
+  for (const SpeciesRecord& s : m.species) {
+    auto& bins = b.bins[s.name];
+    bins.assign(kMasks, {});
+    for (int k = 0; k < kMasks; ++k) bins[size_t(k)].assign(size_t(TerrainBins::binCount(k)), 0);
+    bySpecies.push_back(&bins);
+  }
+  for (const TileEntry& e : m.tiles) {
+    const TileData tile = readTileVerified(dir, m, e);  // every instance's species is in the table
+    for (const Instance& in : tile.instances) {
+      int bin[kMasks];
+      t.bins(in.position.x, in.position.z, bin);
+      for (int k = 0; k < kMasks; ++k) ++(*bySpecies[in.species])[size_t(k)][size_t(bin[k])];
+    }
+  }
+  return b;
+}
+
+std::vector<double> shares(const std::vector<uint64_t>& bins, uint64_t total) {
+  std::vector<double> out(bins.size(), 0.0);
+  if (total)
+    for (size_t i = 0; i < bins.size(); ++i) out[i] = 100.0 * double(bins[i]) / double(total);
+  return out;
+}
+
+}  // namespace
+
+const char* TerrainBins::maskName(int mask) { return mask == 0 ? "elevation" : mask == 1 ? "slope" : "aspect"; }
+
+int TerrainBins::binCount(int mask) { return mask == 0 ? kElevationBins : mask == 1 ? kSlopeBins : kAspectBins; }
+
+std::string TerrainBins::binLabel(int mask, int bin, float minY, float maxY) {
+  char buf[64];
+  if (mask == 0) {
+    const double step = (double(maxY) - double(minY)) / kElevationBins;
+    std::snprintf(buf, sizeof buf, "%.0f-%.0f m", double(minY) + step * bin, double(minY) + step * (bin + 1));
+  } else if (mask == 1) {
+    std::snprintf(buf, sizeof buf, "%.0f-%.0f deg", double(kSlopeEdges[bin]),
+                  bin + 1 < kSlopeBins ? double(kSlopeEdges[bin + 1]) : 90.0);
+  } else {
+    std::snprintf(buf, sizeof buf, "%s", bin < 8 ? kAspectNames[bin] : "flat");
+  }
+  return buf;
+}
+
+std::vector<std::string> BakeDiff::exceeding(double pct) const {
+  std::vector<std::string> out;
+  for (const SpeciesDiff& s : species)
+    if (!(std::abs(s.countChangePct) <= pct) || s.largestShift > pct) out.push_back(s.name);
+  return out;
+}
+
+BakeDiff diffBakes(const std::string& a, const std::string& b) {
+  const Binned A = binBake(a), B = binBake(b);
+  const Manifest &ma = A.manifest, &mb = B.manifest;
+  auto differentWorlds = [&](const std::string& what) {
+    return InputError(a + " and " + b + " are bakes of different worlds (" + what + " differ); diff compares bakes of one world");
+  };
+  if (ma.terrain.width != mb.terrain.width || ma.terrain.height != mb.terrain.height ||
+      ma.terrain.cellSize != mb.terrain.cellSize)
+    throw differentWorlds("their terrain sizes");
+  if (A.heights.size() != B.heights.size() ||
+      std::memcmp(A.heights.data(), B.heights.data(), A.heights.size() * sizeof(float)) != 0)
+    throw differentWorlds("their terrain heights");
+  if (ma.tiling.tileSize != mb.tiling.tileSize || ma.tiling.tilesX != mb.tiling.tilesX || ma.tiling.tilesZ != mb.tiling.tilesZ)
+    throw differentWorlds("their tilings");
+
+  BakeDiff d;
+  d.minY = ma.world.minY;
+  d.maxY = ma.world.maxY;
+  std::vector<std::string> names;
+  for (const SpeciesRecord& s : ma.species) names.push_back(s.name);
+  for (const SpeciesRecord& s : mb.species)
+    if (std::find(names.begin(), names.end(), s.name) == names.end()) names.push_back(s.name);
+  auto countOf = [](const Manifest& m, const std::string& name) -> uint64_t {
+    for (const SpeciesRecord& s : m.species)
+      if (s.name == name) return s.id < m.totals.speciesCounts.size() ? m.totals.speciesCounts[s.id] : 0;
+    return 0;
+  };
+  for (const std::string& name : names) {
+    SpeciesDiff s;
+    s.name = name;
+    s.countA = countOf(ma, name);
+    s.countB = countOf(mb, name);
+    s.countChangePct = s.countA ? 100.0 * (double(s.countB) - double(s.countA)) / double(s.countA)
+                       : s.countB ? std::numeric_limits<double>::infinity()
+                                  : 0.0;
+    for (int k = 0; k < kMasks; ++k) {
+      const auto ia = A.bins.find(name), ib = B.bins.find(name);
+      const std::vector<uint64_t> none(size_t(TerrainBins::binCount(k)), 0);
+      s.shareA.push_back(shares(ia != A.bins.end() ? ia->second[size_t(k)] : none, s.countA));
+      s.shareB.push_back(shares(ib != B.bins.end() ? ib->second[size_t(k)] : none, s.countB));
+      for (size_t i = 0; i < s.shareA.back().size(); ++i) {
+        const double shift = std::abs(s.shareB.back()[i] - s.shareA.back()[i]);
+        if (shift > s.largestShift) s.largestShift = shift, s.shiftMask = k, s.shiftBin = int(i);
+      }
+    }
+    d.species.push_back(std::move(s));
+  }
+
+  // Tiles by position: bytes and checksum as the manifests list them (each verified on read).
+  std::map<std::pair<int, int>, const TileEntry*> tilesA;
+  for (const TileEntry& e : ma.tiles) tilesA[{e.z, e.x}] = &e;
+  d.tilesA = ma.tiles.size();
+  d.tilesB = mb.tiles.size();
+  auto list = [&d](const std::string& file) {
+    if (d.differingTiles.size() < BakeDiff::kMaxListedTiles) d.differingTiles.push_back(file);
+  };
+  std::map<std::pair<int, int>, bool> seen;
+  for (const TileEntry& e : mb.tiles) {
+    auto it = tilesA.find({e.z, e.x});
+    seen[{e.z, e.x}] = true;
+    if (it == tilesA.end()) {
+      ++d.tilesOnlyB;
+      list(e.file);
+    } else if (it->second->bytes != e.bytes || it->second->checksum != e.checksum) {
+      ++d.tilesDiffer;
+      list(e.file);
+    }
+  }
+  for (const TileEntry& e : ma.tiles)
+    if (!seen.count({e.z, e.x})) ++d.tilesOnlyA, list(e.file);
+  return d;
+}
+
+std::string describeDiff(const BakeDiff& d, std::optional<double> failOnPct) {
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-28s %10s %10s %9s  %s\n", "species", "A", "B", "change", "largest shift of its plants");
+  out += line;
+  for (const SpeciesDiff& s : d.species) {
+    char change[32];
+    if (std::isinf(s.countChangePct))
+      std::snprintf(change, sizeof change, "new");
+    else if (s.countB == 0 && s.countA > 0)
+      std::snprintf(change, sizeof change, "gone");
+    else
+      std::snprintf(change, sizeof change, "%+.2f %%", s.countChangePct);
+    std::string shift = "-";
+    if (s.largestShift > 0) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "%s %s: %.1f -> %.1f %% (%+.2f pts)", TerrainBins::maskName(s.shiftMask),
+                    TerrainBins::binLabel(s.shiftMask, s.shiftBin, d.minY, d.maxY).c_str(),
+                    s.shareA[size_t(s.shiftMask)][size_t(s.shiftBin)], s.shareB[size_t(s.shiftMask)][size_t(s.shiftBin)],
+                    s.shareB[size_t(s.shiftMask)][size_t(s.shiftBin)] - s.shareA[size_t(s.shiftMask)][size_t(s.shiftBin)]);
+      shift = buf;
+    }
+    const bool over = failOnPct && (!(std::abs(s.countChangePct) <= *failOnPct) || s.largestShift > *failOnPct);
+    std::snprintf(line, sizeof line, "%-28s %10llu %10llu %9s  %s%s\n", s.name.c_str(),
+                  static_cast<unsigned long long>(s.countA), static_cast<unsigned long long>(s.countB), change,
+                  shift.c_str(), over ? "  <-- over the threshold" : "");
+    out += line;
+  }
+  std::snprintf(line, sizeof line, "tiles: %llu in A, %llu in B; %llu differ, %llu only in A, %llu only in B\n",
+                static_cast<unsigned long long>(d.tilesA), static_cast<unsigned long long>(d.tilesB),
+                static_cast<unsigned long long>(d.tilesDiffer), static_cast<unsigned long long>(d.tilesOnlyA),
+                static_cast<unsigned long long>(d.tilesOnlyB));
+  out += line;
+  return out;
+}
+
+std::string diffJson(const BakeDiff& d, std::optional<double> failOnPct) {
+  nlohmann::ordered_json j;
+  j["format"] = "ecobake-diff";
+  j["format_version"] = 1;
+  j["elevation_range"] = {d.minY, d.maxY};
+  nlohmann::ordered_json species = nlohmann::ordered_json::array();
+  for (const SpeciesDiff& s : d.species) {
+    nlohmann::ordered_json e = {{"name", s.name}, {"count_a", s.countA}, {"count_b", s.countB}};
+    e["count_change_pct"] = std::isinf(s.countChangePct) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.countChangePct);
+    nlohmann::ordered_json masks = nlohmann::ordered_json::object();
+    for (int k = 0; k < kMasks; ++k) {
+      nlohmann::ordered_json bins = nlohmann::ordered_json::array();
+      for (size_t i = 0; i < s.shareA[size_t(k)].size(); ++i)
+        bins.push_back({{"bin", TerrainBins::binLabel(k, int(i), d.minY, d.maxY)},
+                        {"share_a_pct", s.shareA[size_t(k)][i]},
+                        {"share_b_pct", s.shareB[size_t(k)][i]}});
+      masks[TerrainBins::maskName(k)] = std::move(bins);
+    }
+    e["bins"] = std::move(masks);
+    e["largest_shift_pts"] = s.largestShift;
+    species.push_back(std::move(e));
+  }
+  j["species"] = std::move(species);
+  j["tiles"] = {{"a", d.tilesA}, {"b", d.tilesB}, {"differ", d.tilesDiffer}, {"only_a", d.tilesOnlyA},
+                {"only_b", d.tilesOnlyB}, {"listed", d.differingTiles}};
+  if (failOnPct) {
+    j["fail_on_pct"] = *failOnPct;
+    j["exceeding"] = d.exceeding(*failOnPct);
+  }
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace eco

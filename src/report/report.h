@@ -1,0 +1,66 @@
+#pragma once
+// The report stage: what a bake's ecology looks like, for review and for CI over biome
+// configs. `diffBakes` compares two bakes of one world species by species: counts, and where
+// each species' plants stand on the terrain (their share in elevation, slope and aspect bins,
+// from the bake's own terrain), and which tiles' bytes differ. Reads finished bakes through the
+// verified readers (tileio), one tile at a time. docs/ci.md.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace eco {
+
+// The terrain bins a plant is counted in, by the height, slope and aspect at its position
+// (the terrain raster's nearest sample, central differences for the gradient).
+struct TerrainBins {
+  // Elevation: kElevationBins equal bands between the world's lowest and highest sample.
+  static constexpr int kElevationBins = 10;
+  // Slope, degrees: [0, 5), [5, 10), [10, 20), [20, 30), [30, 45), [45, 90].
+  static constexpr int kSlopeBins = 6;
+  // Aspect, the way the ground faces where the slope is at least 5 degrees: N, NE, E, SE, S,
+  // SW, W, NW (north = -z); "flat" below 5 degrees.
+  static constexpr int kAspectBins = 9;
+  static const char* maskName(int mask);  // "elevation", "slope", "aspect"
+  static int binCount(int mask);
+  // "1200-1300 m", "10-20 deg", "NE", "flat"
+  static std::string binLabel(int mask, int bin, float minY, float maxY);
+};
+
+// One species in both bakes (matched by name; a species in one bake only has count 0 in the other).
+struct SpeciesDiff {
+  std::string name;
+  uint64_t countA = 0, countB = 0;
+  // (B - A) / A in percent; infinite when A is 0 and B is not.
+  double countChangePct = 0;
+  // Per mask (elevation, slope, aspect), per bin: the share of the species' plants there, in
+  // percent of its count, in A and in B.
+  std::vector<std::vector<double>> shareA, shareB;
+  // The largest |shareB - shareA| (percentage points) and where.
+  double largestShift = 0;
+  int shiftMask = 0, shiftBin = 0;
+};
+
+struct BakeDiff {
+  float minY = 0, maxY = 0;  // the world's height range (the elevation bins')
+  std::vector<SpeciesDiff> species;  // A's species in A's order, then B's new ones
+  uint64_t tilesA = 0, tilesB = 0;   // tile files
+  uint64_t tilesDiffer = 0, tilesOnlyA = 0, tilesOnlyB = 0;
+  std::vector<std::string> differingTiles;  // file names: the first kMaxListedTiles that differ or are in one bake only
+  static constexpr size_t kMaxListedTiles = 20;
+  // Species whose count changed by more than `pct` percent or whose share in some bin moved by
+  // more than `pct` percentage points.
+  std::vector<std::string> exceeding(double pct) const;
+};
+
+// Compares bakes a and b (folders). InputError when either cannot be read (any verified
+// reader's refusals: a part of a sharded bake, a damaged tile), or when they are not bakes of
+// one world: terrain size, cell size and heights, and the tiling must be the same.
+BakeDiff diffBakes(const std::string& a, const std::string& b);
+
+// The summary table a CI log shows; `failOnPct` marks the rows over it.
+std::string describeDiff(const BakeDiff& diff, std::optional<double> failOnPct);
+// The whole diff as JSON (report.md-free: for scripts).
+std::string diffJson(const BakeDiff& diff, std::optional<double> failOnPct);
+
+}  // namespace eco
