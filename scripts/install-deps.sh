@@ -18,6 +18,8 @@ if [[ "${1:-}" == "--tests" ]]; then
   packages+=(python3-numpy python3-flatbuffers python3-xxhash)
   # tests/python/reader_test.py reads the CSV export with pandas too, as its users do
   packages+=(python3-pandas)
+  # tests/python/report_test.py checks ecobake report's statistics with scipy
+  packages+=(python3-scipy)
   # tests/blender: the Blender importer run headless (Debian's blender 3.4 runs on the system
   # python3.11, so it sees the reader's modules above)
   packages+=(blender)

@@ -22,6 +22,7 @@ void addExport(CLI::App& app);
 void addMasks(CLI::App& app);
 void addMerge(CLI::App& app);
 void addDiff(CLI::App& app);
+void addReport(CLI::App& app);
 
 // The estimate limits shared by validate and bake (cmd_validate.cpp); numbers stay text until
 // parseLimits checks them strictly.

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   eco::cli::addMasks(app);
   eco::cli::addMerge(app);
   eco::cli::addDiff(app);
+  eco::cli::addReport(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -4,7 +4,9 @@
 // each species' plants stand on the terrain (their share in elevation, slope and aspect bins,
 // from the bake's own terrain), and which tiles' bytes differ. Reads finished bakes through the
 // verified readers (tileio), one tile at a time. docs/ci.md.
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +59,40 @@ struct BakeDiff {
 // reader's refusals: a part of a sharded bake, a damaged tile), or when they are not bakes of
 // one world: terrain size, cell size and heights, and the tiling must be the same.
 BakeDiff diffBakes(const std::string& a, const std::string& b);
+
+// ---- report (report.cpp) ----
+
+// Nearest-neighbour and pair statistics of a point pattern in a window, with every point in
+// `all` (the window's points and those around it) as a neighbour (buffer-zone edge handling:
+// no edge bias when the buffer is wider than the distances measured).
+struct PatternStats {
+  size_t points = 0;          // in the window
+  double intensity = 0;       // points per square metre in the window
+  double meanNearest = 0;     // mean distance to the nearest other point
+  double clarkEvans = 0;      // meanNearest / (0.5 / sqrt(intensity)): 1 Poisson, 2.15 a hexagonal lattice
+  std::vector<double> radii;  // g(r) at these radii (metres), over rings [r - dr / 2, r + dr / 2)
+  std::vector<double> g;
+  double ringWidth = 0;       // dr
+  std::vector<uint64_t> nearestHistogram;  // nearest distances in bins of histogramBin metres
+  double histogramBin = 0;
+};
+struct Point2 {
+  double x = 0, z = 0;
+};
+// `window`: x0, z0, x1, z1. radii: where to evaluate g; histogramBin: its bins' width (16 bins,
+// the last open-ended).
+PatternStats patternStats(const std::vector<Point2>& all, const std::array<double, 4>& window, const std::vector<double>& radii,
+                          double ringWidth, double histogramBin);
+
+// `ecobake report BAKE -o DIR`: DIR/report.json and DIR/index.html with the maps beside them
+// (docs/ci.md). Per species: count, density, crown cover, plants in water, Clark-Evans, g(r)
+// and the nearest-neighbour histogram in its densest tile, shares by terrain bin; density maps
+// and a species map; the bake's provenance. Reads the bake through the verified readers, a tile
+// at a time (the densest tiles and their neighbours again for the patterns). The folder follows
+// the output rules (staged, owned through report.json, refused inside the bake). Returns the
+// number of plants reported.
+uint64_t writeReport(const std::string& bakeDir, const std::string& outDir,
+                     const std::function<void(int done, int total)>& progress = {});
 
 // The summary table a CI log shows; `failOnPct` marks the rows over it.
 std::string describeDiff(const BakeDiff& diff, std::optional<double> failOnPct);

@@ -1,0 +1,94 @@
+"""`ecobake report` against an independent computation on the Python reader's arrays: counts
+against the reader's own, the Clark-Evans ratio and mean nearest distance of each species in
+its densest tile (scipy's k-d tree, the tile's neighbours as the buffer), and crown cover
+(crowns rasterised by numpy at another pitch, across tile edges).
+
+    python3 tests/python/report_test.py ECOBAKE SOURCE_DIR SCRATCH_DIR
+
+Exit 77 where numpy, scipy, flatbuffers or xxhash cannot be imported.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+
+def main() -> int:
+    ecobake, source, scratch = sys.argv[1:4]
+    sys.path.insert(0, os.path.join(source, "python"))
+    try:
+        import numpy as np
+        from scipy.spatial import cKDTree
+        import ecobake as eb
+    except ImportError as e:
+        print(f"skipped: {e}")
+        return 77
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    bake_dir, out = os.path.join(scratch, "bake"), os.path.join(scratch, "report")
+    config = os.path.join(source, "configs", "temperate_mountain.json")
+    subprocess.run([ecobake, "bake", config, "-o", bake_dir, "--tiles", "10,10,15,14", "-q"], check=True)
+    subprocess.run([ecobake, "report", bake_dir, "-o", out, "-q"], check=True)
+    report = json.load(open(os.path.join(out, "report.json")))
+    bake = eb.open_bake(bake_dir)
+    size = bake.tile_size
+    tiles = {(e.x, e.z): bake.read_tile(e) for e in bake.tiles}
+    failures = []
+
+    def check(cond, what):
+        if not cond:
+            failures.append(what)
+
+    world = bake.manifest["world"]
+    area = world["size_x"] * world["size_z"]
+    for s, entry in zip(bake.species, report["species"]):
+        check(entry["name"] == s.name, f"species order: {entry['name']} vs {s.name}")
+        count = sum(int(np.sum(t.species_ids == s.id)) for t in tiles.values())
+        check(entry["count"] == count, f"{s.name}: count {entry['count']}, the reader {count}")
+        if count == 0:
+            continue
+        # crowns at 0.2 m over the baked tiles' square (edges included), against the report's 0.25 m per tile
+        x0 = min(x for x, _ in tiles) * size
+        z0 = min(z for _, z in tiles) * size
+        nx = int((max(x for x, _ in tiles) + 1) * size - x0) * 5
+        nz = int((max(z for _, z in tiles) + 1) * size - z0) * 5
+        covered = np.zeros((nz, nx), dtype=bool)
+        for t in tiles.values():
+            m = t.species_ids == s.id
+            p, r = t.positions()[m], s.crown_radius * t.scale()[m]
+            for (x, _, z), rr in zip(p, r):
+                i0, i1 = int((x - rr - x0) * 5), int((x + rr - x0) * 5) + 1
+                j0, j1 = int((z - rr - z0) * 5), int((z + rr - z0) * 5) + 1
+                i0, j0, i1, j1 = max(i0, 0), max(j0, 0), min(i1, nx), min(j1, nz)
+                if i0 >= i1 or j0 >= j1:
+                    continue
+                ii = (np.arange(i0, i1) + 0.5) / 5 + x0 - x
+                jj = (np.arange(j0, j1) + 0.5) / 5 + z0 - z
+                covered[j0:j1, i0:i1] |= (ii[None, :] ** 2 + jj[:, None] ** 2) <= rr * rr
+        cover = covered.sum() * 0.04 / area
+        check(abs(entry["cover"] - cover) <= 0.03 * cover + 1e-6, f"{s.name}: cover {entry['cover']:.5f}, numpy {cover:.5f}")
+        # Clark-Evans in the densest tile with its neighbours as the buffer
+        if entry["pattern"] is None:
+            continue
+        tx, tz = entry["pattern"]["tile"]
+        pts = np.concatenate([t.positions()[t.species_ids == s.id][:, [0, 2]] for (x, z), t in tiles.items()
+                              if abs(x - tx) <= 1 and abs(z - tz) <= 1]).astype(np.float64)
+        inside = (pts[:, 0] >= tx * size) & (pts[:, 0] < (tx + 1) * size) & (pts[:, 1] >= tz * size) & (pts[:, 1] < (tz + 1) * size)
+        dist, _ = cKDTree(pts).query(pts[inside], k=2)
+        mean_nearest = dist[:, 1].mean()
+        intensity = inside.sum() / (size * size)
+        ce = mean_nearest / (0.5 / np.sqrt(intensity))
+        check(entry["pattern"]["points"] == int(inside.sum()), f"{s.name}: {entry['pattern']['points']} points in the window, scipy {inside.sum()}")
+        check(abs(entry["pattern"]["mean_nearest_m"] - mean_nearest) <= 1e-6 * mean_nearest,
+              f"{s.name}: mean nearest {entry['pattern']['mean_nearest_m']}, scipy {mean_nearest}")
+        check(abs(entry["pattern"]["clark_evans"] - ce) <= 1e-6 * ce, f"{s.name}: Clark-Evans {entry['pattern']['clark_evans']}, scipy {ce}")
+    for f in failures[:20]:
+        print("FAIL:", f)
+    print(f"report: {len(report['species'])} species checked, {len(failures)} failures")
+    shutil.rmtree(scratch, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
