@@ -20,6 +20,8 @@ if [[ "${1:-}" == "--tests" ]]; then
   packages+=(python3-pandas)
   # tests/python/report_test.py checks ecobake report's statistics with scipy
   packages+=(python3-scipy)
+  # tests/ci/report_browser_test.sh opens ecobake report's page in headless Chromium
+  packages+=(chromium)
   # tests/blender: the Blender importer run headless (Debian's blender 3.4 runs on the system
   # python3.11, so it sees the reader's modules above)
   packages+=(blender)

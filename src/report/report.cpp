@@ -142,7 +142,7 @@ std::string barsSvg(const std::vector<double>& shares, const std::vector<std::st
   const int w = 22 * int(shares.size()) + 10, h = 90;
   double top = 1;
   for (double v : shares) top = std::max(top, v);
-  std::string svg = "<svg xmlns='http://www.w3.org/2000/svg' width='" + std::to_string(w) + "' height='" + std::to_string(h + 40) + "'>";
+  std::string svg = "<svg xmlns='http://www.w3.org/2000/svg' width='" + std::to_string(w + 30) + "' height='" + std::to_string(h + 60) + "'>";
   for (size_t i = 0; i < shares.size(); ++i) {
     const int bh = int(std::lround(shares[i] / top * h));
     char buf[512];
@@ -456,7 +456,10 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
     html += "<figure><img src='" + species[s]["density_map"].get<std::string>() + "' alt='density of " +
             htmlEscape(m.species[s].name) + "'><figcaption>" + htmlEscape(m.species[s].name) + " (max " +
             std::to_string(maxDensity[s]) + ")</figcaption></figure>";
-  html += "</div></body></html>\n";
+  // For automation (the tests open the page headless): how many pictures loaded, on <body>.
+  html += "</div><script>window.addEventListener('load',function(){var i=document.images,n=0;"
+          "for(var k=0;k<i.length;++k)if(i[k].complete&&i[k].naturalWidth>0)++n;"
+          "document.body.setAttribute('data-images-loaded',n+'/'+i.length);});</script></body></html>\n";
   writeFilePlain((root / "index.html").string(), html.data(), html.size());
   files.push_back("index.html");
   report["files"] = files;  // the marker lists what the report wrote (core/output_dir.h)
