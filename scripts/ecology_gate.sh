@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The CI job of docs/ci.md: every biome config of a change validated, a region of each baked
-# with the change and with the base branch's version of it, and the two compared by
-# `ecobake diff` with a threshold. Exit 0: every config valid and no species moved more than
+# with the change (and reported: OUT_DIR/NAME.report/index.html) and with the base branch's
+# version of it, and the two compared by `ecobake diff` with a threshold (the moved density in
+# OUT_DIR/NAME.moved/index.html). Exit 0: every config valid and no species moved more than
 # the threshold; 3: one did (the diff tables say which); 2: a config or bake is bad.
 # Usage: scripts/ecology_gate.sh ECOBAKE BASE_DIR HEAD_DIR OUT_DIR [PCT] [TILES]
 #   BASE_DIR, HEAD_DIR: folders of configs (*.json) before and after the change (a checkout of
@@ -20,12 +21,13 @@ for config in "$head"/*.json; do
     continue
   fi
   "$ecobake" bake "$config" -o "$out/$name.head" --tiles "$tiles" -q || { status=2; continue; }
+  "$ecobake" report "$out/$name.head" -o "$out/$name.report" -q || { status=2; continue; }
   if [[ ! -f $base/$name.json ]]; then
     echo "(new config: nothing to compare with)"
     continue
   fi
   "$ecobake" bake "$base/$name.json" -o "$out/$name.base" --tiles "$tiles" -q || { status=2; continue; }
-  "$ecobake" diff "$out/$name.base" "$out/$name.head" --fail-on "$pct" | tee "$out/$name.diff.txt"
+  "$ecobake" diff "$out/$name.base" "$out/$name.head" --fail-on "$pct" --report "$out/$name.moved" | tee "$out/$name.diff.txt"
   rc=${PIPESTATUS[0]}
   "$ecobake" diff "$out/$name.base" "$out/$name.head" --json >"$out/$name.diff.json" || true
   if ((rc == 3)); then

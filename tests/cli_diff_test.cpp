@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -64,6 +65,26 @@ TEST(CliDiff, ABakeAgainstItsTwinIsEmptyAndAnotherSeedFailsTheGate) {
     }
   }
   EXPECT_EQ(j["tiles"]["a"].get<size_t>(), ma.tiles.size());
+
+  // --report DIR: a moved-density map per species, the page and diff.json listing them; a
+  // previous diff report is replaced, a user's folder or one inside a bake refused
+  const std::string report = dir.file("moved");
+  r = run("diff " + dir.file("a") + " " + dir.file("b") + " --report " + report);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const nlohmann::json marker = nlohmann::json::parse(eco::test::readBytes(report + "/diff.json"));
+  EXPECT_EQ(marker["format"], "ecobake-diff");
+  EXPECT_EQ(marker["files"].size(), ma.species.size() + 1);
+  for (const auto& f : marker["files"]) EXPECT_TRUE(std::filesystem::is_regular_file(report + "/" + f.get<std::string>())) << f;
+  EXPECT_EQ(run("diff " + dir.file("a") + " " + dir.file("twin") + " --report " + report).code, 0);
+  std::filesystem::create_directories(dir.file("mine"));
+  eco::test::writeBytes(dir.file("mine/notes.txt"), "mine");
+  for (const std::string& target : {dir.file("mine"), dir.file("a") + "/moved", dir.file("b") + "/moved"}) {
+    r = run("diff " + dir.file("a") + " " + dir.file("b") + " --report " + target);
+    EXPECT_EQ(r.code, 2) << target << ": " << r.output;
+    EXPECT_EQ(eco::test::lineCount(r.output), 1u) << r.output;
+  }
+  EXPECT_EQ(eco::test::readBytes(dir.file("mine/notes.txt")), "mine");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("a") + "/moved"));
 }
 
 TEST(CliDiff, OtherWorldsPartsAndBadArgumentsAreOneLineExitTwo) {

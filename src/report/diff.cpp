@@ -3,17 +3,23 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numbers>
 
 #include "core/error.h"
+#include "core/file_io.h"
+#include "core/output_dir.h"
 #include "report/report.h"
 #include "report/terrain_bins.h"
+#include "terrain/png16.h"
 #include "tileio/tileio.h"
 
 namespace eco {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -22,9 +28,17 @@ struct Binned {
   Manifest manifest;
   std::vector<float> heights;
   std::map<std::string, std::vector<std::vector<uint64_t>>> bins;  // name -> mask -> bin -> plants
+  std::map<std::string, std::vector<uint32_t>> density;            // name -> plants per map pixel (--report)
 };
 
-Binned binBake(const std::string& dir) {
+// The moved-density maps' size: the world's longer side in this many pixels.
+constexpr int kMovedMapSide = 256;
+void mapSize(const Manifest& m, int& w, int& h) {
+  w = m.world.sizeX >= m.world.sizeZ ? kMovedMapSide : std::max(1, int(kMovedMapSide * m.world.sizeX / m.world.sizeZ));
+  h = m.world.sizeX >= m.world.sizeZ ? std::max(1, int(kMovedMapSide * m.world.sizeZ / m.world.sizeX)) : kMovedMapSide;
+}
+
+Binned binBake(const std::string& dir, bool maps) {
   Binned b;
   b.manifest = readManifest(dir);
   b.heights = readTerrainRaw(dir, b.manifest);
@@ -37,12 +51,25 @@ Binned binBake(const std::string& dir) {
     for (int k = 0; k < kMasks; ++k) bins[size_t(k)].assign(size_t(TerrainBins::binCount(k)), 0);
     bySpecies.push_back(&bins);
   }
+  int mapW = 0, mapH = 0;
+  mapSize(m, mapW, mapH);
+  std::vector<std::vector<uint32_t>*> densityOf;
+  if (maps)
+    for (const SpeciesRecord& s : m.species) {
+      b.density[s.name].assign(size_t(mapW) * size_t(mapH), 0);
+      densityOf.push_back(&b.density[s.name]);
+    }
   for (const TileEntry& e : m.tiles) {
     const TileData tile = readTileVerified(dir, m, e);  // every instance's species is in the table
     for (const Instance& in : tile.instances) {
       int bin[kMasks];
       t.bins(in.position.x, in.position.z, bin);
       for (int k = 0; k < kMasks; ++k) ++(*bySpecies[in.species])[size_t(k)][size_t(bin[k])];
+      if (maps) {
+        const int mx = std::clamp(int(in.position.x / m.world.sizeX * float(mapW)), 0, mapW - 1);
+        const int mz = std::clamp(int(in.position.z / m.world.sizeZ * float(mapH)), 0, mapH - 1);
+        ++(*densityOf[in.species])[size_t(mz) * size_t(mapW) + size_t(mx)];
+      }
     }
   }
   return b;
@@ -53,6 +80,63 @@ std::vector<double> shares(const std::vector<uint64_t>& bins, uint64_t total) {
   if (total)
     for (size_t i = 0; i < bins.size(); ++i) out[i] = 100.0 * double(bins[i]) / double(total);
   return out;
+}
+
+std::string htmlText(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : c == '\'' ? "&#39;" : std::string(1, c);
+  return out;
+}
+
+// --report DIR: per species the moved density (B - A plants per pixel: red gained, blue lost,
+// white unchanged), an index.html with the table and the maps, and diff.json (the marker).
+void writeMovedMaps(const BakeDiff& d, const Binned& A, const Binned& B, const std::string& dir) {
+  const OutputKind kind = markedOutput("ecobake diff report", "ecobake diff", "write a diff report", "diff.json", "ecobake-diff",
+                                       uint64_t(16) << 20, {"maps"});
+  StagedDir staged(dir, kind);
+  const fs::path root(staged.staging);
+  fs::create_directory(root / "maps");
+  int w = 0, h = 0;
+  mapSize(A.manifest, w, h);
+  std::vector<std::string> files;
+  std::string html = "<!doctype html><html><head><meta charset='utf-8'><title>ecobake diff</title><style>body{font-family:"
+                     "sans-serif;margin:1.5em}figure{display:inline-block;margin:4px}img{border:1px solid #999}</style>"
+                     "</head><body><h1>ecobake diff</h1><pre>" + htmlText(describeDiff(d, std::nullopt)) + "</pre>"
+                     "<p>Moved density, plants per pixel of B minus A: red where B has more, blue where it has fewer "
+                     "(each map scaled to its own largest change).</p>";
+  for (size_t s = 0; s < d.species.size(); ++s) {
+    const std::string& name = d.species[s].name;
+    const std::vector<uint32_t> none(size_t(w) * size_t(h), 0);
+    const auto ia = A.density.find(name), ib = B.density.find(name);
+    const std::vector<uint32_t>& da = ia != A.density.end() ? ia->second : none;
+    const std::vector<uint32_t>& db = ib != B.density.end() ? ib->second : none;
+    int64_t largest = 1;
+    for (size_t p = 0; p < none.size(); ++p) largest = std::max(largest, std::abs(int64_t(db[p]) - int64_t(da[p])));
+    std::vector<uint8_t> rgb(none.size() * 3);
+    for (size_t p = 0; p < none.size(); ++p) {
+      const double t = double(int64_t(db[p]) - int64_t(da[p])) / double(largest);  // -1 .. 1
+      const double k = std::sqrt(std::abs(t));
+      const uint8_t fade = uint8_t(std::lround(255 * (1 - k)));
+      rgb[3 * p] = t > 0 ? 255 : fade;
+      rgb[3 * p + 1] = fade;
+      rgb[3 * p + 2] = t < 0 ? 255 : fade;
+    }
+    const std::string file = "maps/moved_" + std::to_string(s) + ".png";
+    const std::vector<uint8_t> bytes = encodePngRgb8((root / file).string(), w, h, rgb.data());
+    writeFilePlain((root / file).string(), bytes.data(), bytes.size());
+    files.push_back(file);
+    html += "<figure><img src='" + file + "' alt='moved density of " + htmlText(name) + "'><figcaption>" + htmlText(name) +
+            " (largest change " + std::to_string(largest) + " per pixel)</figcaption></figure>";
+  }
+  html += "</body></html>\n";
+  writeFilePlain((root / "index.html").string(), html.data(), html.size());
+  files.push_back("index.html");
+  nlohmann::ordered_json marker = nlohmann::ordered_json::parse(diffJson(d, std::nullopt));
+  marker["files"] = files;
+  const std::string text = marker.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  writeFilePlain((root / "diff.json").string(), text.data(), text.size());
+  syncFileSystemOf(staged.staging);
+  staged.commit();
 }
 
 }  // namespace
@@ -82,8 +166,10 @@ std::vector<std::string> BakeDiff::exceeding(double pct) const {
   return out;
 }
 
-BakeDiff diffBakes(const std::string& a, const std::string& b) {
-  const Binned A = binBake(a), B = binBake(b);
+BakeDiff diffBakes(const std::string& a, const std::string& b, const std::string& reportDir) {
+  if (!reportDir.empty() && (isInsideFolder(reportDir, a) || isInsideFolder(reportDir, b)))
+    throw InputError(reportDir + ": is inside a bake being compared; write the report elsewhere");
+  const Binned A = binBake(a, !reportDir.empty()), B = binBake(b, !reportDir.empty());
   const Manifest &ma = A.manifest, &mb = B.manifest;
   auto differentWorlds = [&](const std::string& what) {
     return InputError(a + " and " + b + " are bakes of different worlds (" + what + " differ); diff compares bakes of one world");
@@ -152,6 +238,7 @@ BakeDiff diffBakes(const std::string& a, const std::string& b) {
   }
   for (const TileEntry& e : ma.tiles)
     if (!seen.count({e.z, e.x})) ++d.tilesOnlyA, list(e.file);
+  if (!reportDir.empty()) writeMovedMaps(d, A, B, reportDir);
   return d;
 }
 

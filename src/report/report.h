@@ -58,7 +58,9 @@ struct BakeDiff {
 // Compares bakes a and b (folders). InputError when either cannot be read (any verified
 // reader's refusals: a part of a sharded bake, a damaged tile), or when they are not bakes of
 // one world: terrain size, cell size and heights, and the tiling must be the same.
-BakeDiff diffBakes(const std::string& a, const std::string& b);
+// With reportDir, also writes there (the output rules: staged, owned through diff.json, refused
+// inside either bake) the moved density of every species as maps, an index.html and diff.json.
+BakeDiff diffBakes(const std::string& a, const std::string& b, const std::string& reportDir = "");
 
 // ---- report (report.cpp) ----
 

@@ -24,6 +24,8 @@ gate 2; rc=$?
 ((rc == 3)) || fail "a changed seed: exit $rc, expected 3"
 grep -q "over the threshold" "$scratch/log2" || fail "a changed seed: no species over the threshold"
 [[ -s $scratch/out2/temperate_mountain.diff.json ]] || fail "no JSON diff kept for the artifact"
+[[ -s $scratch/out2/temperate_mountain.report/index.html ]] || fail "no report of the change kept for the artifact"
+[[ -s $scratch/out2/temperate_mountain.moved/index.html ]] || fail "no moved-density page kept for the artifact"
 
 run=3
 echo '{"name": "broken"' >"$scratch/head/broken.json"
