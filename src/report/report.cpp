@@ -138,20 +138,30 @@ std::string fileStem(const SpeciesRecord& s) {
 }
 
 // Bars of shares (percent) as inline SVG: a small plot per mask.
-std::string barsSvg(const std::vector<double>& shares, const std::vector<std::string>& labels) {
+std::string barsSvg(const std::vector<double>& shares, const std::vector<double>* rule, const std::vector<std::string>& labels) {
   const int w = 22 * int(shares.size()) + 10, h = 90;
   double top = 1;
   for (double v : shares) top = std::max(top, v);
+  if (rule)
+    for (double v : *rule) top = std::max(top, v);
   std::string svg = "<svg xmlns='http://www.w3.org/2000/svg' width='" + std::to_string(w + 30) + "' height='" + std::to_string(h + 60) + "'>";
   for (size_t i = 0; i < shares.size(); ++i) {
+    // the plants' share (dark), and beside it the share of the species' suitability (light)
     const int bh = int(std::lround(shares[i] / top * h));
-    char buf[512];
+    char buf[768];
     std::snprintf(buf, sizeof buf,
-                  "<rect x='%zu' y='%d' width='18' height='%d' fill='#3b528b'><title>%s: %.1f %%</title></rect>"
+                  "<rect x='%zu' y='%d' width='%d' height='%d' fill='#3b528b'><title>%s: %.1f %% of the plants</title></rect>"
                   "<text x='%zu' y='%d' font-size='8' transform='rotate(60 %zu %d)'>%s</text>",
-                  5 + 22 * i, h - bh, bh, htmlEscape(labels[i]).c_str(), shares[i], 5 + 22 * i, h + 8, 5 + 22 * i, h + 8,
-                  htmlEscape(labels[i]).c_str());
+                  5 + 22 * i, h - bh, rule ? 9 : 18, bh, htmlEscape(labels[i]).c_str(), shares[i], 5 + 22 * i, h + 8, 5 + 22 * i,
+                  h + 8, htmlEscape(labels[i]).c_str());
     svg += buf;
+    if (rule) {
+      const int rh = int(std::lround((*rule)[i] / top * h));
+      std::snprintf(buf, sizeof buf,
+                    "<rect x='%zu' y='%d' width='9' height='%d' fill='#f0a030'><title>%s: %.1f %% of the suitability</title></rect>",
+                    14 + 22 * i, h - rh, rh, htmlEscape(labels[i]).c_str(), (*rule)[i]);
+      svg += buf;
+    }
   }
   return svg + "</svg>";
 }
@@ -251,6 +261,41 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
         covered[s] += double(set) * kCoverPixel * kCoverPixel;
       }
     if (progress) progress(++done, int(m.tiles.size()) + int(n));
+  }
+
+  // The rule beside the result: with the bake's suitability layers (`--layers masks`), each
+  // species' suitability summed over the terrain samples of each bin, as shares.
+  std::vector<std::vector<std::vector<double>>> rule(n);
+  {
+    std::vector<const LayerEntry*> layerOf(n, nullptr);
+    bool any = false;
+    for (const LayerEntry& l : m.layers)
+      for (size_t s = 0; s < n; ++s)
+        if (l.kind == "suitability" && l.species == m.species[s].name) layerOf[s] = &l, any = true;
+    if (any) {
+      const int W = m.terrain.width, H = m.terrain.height;
+      std::vector<std::array<uint8_t, kMasks>> pixelBins(size_t(W) * size_t(H));
+      for (int j = 0; j < H; ++j)
+        for (int i = 0; i < W; ++i) {
+          int b[kMasks];
+          terrain.bins(float(i) * m.terrain.cellSize, float(j) * m.terrain.cellSize, b);
+          for (int k = 0; k < kMasks; ++k) pixelBins[size_t(j) * size_t(W) + size_t(i)][size_t(k)] = uint8_t(b[k]);
+        }
+      for (size_t s = 0; s < n; ++s) {
+        if (!layerOf[s]) continue;
+        const std::vector<uint8_t> bytes = readLayerVerified(bakeDir, *layerOf[s]);
+        rule[s].assign(kMasks, {});
+        for (int k = 0; k < kMasks; ++k) rule[s][size_t(k)].assign(size_t(TerrainBins::binCount(k)), 0.0);
+        double sum = 0;
+        for (size_t p = 0; p < pixelBins.size(); ++p) {
+          const double v = double(layerValue(*layerOf[s], layerCode(*layerOf[s], bytes, p)));
+          sum += v;
+          for (int k = 0; k < kMasks; ++k) rule[s][size_t(k)][pixelBins[p][size_t(k)]] += v;
+        }
+        for (auto& mask : rule[s])
+          for (double& v : mask) v = sum > 0 ? 100.0 * v / sum : 0.0;
+      }
+    }
   }
 
   // Pass 2: each species' pattern in its densest tile, its 8 neighbours as the buffer.
@@ -375,9 +420,12 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
     Json shares = Json::object();
     for (int k = 0; k < kMasks; ++k) {
       Json b = Json::array();
-      for (int i = 0; i < TerrainBins::binCount(k); ++i)
+      for (int i = 0; i < TerrainBins::binCount(k); ++i) {
         b.push_back({{"bin", TerrainBins::binLabel(k, i, m.world.minY, m.world.maxY)},
                      {"share_pct", count ? 100.0 * double(bins[s][size_t(k)][size_t(i)]) / double(count) : 0.0}});
+        // the species' suitability over the terrain in this bin, as a share of all of it (the rule)
+        b.back()["suitability_share_pct"] = rule[s].empty() ? Json(nullptr) : Json(rule[s][size_t(k)][size_t(i)]);
+      }
       shares[TerrainBins::maskName(k)] = std::move(b);
     }
     e["terrain_shares"] = std::move(shares);
@@ -429,7 +477,12 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
   html += "</table><p>Cover: the share of the world under the species' crowns (crown radius x scale). Clark-Evans, g(r) "
           "and the spacing: in the species' densest tile, its neighbours as the buffer (1: random, above 1: regular, "
           "below: clumped).</p>";
-  html += "<h2>Where each species stands</h2><p>Share of its plants by elevation, slope and aspect of the terrain under them.</p>";
+  html += "<h2>Where each species stands</h2><p>Share of its plants by elevation, slope and aspect of the terrain under them";
+  bool anyRule = false;
+  for (const auto& r : rule) anyRule |= !r.empty();
+  html += anyRule ? " (dark), beside the share of the suitability its config gives each bin (light): where the plants follow "
+                    "their rule, the bars match.</p>"
+                  : ". Bake with <code>--layers masks</code> to see the suitability the config asked for beside them.</p>";
   for (size_t s = 0; s < n; ++s) {
     html += "<h3>" + htmlEscape(m.species[s].name) + "</h3>";
     for (int k = 0; k < kMasks; ++k) {
@@ -437,7 +490,8 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
       std::vector<std::string> labels;
       for (const Json& b : species[s]["terrain_shares"][TerrainBins::maskName(k)])
         v.push_back(b["share_pct"].get<double>()), labels.push_back(b["bin"].get<std::string>());
-      html += "<figure>" + barsSvg(v, labels) + "<figcaption>" + TerrainBins::maskName(k) + "</figcaption></figure>";
+      html += "<figure>" + barsSvg(v, rule[s].empty() ? nullptr : &rule[s][size_t(k)], labels) + "<figcaption>" +
+              TerrainBins::maskName(k) + "</figcaption></figure>";
     }
   }
   html += "<h2>Maps</h2><p>The tallest plant of each pixel in its species' colour over a hillshade";

@@ -28,7 +28,7 @@ def main() -> int:
     os.makedirs(scratch)
     bake_dir, out = os.path.join(scratch, "bake"), os.path.join(scratch, "report")
     config = os.path.join(source, "configs", "temperate_mountain.json")
-    subprocess.run([ecobake, "bake", config, "-o", bake_dir, "--tiles", "10,10,15,14", "-q"], check=True)
+    subprocess.run([ecobake, "bake", config, "-o", bake_dir, "--tiles", "10,10,15,14", "--layers", "masks", "-q"], check=True)
     subprocess.run([ecobake, "report", bake_dir, "-o", out, "-q"], check=True)
     report = json.load(open(os.path.join(out, "report.json")))
     bake = eb.open_bake(bake_dir)
@@ -83,6 +83,26 @@ def main() -> int:
         check(abs(entry["pattern"]["mean_nearest_m"] - mean_nearest) <= 1e-6 * mean_nearest,
               f"{s.name}: mean nearest {entry['pattern']['mean_nearest_m']}, scipy {mean_nearest}")
         check(abs(entry["pattern"]["clark_evans"] - ce) <= 1e-6 * ce, f"{s.name}: Clark-Evans {entry['pattern']['clark_evans']}, scipy {ce}")
+    # the rule beside the result: each species' suitability layer summed by terrain bin, as shares
+    t = bake.manifest["terrain"]
+    w, h, cell = t["width"], t["height"], t["cell_size"]
+    heights = np.fromfile(os.path.join(bake_dir, t["file"]), dtype="<f4").reshape(h, w).astype(np.float64)
+    lo, hi = world["min_y"], world["max_y"]
+    jj, ii = np.mgrid[0:h, 0:w]
+    elevation = np.clip(((heights - lo) / (hi - lo) * 10).astype(int), 0, 9)
+    i0, i1 = np.maximum(ii - 1, 0), np.minimum(ii + 1, w - 1)
+    j0, j1 = np.maximum(jj - 1, 0), np.minimum(jj + 1, h - 1)
+    dx = (heights[jj, i1] - heights[jj, i0]) / ((i1 - i0) * cell)
+    dz = (heights[j1, ii] - heights[j0, ii]) / ((j1 - j0) * cell)
+    slope = np.degrees(np.arctan(np.hypot(dx, dz)))
+    slope_bin = np.searchsorted([5, 10, 20, 30, 45], slope, side="right")
+    aspect = np.where(slope < 5, 8, np.floor((np.degrees(np.arctan2(-dx, dz)) % 360) / 45 + 0.5).astype(int) % 8)
+    for s, entry in zip(bake.species, report["species"]):
+        suit = bake.read_layer("suitability_" + s.name).astype(np.float64)
+        for mask, bins, nbins in (("elevation", elevation, 10), ("slope", slope_bin, 6), ("aspect", aspect, 9)):
+            ours = 100 * np.bincount(bins.ravel(), weights=suit.ravel(), minlength=nbins) / suit.sum()
+            theirs = np.array([b["suitability_share_pct"] for b in entry["terrain_shares"][mask]])
+            check(np.max(np.abs(ours - theirs)) < 0.05, f"{s.name} {mask}: suitability shares differ by {np.max(np.abs(ours - theirs)):.3f} pts")
     for f in failures[:20]:
         print("FAIL:", f)
     print(f"report: {len(report['species'])} species checked, {len(failures)} failures")
