@@ -384,7 +384,8 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
   // report.json
   Json report = {{"format", "ecobake-report"}, {"format_version", 1}};
   Json provenance = {{"bake", m.name}, {"seed", m.seed}, {"tool_version", m.toolVersion}, {"report_tool_version", ECO_VERSION}};
-  Json inputs = Json::object();
+  Json inputs = {{"config", m.hashes.config}, {"heightmap", m.hashes.heightmap}};
+  if (!m.hashes.river.empty()) inputs["river"] = m.hashes.river;
   for (const auto& [pointer, hash] : m.inputHashes) inputs[pointer] = hash;
   provenance["inputs"] = std::move(inputs);
   if (!m.crs.empty()) provenance["crs"] = m.crs;
@@ -450,6 +451,17 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
                 htmlEscape(m.name).c_str(), static_cast<unsigned long long>(m.seed), htmlEscape(m.toolVersion).c_str(),
                 static_cast<unsigned long long>(total), double(m.world.sizeX) / 1000, double(m.world.sizeZ) / 1000);
   html += buf;
+  {  // provenance: what the bake was made from (XXH3-64 of each input)
+    html += "<p>inputs (XXH3-64):";
+    for (const auto& [pointer, hash] : report["provenance"]["inputs"].items()) {
+      html += ' ';  // (appended piecewise: GCC 12 warns falsely on a chain of + starting at a literal here)
+      html += htmlEscape(pointer);
+      html += " <code>";
+      html += htmlEscape(hash.get<std::string>());
+      html += "</code>";
+    }
+    html += "</p>";
+  }
   html += "<h2>Species</h2><table><tr><th>species</th><th>kind</th><th>count</th><th>per ha</th><th>cover</th><th>in water</th>"
           "<th>Clark-Evans</th><th>mean nearest (m)</th><th>g(r) at 0.5, 1, 2, 4 spacings</th></tr>";
   for (const Json& e : species) {
