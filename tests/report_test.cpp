@@ -56,6 +56,9 @@ TEST(ReportCli, WritesTheReportAndFollowsTheOutputRules) {
   const nlohmann::json j = nlohmann::json::parse(eco::test::readBytes(out + "/report.json"));
   const eco::Manifest m = eco::readManifest(dir.file("bake"));
   EXPECT_EQ(j["instances"].get<uint64_t>(), m.totals.instances);
+  EXPECT_EQ(j["provenance"]["inputs"]["config"], m.hashes.config);
+  EXPECT_EQ(j["provenance"]["inputs"]["river"], m.hashes.river);
+  EXPECT_EQ(j["provenance"]["seed"].get<uint64_t>(), m.seed);
   ASSERT_EQ(j["species"].size(), m.species.size());
   for (size_t s = 0; s < m.species.size(); ++s) {
     const nlohmann::json& e = j["species"][s];
