@@ -20,6 +20,8 @@ def main() -> int:
     try:
         import numpy as np
         import ecobake as eb
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import terrain_bins
     except ImportError as e:
         print(f"skipped: {e}")
         return 77
@@ -45,19 +47,7 @@ def main() -> int:
         for entry in bake.tiles:
             tile = bake.read_tile(entry)
             p = tile.positions().astype(np.float64)
-            i = np.clip(np.floor(p[:, 0] / cell + 0.5).astype(int), 0, w - 1)
-            j = np.clip(np.floor(p[:, 2] / cell + 0.5).astype(int), 0, h - 1)
-            y = heights[j, i]
-            elevation = np.clip(((y - lo) / (hi - lo) * 10).astype(int), 0, 9)
-            i0, i1 = np.maximum(i - 1, 0), np.minimum(i + 1, w - 1)
-            j0, j1 = np.maximum(j - 1, 0), np.minimum(j + 1, h - 1)
-            dx = (heights[j, i1] - heights[j, i0]) / ((i1 - i0) * cell)
-            dz = (heights[j1, i] - heights[j0, i]) / ((j1 - j0) * cell)
-            slope = np.degrees(np.arctan(np.hypot(dx, dz)))
-            slope_bin = np.searchsorted([5, 10, 20, 30, 45], slope, side="right")
-            # facing downhill: compass degrees from north (-z) toward east (+x)
-            facing = np.degrees(np.arctan2(-dx, dz)) % 360
-            aspect = np.where(slope < 5, 8, np.floor(facing / 45 + 0.5).astype(int) % 8)
+            elevation, slope_bin, aspect = terrain_bins.bins_of_points(heights, cell, lo, hi, p[:, 0], p[:, 2])
             for s in bake.species:
                 m = tile.species_ids == s.id
                 out[s.name]["elevation"] += np.bincount(elevation[m], minlength=10)

@@ -21,6 +21,8 @@ def main() -> int:
         import numpy as np
         from scipy.spatial import cKDTree
         import ecobake as eb
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import terrain_bins
     except ImportError as e:
         print(f"skipped: {e}")
         return 77
@@ -89,14 +91,7 @@ def main() -> int:
     heights = np.fromfile(os.path.join(bake_dir, t["file"]), dtype="<f4").reshape(h, w).astype(np.float64)
     lo, hi = world["min_y"], world["max_y"]
     jj, ii = np.mgrid[0:h, 0:w]
-    elevation = np.clip(((heights - lo) / (hi - lo) * 10).astype(int), 0, 9)
-    i0, i1 = np.maximum(ii - 1, 0), np.minimum(ii + 1, w - 1)
-    j0, j1 = np.maximum(jj - 1, 0), np.minimum(jj + 1, h - 1)
-    dx = (heights[jj, i1] - heights[jj, i0]) / ((i1 - i0) * cell)
-    dz = (heights[j1, ii] - heights[j0, ii]) / ((j1 - j0) * cell)
-    slope = np.degrees(np.arctan(np.hypot(dx, dz)))
-    slope_bin = np.searchsorted([5, 10, 20, 30, 45], slope, side="right")
-    aspect = np.where(slope < 5, 8, np.floor((np.degrees(np.arctan2(-dx, dz)) % 360) / 45 + 0.5).astype(int) % 8)
+    elevation, slope_bin, aspect = terrain_bins.bins_at(heights, cell, lo, hi, ii, jj)
     for s, entry in zip(bake.species, report["species"]):
         suit = bake.read_layer("suitability_" + s.name).astype(np.float64)
         for mask, bins, nbins in (("elevation", elevation, 10), ("slope", slope_bin, 6), ("aspect", aspect, 9)):
