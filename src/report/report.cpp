@@ -316,7 +316,7 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
         auto it = byPos.find({best->x + dx, best->z + dz});
         if (it == byPos.end()) continue;
         for (const Instance& in : readTileVerified(bakeDir, m, *it->second).instances)
-          if (in.species == s) points.push_back({in.position.x, in.position.z});
+          if (in.species == s) points.push_back({double(in.position.x), double(in.position.z)});
       }
     const std::array<double, 4> window = {double(best->x) * tileSize, double(best->z) * tileSize,
                                           std::min(double(best->x + 1) * tileSize, double(m.world.sizeX)),
