@@ -109,6 +109,7 @@ TEST(CliDiff, OtherWorldsPartsAndBadArgumentsAreOneLineExitTwo) {
       {dir.file("a") + " " + dir.file("a") + " --fail-on abc", "--fail-on"},
       {dir.file("a") + " " + dir.file("a") + " --fail-on -1", "--fail-on"},
       {dir.file("a") + " " + dir.file("a") + " --fail-on nan", "--fail-on"},
+      {dir.file("a") + " " + dir.file("a") + " --report ''", "--report: output name is empty"},
   };
   for (const Case& c : cases) {
     const Result r = run("diff " + c.args);

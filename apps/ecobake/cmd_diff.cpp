@@ -26,10 +26,11 @@ void addDiff(CLI::App& app) {
                   "PCT: exit 3 when a species' count changed by more than PCT percent or its share in an elevation, "
                   "slope or aspect bin by more than PCT percentage points (0 to 1e6)");
   cmd->add_flag("--json", args->json, "Print the whole comparison as JSON instead of the table");
-  cmd->add_option("--report", args->report,
+  CLI::Option* report = cmd->add_option("--report", args->report,
                   "Also write DIR: maps of each species' moved density, index.html and diff.json (created, or replaced "
                   "when empty or a previous diff report)");
-  cmd->callback([args] {
+  cmd->callback([args, report] {
+    if (report->count() > 0 && args->report.empty()) throw InputError("--report: output name is empty");
     std::optional<double> failOn;
     if (!args->failOn.empty()) failOn = parseReal(args->failOn, "--fail-on", 0, 1e6);
     const BakeDiff d = diffBakes(args->a, args->b, args->report);
