@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 
 #include "bake_world.h"
@@ -87,6 +89,25 @@ TEST(CliDiff, ABakeAgainstItsTwinIsEmptyAndAnotherSeedFailsTheGate) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("a") + "/moved"));
 }
 
+TEST(CliDiff, ASpeciesInOneBakeOnlyFailsTheGateEvenWithoutPlants) {
+  TempDir dir;
+  const std::string config = eco::test::writeRidgeWorld(dir);
+  ASSERT_EQ(run("bake " + config + " -o " + dir.file("a") + " -q").code, 0);
+  // the same world without the moss: gone, whatever the threshold, though the rest is the same
+  nlohmann::json c = nlohmann::json::parse(eco::test::readBytes(config));
+  c["species"].erase(c["species"].size() - 1);
+  eco::test::writeBytes(dir.file("nomoss.json"), c.dump());
+  ASSERT_EQ(run("bake " + dir.file("nomoss.json") + " -o " + dir.file("b") + " -q").code, 0);
+  Result r = run("diff " + dir.file("a") + " " + dir.file("b") + " --fail-on 1000");
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(\nmoss +[0-9]+ +0 +gone )"))) << r.output;
+  r = run("diff " + dir.file("b") + " " + dir.file("a") + " --json");
+  const nlohmann::json j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["species"].back()["name"], "moss");
+  EXPECT_EQ(j["species"].back()["in_a"], false);
+  EXPECT_EQ(j["species"].back()["in_b"], true);
+}
+
 TEST(CliDiff, OtherWorldsPartsAndBadArgumentsAreOneLineExitTwo) {
   TempDir dir;
   const std::string config = eco::test::writeRidgeWorld(dir);
@@ -102,7 +123,7 @@ TEST(CliDiff, OtherWorldsPartsAndBadArgumentsAreOneLineExitTwo) {
   struct Case {
     std::string args, says;
   };
-  const std::vector<Case> cases = {
+  std::vector<Case> cases = {
       {dir.file("a") + " " + other.file("b"), "different worlds (their terrain heights differ)"},
       {dir.file("a") + " " + dir.file("part"), dir.file("part")},
       {dir.file("a") + " " + dir.file("missing"), dir.file("missing")},
@@ -110,7 +131,17 @@ TEST(CliDiff, OtherWorldsPartsAndBadArgumentsAreOneLineExitTwo) {
       {dir.file("a") + " " + dir.file("a") + " --fail-on -1", "--fail-on"},
       {dir.file("a") + " " + dir.file("a") + " --fail-on nan", "--fail-on"},
       {dir.file("a") + " " + dir.file("a") + " --report ''", "--report: output name is empty"},
+      {dir.file("a") + " " + dir.file("a") + " --fail-on ''", "--fail-on"},  // an unset variable must not pass the gate
   };
+  // a damaged terrain file (it has no checksum of its own): its heights are checked against the manifest
+  std::filesystem::copy(dir.file("a"), dir.file("nan"), std::filesystem::copy_options::recursive);
+  {
+    std::string t = eco::test::readBytes(dir.file("nan/terrain.r32f"));
+    const float nan = std::nanf("");
+    std::memcpy(t.data() + 4000, &nan, sizeof nan);
+    eco::test::writeBytes(dir.file("nan/terrain.r32f"), t);
+  }
+  cases.push_back({dir.file("a") + " " + dir.file("nan"), "terrain.r32f: a height is not a finite number"});
   for (const Case& c : cases) {
     const Result r = run("diff " + c.args);
     EXPECT_EQ(r.code, 2) << c.args << ": " << r.output;

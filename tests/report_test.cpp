@@ -3,7 +3,9 @@
 // scipy: tests/python/report_test.py.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -84,6 +86,37 @@ TEST(ReportCli, WritesTheReportAndFollowsTheOutputRules) {
   }
   EXPECT_EQ(eco::test::readBytes(dir.file("mine/notes.txt")), "mine");
   EXPECT_FALSE(std::filesystem::exists(dir.file("bake") + "/report"));
+}
+
+TEST(ReportCli, NamesAreEscapedPartialBakesReportTheirRegionAndTerrainIsChecked) {
+  TempDir dir;
+  nlohmann::json c = nlohmann::json::parse(eco::test::readBytes(eco::test::writeRidgeWorld(dir)));
+  c["species"][0]["name"] = "o'neil' onmouseover 'x";  // names may hold ' (config rules)
+  eco::test::writeBytes(dir.file("quoted.json"), c.dump());
+  ASSERT_EQ(eco::test::runTool("ecobake", "bake " + dir.file("quoted.json") + " -o " + dir.file("bake") + " --tiles 1,1,4,3 -q").code, 0);
+  auto r = eco::test::runTool("ecobake", "report " + dir.file("bake") + " -o " + dir.file("r") + " -q");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string html = eco::test::readBytes(dir.file("r/index.html"));
+  EXPECT_EQ(html.find("o'neil"), std::string::npos) << "a quote in a name ends a single-quoted attribute";
+  EXPECT_NE(html.find("alt='density of o&#39;neil&#39; onmouseover &#39;x'"), std::string::npos);
+  // density over the region baked (tiles 1..4 x 1..3 of 128 m), not the whole world
+  const nlohmann::json j = nlohmann::json::parse(eco::test::readBytes(dir.file("r/report.json")));
+  const eco::Manifest m = eco::readManifest(dir.file("bake"));
+  int x0 = 1 << 30, z0 = 1 << 30, x1 = 0, z1 = 0;
+  for (const eco::TileEntry& e : m.tiles) x0 = std::min(x0, e.x), z0 = std::min(z0, e.z), x1 = std::max(x1, e.x), z1 = std::max(z1, e.z);
+  EXPECT_EQ(j["region"]["tiles"], nlohmann::json::array({x0, z0, x1, z1}));
+  const double ha = double(x1 - x0 + 1) * double(z1 - z0 + 1) * 128.0 * 128.0 / 1e4;
+  EXPECT_NEAR(j["region"]["area_ha"].get<double>(), ha, 1e-9);
+  EXPECT_NEAR(j["species"][1]["density_per_ha"].get<double>(), double(m.totals.speciesCounts[1]) / ha, 1e-9);
+  // the terrain file has no checksum: a NaN or a height outside the manifest's range is exit 2
+  std::string t = eco::test::readBytes(dir.file("bake/terrain.r32f"));
+  const float high = 5000.f;
+  std::memcpy(t.data() + 400, &high, sizeof high);
+  eco::test::writeBytes(dir.file("bake/terrain.r32f"), t);
+  r = eco::test::runTool("ecobake", "report " + dir.file("bake") + " -o " + dir.file("r2") + " -q");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("terrain.r32f: heights span"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r2")));
 }
 
 }  // namespace

@@ -42,6 +42,7 @@ Binned binBake(const std::string& dir, bool maps) {
   Binned b;
   b.manifest = readManifest(dir);
   b.heights = readTerrainRaw(dir, b.manifest);
+  checkTerrainAgainstManifest(dir, b.manifest, b.heights);
   const Manifest& m = b.manifest;
   const BinTerrain t{b.heights, m.terrain.width, m.terrain.height, m.terrain.cellSize, m.world.minY, m.world.maxY};
   std::vector<std::vector<std::vector<uint64_t>>*> bySpecies;
@@ -90,7 +91,7 @@ std::string htmlText(const std::string& s) {
 
 // --report DIR: per species the moved density (B - A plants per pixel: red gained, blue lost,
 // white unchanged), an index.html with the table and the maps, and diff.json (the marker).
-void writeMovedMaps(const BakeDiff& d, const Binned& A, const Binned& B, const std::string& dir) {
+void writeMovedMaps(const BakeDiff& d, const Binned& A, const Binned& B, const std::string& dir, std::optional<double> failOnPct) {
   const OutputKind kind = markedOutput("ecobake diff report", "ecobake diff", "write a diff report", "diff.json", "ecobake-diff",
                                        uint64_t(16) << 20, {"maps"});
   StagedDir staged(dir, kind);
@@ -101,7 +102,7 @@ void writeMovedMaps(const BakeDiff& d, const Binned& A, const Binned& B, const s
   std::vector<std::string> files;
   std::string html = "<!doctype html><html><head><meta charset='utf-8'><title>ecobake diff</title><style>body{font-family:"
                      "sans-serif;margin:1.5em}figure{display:inline-block;margin:4px}img{border:1px solid #999}</style>"
-                     "</head><body><h1>ecobake diff</h1><pre>" + htmlText(describeDiff(d, std::nullopt)) + "</pre>"
+                     "</head><body><h1>ecobake diff</h1><pre>" + htmlText(describeDiff(d, failOnPct)) + "</pre>"
                      "<p>Moved density, plants per pixel of B minus A: red where B has more, blue where it has fewer "
                      "(each map scaled to its own largest change).</p>";
   for (size_t s = 0; s < d.species.size(); ++s) {
@@ -110,11 +111,11 @@ void writeMovedMaps(const BakeDiff& d, const Binned& A, const Binned& B, const s
     const auto ia = A.density.find(name), ib = B.density.find(name);
     const std::vector<uint32_t>& da = ia != A.density.end() ? ia->second : none;
     const std::vector<uint32_t>& db = ib != B.density.end() ? ib->second : none;
-    int64_t largest = 1;
+    int64_t largest = 0;
     for (size_t p = 0; p < none.size(); ++p) largest = std::max(largest, std::abs(int64_t(db[p]) - int64_t(da[p])));
     std::vector<uint8_t> rgb(none.size() * 3);
     for (size_t p = 0; p < none.size(); ++p) {
-      const double t = double(int64_t(db[p]) - int64_t(da[p])) / double(largest);  // -1 .. 1
+      const double t = largest ? double(int64_t(db[p]) - int64_t(da[p])) / double(largest) : 0.0;  // -1 .. 1
       const double k = std::sqrt(std::abs(t));
       const uint8_t fade = uint8_t(std::lround(255 * (1 - k)));
       rgb[3 * p] = t > 0 ? 255 : fade;
@@ -131,7 +132,7 @@ void writeMovedMaps(const BakeDiff& d, const Binned& A, const Binned& B, const s
   html += "</body></html>\n";
   writeFilePlain((root / "index.html").string(), html.data(), html.size());
   files.push_back("index.html");
-  nlohmann::ordered_json marker = nlohmann::ordered_json::parse(diffJson(d, std::nullopt));
+  nlohmann::ordered_json marker = nlohmann::ordered_json::parse(diffJson(d, failOnPct));
   marker["files"] = files;
   const std::string text = marker.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   writeFilePlain((root / "diff.json").string(), text.data(), text.size());
@@ -162,11 +163,11 @@ std::string TerrainBins::binLabel(int mask, int bin, float minY, float maxY) {
 std::vector<std::string> BakeDiff::exceeding(double pct) const {
   std::vector<std::string> out;
   for (const SpeciesDiff& s : species)
-    if (!(std::abs(s.countChangePct) <= pct) || s.largestShift > pct) out.push_back(s.name);
+    if (s.inA != s.inB || !(std::abs(s.countChangePct) <= pct) || s.largestShift > pct) out.push_back(s.name);
   return out;
 }
 
-BakeDiff diffBakes(const std::string& a, const std::string& b, const std::string& reportDir) {
+BakeDiff diffBakes(const std::string& a, const std::string& b, const std::string& reportDir, std::optional<double> failOnPct) {
   if (!reportDir.empty() && (isInsideFolder(reportDir, a) || isInsideFolder(reportDir, b)))
     throw InputError(reportDir + ": is inside a bake being compared; write the report elsewhere");
   const Binned A = binBake(a, !reportDir.empty()), B = binBake(b, !reportDir.empty());
@@ -190,6 +191,9 @@ BakeDiff diffBakes(const std::string& a, const std::string& b, const std::string
   for (const SpeciesRecord& s : ma.species) names.push_back(s.name);
   for (const SpeciesRecord& s : mb.species)
     if (std::find(names.begin(), names.end(), s.name) == names.end()) names.push_back(s.name);
+  auto has = [](const Manifest& m, const std::string& name) {
+    return std::any_of(m.species.begin(), m.species.end(), [&name](const SpeciesRecord& s) { return s.name == name; });
+  };
   auto countOf = [](const Manifest& m, const std::string& name) -> uint64_t {
     for (const SpeciesRecord& s : m.species)
       if (s.name == name) return s.id < m.totals.speciesCounts.size() ? m.totals.speciesCounts[s.id] : 0;
@@ -200,6 +204,8 @@ BakeDiff diffBakes(const std::string& a, const std::string& b, const std::string
     s.name = name;
     s.countA = countOf(ma, name);
     s.countB = countOf(mb, name);
+    s.inA = has(ma, name);
+    s.inB = has(mb, name);
     s.countChangePct = s.countA ? 100.0 * (double(s.countB) - double(s.countA)) / double(s.countA)
                        : s.countB ? std::numeric_limits<double>::infinity()
                                   : 0.0;
@@ -238,7 +244,7 @@ BakeDiff diffBakes(const std::string& a, const std::string& b, const std::string
   }
   for (const TileEntry& e : ma.tiles)
     if (!seen.count({e.z, e.x})) ++d.tilesOnlyA, list(e.file);
-  if (!reportDir.empty()) writeMovedMaps(d, A, B, reportDir);
+  if (!reportDir.empty()) writeMovedMaps(d, A, B, reportDir, failOnPct);
   return d;
 }
 
@@ -249,10 +255,12 @@ std::string describeDiff(const BakeDiff& d, std::optional<double> failOnPct) {
   out += line;
   for (const SpeciesDiff& s : d.species) {
     char change[32];
-    if (std::isinf(s.countChangePct))
+    if (!s.inA)
       std::snprintf(change, sizeof change, "new");
-    else if (s.countB == 0 && s.countA > 0)
+    else if (!s.inB)
       std::snprintf(change, sizeof change, "gone");
+    else if (std::isinf(s.countChangePct))
+      std::snprintf(change, sizeof change, "from 0");
     else
       std::snprintf(change, sizeof change, "%+.2f %%", s.countChangePct);
     std::string shift = "-";
@@ -264,7 +272,8 @@ std::string describeDiff(const BakeDiff& d, std::optional<double> failOnPct) {
                     s.shareB[size_t(s.shiftMask)][size_t(s.shiftBin)] - s.shareA[size_t(s.shiftMask)][size_t(s.shiftBin)]);
       shift = buf;
     }
-    const bool over = failOnPct && (!(std::abs(s.countChangePct) <= *failOnPct) || s.largestShift > *failOnPct);
+    const bool over =
+        failOnPct && (s.inA != s.inB || !(std::abs(s.countChangePct) <= *failOnPct) || s.largestShift > *failOnPct);
     std::snprintf(line, sizeof line, "%-28s %10llu %10llu %9s  %s%s\n", s.name.c_str(),
                   static_cast<unsigned long long>(s.countA), static_cast<unsigned long long>(s.countB), change,
                   shift.c_str(), over ? "  <-- over the threshold" : "");
@@ -285,7 +294,7 @@ std::string diffJson(const BakeDiff& d, std::optional<double> failOnPct) {
   j["elevation_range"] = {d.minY, d.maxY};
   nlohmann::ordered_json species = nlohmann::ordered_json::array();
   for (const SpeciesDiff& s : d.species) {
-    nlohmann::ordered_json e = {{"name", s.name}, {"count_a", s.countA}, {"count_b", s.countB}};
+    nlohmann::ordered_json e = {{"name", s.name}, {"in_a", s.inA}, {"in_b", s.inB}, {"count_a", s.countA}, {"count_b", s.countB}};
     e["count_change_pct"] = std::isinf(s.countChangePct) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.countChangePct);
     nlohmann::ordered_json masks = nlohmann::ordered_json::object();
     for (int k = 0; k < kMasks; ++k) {

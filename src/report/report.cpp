@@ -92,7 +92,10 @@ PatternStats patternStats(const std::vector<Point2>& all, const std::array<doubl
 
 namespace {
 
-constexpr double kCoverPixel = 0.25;  // metres: crowns rasterised per tile at this pitch
+// Crowns are rasterised per tile at 0.25 m, or coarser for tiles over 1024 m so that a tile's
+// bitmap stays within 4096 x 4096 pixels (2 MiB a species).
+constexpr double kCoverPixel = 0.25;
+constexpr int kMaxCoverSide = 4096;
 constexpr int kMapSide = 256;         // density maps, pixels on the longer side
 constexpr int kSpeciesMapSide = 768;  // the species map
 
@@ -124,6 +127,7 @@ std::string htmlEscape(const std::string& s) {
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;  // attributes are single-quoted
       default: out += c;
     }
   }
@@ -174,9 +178,17 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
     throw InputError(outDir + ": is inside the bake being reported (" + bakeDir + "); write the report elsewhere");
   const Manifest m = readManifest(bakeDir);
   const std::vector<float> heights = readTerrainRaw(bakeDir, m);
+  checkTerrainAgainstManifest(bakeDir, m, heights);
   const size_t n = m.species.size();
   const double tileSize = double(m.tiling.tileSize);
-  const double worldArea = double(m.world.sizeX) * double(m.world.sizeZ);
+  // The region the bake holds: the rectangle of its tiles (the whole world for a whole bake, the
+  // --tiles range for a partial one, less any rows or columns of edge tiles without plants).
+  int rx0 = m.tiling.tilesX, rz0 = m.tiling.tilesZ, rx1 = 0, rz1 = 0;
+  for (const TileEntry& e : m.tiles) rx0 = std::min(rx0, e.x), rz0 = std::min(rz0, e.z), rx1 = std::max(rx1, e.x + 1), rz1 = std::max(rz1, e.z + 1);
+  if (m.tiles.empty()) rx0 = rz0 = 0, rx1 = m.tiling.tilesX, rz1 = m.tiling.tilesZ;
+  const double regionX0 = rx0 * tileSize, regionZ0 = rz0 * tileSize;
+  const double regionX1 = std::min(rx1 * tileSize, double(m.world.sizeX)), regionZ1 = std::min(rz1 * tileSize, double(m.world.sizeZ));
+  const double worldArea = std::max(regionX1 - regionX0, 0.0) * std::max(regionZ1 - regionZ0, 0.0);
   const BinTerrain terrain{heights, m.terrain.width, m.terrain.height, m.terrain.cellSize, m.world.minY, m.world.maxY};
 
   // The river layer's water rule, when the bake has one: nearest sample's distance at most waterDistance.
@@ -205,7 +217,8 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
   }
   std::vector<double> covered(n, 0.0);
   std::vector<uint64_t> inWater(n, 0), counted(n, 0);
-  const int coverSide = int(std::ceil(double(tileSize) / kCoverPixel));
+  const double coverPixel = std::max(kCoverPixel, tileSize / kMaxCoverSide);
+  const int coverSide = int(std::ceil(tileSize / coverPixel));
   std::vector<std::vector<uint64_t>> coverBits(n);
   int done = 0;
   for (const TileEntry& e : m.tiles) {
@@ -242,12 +255,12 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
       // the crown, clipped to its tile, into the tile's bitmap of pixel centres
       const double r = double(s.crownRadius) * double(in.scale);
       const double px = double(in.position.x) - tx0, pz = double(in.position.z) - tz0;
-      const int i0 = std::max(0, int(std::floor((px - r) / kCoverPixel))), i1 = std::min(coverSide - 1, int(std::floor((px + r) / kCoverPixel)));
-      const int j0 = std::max(0, int(std::floor((pz - r) / kCoverPixel))), j1 = std::min(coverSide - 1, int(std::floor((pz + r) / kCoverPixel)));
+      const int i0 = std::max(0, int(std::floor((px - r) / coverPixel))), i1 = std::min(coverSide - 1, int(std::floor((px + r) / coverPixel)));
+      const int j0 = std::max(0, int(std::floor((pz - r) / coverPixel))), j1 = std::min(coverSide - 1, int(std::floor((pz + r) / coverPixel)));
       std::vector<uint64_t>& bits = coverBits[in.species];
       for (int j = j0; j <= j1; ++j)
         for (int i = i0; i <= i1; ++i) {
-          const double dx = (i + 0.5) * kCoverPixel - px, dz = (j + 0.5) * kCoverPixel - pz;
+          const double dx = (i + 0.5) * coverPixel - px, dz = (j + 0.5) * coverPixel - pz;
           if (dx * dx + dz * dz > r * r) continue;
           const size_t bit = size_t(j) * size_t(coverSide) + size_t(i);
           bits[bit >> 6] |= uint64_t(1) << (bit & 63);
@@ -258,7 +271,7 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
       if (touched[s]) {
         uint64_t set = 0;
         for (uint64_t w : coverBits[s]) set += uint64_t(std::popcount(w));
-        covered[s] += double(set) * kCoverPixel * kCoverPixel;
+        covered[s] += double(set) * coverPixel * coverPixel;
       }
     if (progress) progress(++done, int(m.tiles.size()) + int(n));
   }
@@ -281,6 +294,13 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
           terrain.bins(float(i) * m.terrain.cellSize, float(j) * m.terrain.cellSize, b);
           for (int k = 0; k < kMasks; ++k) pixelBins[size_t(j) * size_t(W) + size_t(i)][size_t(k)] = uint8_t(b[k]);
         }
+      // only the terrain of the region the plants were baked in
+      std::vector<uint8_t> inRegion(pixelBins.size(), 0);
+      for (int j = 0; j < H; ++j)
+        for (int i = 0; i < W; ++i) {
+          const double x = double(i) * double(m.terrain.cellSize), z = double(j) * double(m.terrain.cellSize);
+          inRegion[size_t(j) * size_t(W) + size_t(i)] = x >= regionX0 && x <= regionX1 && z >= regionZ0 && z <= regionZ1;
+        }
       for (size_t s = 0; s < n; ++s) {
         if (!layerOf[s]) continue;
         const std::vector<uint8_t> bytes = readLayerVerified(bakeDir, *layerOf[s]);
@@ -288,6 +308,7 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
         for (int k = 0; k < kMasks; ++k) rule[s][size_t(k)].assign(size_t(TerrainBins::binCount(k)), 0.0);
         double sum = 0;
         for (size_t p = 0; p < pixelBins.size(); ++p) {
+          if (!inRegion[p]) continue;
           const double v = double(layerValue(*layerOf[s], layerCode(*layerOf[s], bytes, p)));
           sum += v;
           for (int k = 0; k < kMasks; ++k) rule[s][size_t(k)][pixelBins[p][size_t(k)]] += v;
@@ -303,10 +324,27 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
   for (const TileEntry& e : m.tiles) byPos[{e.x, e.z}] = &e;
   std::vector<PatternStats> patterns(n);
   std::vector<std::array<int, 2>> densest(n, {-1, -1});
+  std::vector<bool> bufferWhole(n, false);
   for (size_t s = 0; s < n; ++s) {
+    // the densest tile whose neighbours were all baked (or lie past the world's edge), so the
+    // buffer is whole; else the densest of all, flagged
+    auto buffered = [&](const TileEntry& e) {
+      for (int dz = -1; dz <= 1; ++dz)
+        for (int dx = -1; dx <= 1; ++dx) {
+          const int x = e.x + dx, z = e.z + dz;
+          const bool inWorld = x >= 0 && z >= 0 && x < m.tiling.tilesX && z < m.tiling.tilesZ;
+          if (inWorld && (x < rx0 || x >= rx1 || z < rz0 || z >= rz1)) return false;
+        }
+      return true;
+    };
     const TileEntry* best = nullptr;
-    for (const TileEntry& e : m.tiles)
-      if (s < e.speciesCounts.size() && e.speciesCounts[s] > 0 && (!best || e.speciesCounts[s] > best->speciesCounts[s])) best = &e;
+    bool whole = false;
+    for (const TileEntry& e : m.tiles) {
+      if (s >= e.speciesCounts.size() || e.speciesCounts[s] == 0) continue;
+      const bool w = buffered(e);
+      if (!best || (w && !whole) || (w == whole && e.speciesCounts[s] > best->speciesCounts[s])) best = &e, whole = w;
+    }
+    bufferWhole[s] = whole;
     if (progress) progress(++done, int(m.tiles.size()) + int(n));
     if (!best || best->speciesCounts[s] < 2) continue;
     densest[s] = {best->x, best->z};
@@ -391,7 +429,8 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
   if (!m.crs.empty()) provenance["crs"] = m.crs;
   report["provenance"] = std::move(provenance);
   report["world"] = {{"size_x_m", m.world.sizeX}, {"size_z_m", m.world.sizeZ}, {"min_y_m", m.world.minY},
-                     {"max_y_m", m.world.maxY}, {"area_ha", worldArea / 1e4}};
+                     {"max_y_m", m.world.maxY}};
+  report["region"] = {{"tiles", {rx0, rz0, rx1 - 1, rz1 - 1}}, {"area_ha", worldArea / 1e4}};
   uint64_t total = 0;
   Json species = Json::array();
   for (size_t s = 0; s < n; ++s) {
@@ -407,7 +446,7 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
     e["in_water"] = river ? Json(inWater[s]) : Json(nullptr);
     const PatternStats& p = patterns[s];
     if (densest[s][0] >= 0) {
-      Json pattern = {{"tile", densest[s]}, {"points", p.points}, {"intensity_per_m2", p.intensity},
+      Json pattern = {{"tile", densest[s]}, {"buffer_whole", bool(bufferWhole[s])}, {"points", p.points}, {"intensity_per_m2", p.intensity},
                       {"mean_nearest_m", p.meanNearest}, {"clark_evans", p.clarkEvans}};
       Json g = Json::array();
       for (size_t b = 0; b < p.radii.size(); ++b) g.push_back({{"r_m", p.radii[b]}, {"g", p.g[b]}});
@@ -447,9 +486,12 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
                      "td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}th{background:#eee}td:first-child{text-align:left}"
                      ".maps img{margin:4px;border:1px solid #999}figure{display:inline-block;margin:4px}</style></head><body>";
   char buf[1024];
-  std::snprintf(buf, sizeof buf, "<h1>%s</h1><p>seed %llu, baked by ecobake %s; %llu plants on %.1f x %.1f km</p>",
+  std::snprintf(buf, sizeof buf,
+                "<h1>%s</h1><p>seed %llu, baked by ecobake %s; %llu plants on %.2f x %.2f km (tiles %d..%d x %d..%d of a "
+                "%.1f x %.1f km world)</p>",
                 htmlEscape(m.name).c_str(), static_cast<unsigned long long>(m.seed), htmlEscape(m.toolVersion).c_str(),
-                static_cast<unsigned long long>(total), double(m.world.sizeX) / 1000, double(m.world.sizeZ) / 1000);
+                static_cast<unsigned long long>(total), (regionX1 - regionX0) / 1000, (regionZ1 - regionZ0) / 1000, rx0,
+                rx1 - 1, rz0, rz1 - 1, double(m.world.sizeX) / 1000, double(m.world.sizeZ) / 1000);
   html += buf;
   {  // provenance: what the bake was made from (XXH3-64 of each input)
     html += "<p>inputs (XXH3-64):";
@@ -486,9 +528,9 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
                   gtext.c_str());
     html += buf;
   }
-  html += "</table><p>Cover: the share of the world under the species' crowns (crown radius x scale). Clark-Evans, g(r) "
-          "and the spacing: in the species' densest tile, its neighbours as the buffer (1: random, above 1: regular, "
-          "below: clumped).</p>";
+  html += "</table><p>Density and cover over the baked region; cover: the share of it under the species' crowns (crown "
+          "radius x scale). Clark-Evans, g(r) and the spacing: in the species' densest tile whose neighbours were all baked, "
+          "they as the buffer (1: random, above 1: regular, below: clumped).</p>";
   html += "<h2>Where each species stands</h2><p>Share of its plants by elevation, slope and aspect of the terrain under them";
   bool anyRule = false;
   for (const auto& r : rule) anyRule |= !r.empty();
@@ -514,7 +556,7 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
     html += buf;
   }
   html += "</p><div class='maps'><img src='maps/species.png' alt='species map' width='" + std::to_string(spW) + "'></div>";
-  std::snprintf(buf, sizeof buf, "<p>Plants per %.0f m pixel, square-root scale from 0 to each map's maximum: "
+  std::snprintf(buf, sizeof buf, "<p>Plants per %.3g m pixel, square-root scale from 0 to each map's maximum: "
                 "<img src='maps/legend.png' alt='legend' style='vertical-align:middle'></p><div class='maps'>",
                 double(m.world.sizeX) / mapW);
   html += buf;

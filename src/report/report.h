@@ -32,6 +32,7 @@ struct TerrainBins {
 // One species in both bakes (matched by name; a species in one bake only has count 0 in the other).
 struct SpeciesDiff {
   std::string name;
+  bool inA = false, inB = false;  // the species is in the bake's species table (with plants or not)
   uint64_t countA = 0, countB = 0;
   // (B - A) / A in percent; infinite when A is 0 and B is not.
   double countChangePct = 0;
@@ -50,8 +51,8 @@ struct BakeDiff {
   uint64_t tilesDiffer = 0, tilesOnlyA = 0, tilesOnlyB = 0;
   std::vector<std::string> differingTiles;  // file names: the first kMaxListedTiles that differ or are in one bake only
   static constexpr size_t kMaxListedTiles = 20;
-  // Species whose count changed by more than `pct` percent or whose share in some bin moved by
-  // more than `pct` percentage points.
+  // Species in one bake only, or whose count changed by more than `pct` percent or whose share
+  // in some bin moved by more than `pct` percentage points.
   std::vector<std::string> exceeding(double pct) const;
 };
 
@@ -60,7 +61,8 @@ struct BakeDiff {
 // one world: terrain size, cell size and heights, and the tiling must be the same.
 // With reportDir, also writes there (the output rules: staged, owned through diff.json, refused
 // inside either bake) the moved density of every species as maps, an index.html and diff.json.
-BakeDiff diffBakes(const std::string& a, const std::string& b, const std::string& reportDir = "");
+BakeDiff diffBakes(const std::string& a, const std::string& b, const std::string& reportDir = "",
+                   std::optional<double> failOnPct = std::nullopt);
 
 // ---- report (report.cpp) ----
 

@@ -43,7 +43,14 @@ def main() -> int:
             failures.append(what)
 
     world = bake.manifest["world"]
-    area = world["size_x"] * world["size_z"]
+    # the region baked: the rectangle of the bake's tiles
+    tx0, tz0 = min(x for x, _ in tiles), min(z for _, z in tiles)
+    tx1, tz1 = max(x for x, _ in tiles) + 1, max(z for _, z in tiles) + 1
+    rx0, rz0 = tx0 * size, tz0 * size
+    rx1, rz1 = min(tx1 * size, world["size_x"]), min(tz1 * size, world["size_z"])
+    area = (rx1 - rx0) * (rz1 - rz0)
+    check(report["region"]["tiles"] == [tx0, tz0, tx1 - 1, tz1 - 1], f"region {report['region']['tiles']}")
+    check(abs(report["region"]["area_ha"] - area / 1e4) < 1e-9, f"region area {report['region']['area_ha']} ha, {area / 1e4}")
     for s, entry in zip(bake.species, report["species"]):
         check(entry["name"] == s.name, f"species order: {entry['name']} vs {s.name}")
         count = sum(int(np.sum(t.species_ids == s.id)) for t in tiles.values())
@@ -92,10 +99,12 @@ def main() -> int:
     lo, hi = world["min_y"], world["max_y"]
     jj, ii = np.mgrid[0:h, 0:w]
     elevation, slope_bin, aspect = terrain_bins.bins_at(heights, cell, lo, hi, ii, jj)
+    inside = (ii * cell >= rx0) & (ii * cell <= rx1) & (jj * cell >= rz0) & (jj * cell <= rz1)
     for s, entry in zip(bake.species, report["species"]):
-        suit = bake.read_layer("suitability_" + s.name).astype(np.float64)
+        suit = bake.read_layer("suitability_" + s.name).astype(np.float64) * inside
         for mask, bins, nbins in (("elevation", elevation, 10), ("slope", slope_bin, 6), ("aspect", aspect, 9)):
-            ours = 100 * np.bincount(bins.ravel(), weights=suit.ravel(), minlength=nbins) / suit.sum()
+            total = suit.sum()  # 0 where the region holds none of the species' ground: shares 0
+            ours = 100 * np.bincount(bins.ravel(), weights=suit.ravel(), minlength=nbins) / total if total > 0 else np.zeros(nbins)
             theirs = np.array([b["suitability_share_pct"] for b in entry["terrain_shares"][mask]])
             check(np.max(np.abs(ours - theirs)) < 0.05, f"{s.name} {mask}: suitability shares differ by {np.max(np.abs(ours - theirs)):.3f} pts")
     for f in failures[:20]:
