@@ -194,6 +194,13 @@ TEST(CliBakeFiles, ExportEscapesHostileSpeciesNames) {
   }
   for (size_t s = 0; s < names.size(); ++s) EXPECT_GT(seen[s], 0u) << names[s];
 
+  // a list file is never written into a bake, this one's or another's (it would replace its files)
+  {
+    const std::string manifest = eco::test::readBytes(bake + "/manifest.json");
+    r = run("export " + sh(bake) + " -o " + sh(bake + "/../" + fs::path(bake).filename().string() + "/manifest.json"));
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_EQ(eco::test::readBytes(bake + "/manifest.json"), manifest);
+  }
   r = run("export " + sh(bake) + " --ascii -o " + sh(dir.file("x.csv")));
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("--ascii: only for --format ply"), std::string::npos) << r.output;

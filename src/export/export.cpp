@@ -292,6 +292,13 @@ uint64_t exportInstances(const std::string& bakeDir, const ExportOptions& option
   if (outPath.empty()) throw InputError("output name is empty (-o \"\")");
   if (isInsideFolder(outPath, bakeDir))
     throw InputError(outPath + ": is inside the bake being exported (" + bakeDir + "); write the export elsewhere");
+  if (!writesFolder(options.format)) {
+    // A list file never goes into a bake (this one or another): it would sit among, or
+    // replace, files the bake's manifest lists.
+    const fs::path parent = fs::absolute(fs::path(outPath)).parent_path();
+    if (hasEcobakeManifest(parent.string(), nullptr))
+      throw InputError(outPath + ": is inside the bake " + parent.string() + "; write the export elsewhere");
+  }
   const ExportSelection selection = selectForExport(bakeDir, options);
   if (writesFolder(options.format)) return exportFolder(bakeDir, selection, options.format, options, outPath);
   return exportList(bakeDir, selection, options.format, options, outPath);

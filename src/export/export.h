@@ -44,8 +44,8 @@ struct ExportOptions {
   std::optional<std::array<double, 3>> georef;
 };
 
-// Writes the selected instances to outPath: a file for CSV and PLY, a folder for USD and glTF.
-// Returns the number of instances written.
+// Writes the selected instances to outPath: a file for CSV and PLY (never inside a bake folder:
+// InputError), a folder for USD, glTF and 3D Tiles. Returns the number of instances written.
 //
 // CSV and PLY: every selected instance (manifest order, then tile order) with x, y, z, yaw,
 // scale, species name and id. PLY is ASCII with one vertex per instance. Tiles are read one at a time, each
