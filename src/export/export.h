@@ -48,7 +48,8 @@ struct ExportOptions {
 // InputError), a folder for USD, glTF and 3D Tiles. Returns the number of instances written.
 //
 // CSV and PLY: every selected instance (manifest order, then tile order) with x, y, z, yaw,
-// scale, species name and id. PLY is ASCII with one vertex per instance. Tiles are read one at a time, each
+// scale, species, the rotation quaternion, the linear tint and the instance id (docs/export.md);
+// PLY binary little-endian (plyAscii: text), one vertex per instance. Tiles are read one at a time, each
 // verified against the manifest (readTileVerified), and streamed into the output through
 // OutputFile: memory stays at one tile, and a bad bake or a failed write leaves no output (a
 // previous file stays). Returns the number of instances written.
