@@ -142,9 +142,13 @@ void writeMovedMaps(const BakeDiff& d, const Binned& A, const Binned& B, const s
 
 }  // namespace
 
-const char* TerrainBins::maskName(int mask) { return mask == 0 ? "elevation" : mask == 1 ? "slope" : "aspect"; }
+const char* TerrainBins::maskName(int mask) {
+  return mask == 0 ? "elevation" : mask == 1 ? "slope" : mask == 2 ? "aspect" : "moisture";
+}
 
-int TerrainBins::binCount(int mask) { return mask == 0 ? kElevationBins : mask == 1 ? kSlopeBins : kAspectBins; }
+int TerrainBins::binCount(int mask) {
+  return mask == 0 ? kElevationBins : mask == 1 ? kSlopeBins : mask == 2 ? kAspectBins : kMoistureBins;
+}
 
 std::string TerrainBins::binLabel(int mask, int bin, float minY, float maxY) {
   char buf[64];
@@ -154,8 +158,10 @@ std::string TerrainBins::binLabel(int mask, int bin, float minY, float maxY) {
   } else if (mask == 1) {
     std::snprintf(buf, sizeof buf, "%.0f-%.0f deg", double(kSlopeEdges[bin]),
                   bin + 1 < kSlopeBins ? double(kSlopeEdges[bin + 1]) : 90.0);
-  } else {
+  } else if (mask == 2) {
     std::snprintf(buf, sizeof buf, "%s", bin < 8 ? kAspectNames[bin] : "flat");
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f-%.1f", 0.1 * bin, 0.1 * (bin + 1));
   }
   return buf;
 }

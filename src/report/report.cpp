@@ -197,6 +197,18 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
     if (l.kind == "river" && l.waterDistance >= 0) river = &l;
   const std::vector<uint8_t> riverBytes = river ? readLayerVerified(bakeDir, *river) : std::vector<uint8_t>{};
 
+  // Moisture, a fourth mask, when the bake carries its layer (`--layers masks`).
+  const LayerEntry* moisture = nullptr;
+  for (const LayerEntry& l : m.layers)
+    if (l.kind == "mask" && l.name == "moisture") moisture = &l;
+  const std::vector<uint8_t> moistureBytes = moisture ? readLayerVerified(bakeDir, *moisture) : std::vector<uint8_t>{};
+  const int masks = moisture ? kMasks + 1 : kMasks;
+  // the moisture band of terrain sample (i, j)
+  auto moistureBin = [&](int i, int j) {
+    const float v = layerValue(*moisture, layerCode(*moisture, moistureBytes, size_t(j) * size_t(moisture->width) + size_t(i)));
+    return std::clamp(int(v * float(TerrainBins::kMoistureBins)), 0, TerrainBins::kMoistureBins - 1);
+  };
+
   const OutputKind kind = markedOutput("ecobake report", "ecobake report", "report", "report.json", "ecobake-report",
                                        uint64_t(16) << 20, {"maps"});
   StagedDir staged(outDir, kind);
@@ -212,8 +224,8 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
   std::vector<uint16_t> topSpecies(size_t(spW) * size_t(spH), 0);
   std::vector<std::vector<std::vector<uint64_t>>> bins(n);
   for (auto& b : bins) {
-    b.assign(kMasks, {});
-    for (int k = 0; k < kMasks; ++k) b[size_t(k)].assign(size_t(TerrainBins::binCount(k)), 0);
+    b.assign(size_t(masks), {});
+    for (int k = 0; k < masks; ++k) b[size_t(k)].assign(size_t(TerrainBins::binCount(k)), 0);
   }
   std::vector<double> covered(n, 0.0);
   std::vector<uint64_t> inWater(n, 0), counted(n, 0);
@@ -229,9 +241,12 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
     for (const Instance& in : tile.instances) {
       const SpeciesRecord& s = m.species[in.species];
       ++counted[in.species];
-      int bin[kMasks];
+      int bin[kMasks + 1];
       terrain.bins(in.position.x, in.position.z, bin);
-      for (int k = 0; k < kMasks; ++k) ++bins[in.species][size_t(k)][size_t(bin[k])];
+      if (moisture)
+        bin[kMasks] = moistureBin(std::clamp(int(std::lround(in.position.x / m.terrain.cellSize)), 0, moisture->width - 1),
+                                  std::clamp(int(std::lround(in.position.z / m.terrain.cellSize)), 0, moisture->height - 1));
+      for (int k = 0; k < masks; ++k) ++bins[in.species][size_t(k)][size_t(bin[k])];
       const int mx = std::clamp(int(in.position.x / m.world.sizeX * float(mapW)), 0, mapW - 1);
       const int mz = std::clamp(int(in.position.z / m.world.sizeZ * float(mapH)), 0, mapH - 1);
       ++density[in.species][size_t(mz) * size_t(mapW) + size_t(mx)];
@@ -287,12 +302,13 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
         if (l.kind == "suitability" && l.species == m.species[s].name) layerOf[s] = &l, any = true;
     if (any) {
       const int W = m.terrain.width, H = m.terrain.height;
-      std::vector<std::array<uint8_t, kMasks>> pixelBins(size_t(W) * size_t(H));
+      std::vector<std::array<uint8_t, kMasks + 1>> pixelBins(size_t(W) * size_t(H));
       for (int j = 0; j < H; ++j)
         for (int i = 0; i < W; ++i) {
-          int b[kMasks];
+          int b[kMasks + 1];
           terrain.bins(float(i) * m.terrain.cellSize, float(j) * m.terrain.cellSize, b);
-          for (int k = 0; k < kMasks; ++k) pixelBins[size_t(j) * size_t(W) + size_t(i)][size_t(k)] = uint8_t(b[k]);
+          if (moisture) b[kMasks] = moistureBin(i, j);
+          for (int k = 0; k < masks; ++k) pixelBins[size_t(j) * size_t(W) + size_t(i)][size_t(k)] = uint8_t(b[k]);
         }
       // only the terrain of the region the plants were baked in
       std::vector<uint8_t> inRegion(pixelBins.size(), 0);
@@ -304,14 +320,14 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
       for (size_t s = 0; s < n; ++s) {
         if (!layerOf[s]) continue;
         const std::vector<uint8_t> bytes = readLayerVerified(bakeDir, *layerOf[s]);
-        rule[s].assign(kMasks, {});
-        for (int k = 0; k < kMasks; ++k) rule[s][size_t(k)].assign(size_t(TerrainBins::binCount(k)), 0.0);
+        rule[s].assign(size_t(masks), {});
+        for (int k = 0; k < masks; ++k) rule[s][size_t(k)].assign(size_t(TerrainBins::binCount(k)), 0.0);
         double sum = 0;
         for (size_t p = 0; p < pixelBins.size(); ++p) {
           if (!inRegion[p]) continue;
           const double v = double(layerValue(*layerOf[s], layerCode(*layerOf[s], bytes, p)));
           sum += v;
-          for (int k = 0; k < kMasks; ++k) rule[s][size_t(k)][pixelBins[p][size_t(k)]] += v;
+          for (int k = 0; k < masks; ++k) rule[s][size_t(k)][pixelBins[p][size_t(k)]] += v;
         }
         for (auto& mask : rule[s])
           for (double& v : mask) v = sum > 0 ? 100.0 * v / sum : 0.0;
@@ -458,7 +474,7 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
       e["pattern"] = nullptr;
     }
     Json shares = Json::object();
-    for (int k = 0; k < kMasks; ++k) {
+    for (int k = 0; k < masks; ++k) {
       Json b = Json::array();
       for (int i = 0; i < TerrainBins::binCount(k); ++i) {
         b.push_back({{"bin", TerrainBins::binLabel(k, i, m.world.minY, m.world.maxY)},
@@ -531,7 +547,8 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
   html += "</table><p>Density and cover over the baked region; cover: the share of it under the species' crowns (crown "
           "radius x scale). Clark-Evans, g(r) and the spacing: in the species' densest tile whose neighbours were all baked, "
           "they as the buffer (1: random, above 1: regular, below: clumped).</p>";
-  html += "<h2>Where each species stands</h2><p>Share of its plants by elevation, slope and aspect of the terrain under them";
+  html += "<h2>Where each species stands</h2><p>Share of its plants by elevation, slope and aspect of the terrain under "
+          "them (and moisture, with the bake's layers)";
   bool anyRule = false;
   for (const auto& r : rule) anyRule |= !r.empty();
   html += anyRule ? " (dark), beside the share of the suitability its config gives each bin (light): where the plants follow "
@@ -539,7 +556,7 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
                   : ". Bake with <code>--layers masks</code> to see the suitability the config asked for beside them.</p>";
   for (size_t s = 0; s < n; ++s) {
     html += "<h3>" + htmlEscape(m.species[s].name) + "</h3>";
-    for (int k = 0; k < kMasks; ++k) {
+    for (int k = 0; k < masks; ++k) {
       std::vector<double> v;
       std::vector<std::string> labels;
       for (const Json& b : species[s]["terrain_shares"][TerrainBins::maskName(k)])

@@ -23,9 +23,12 @@ struct TerrainBins {
   // Aspect, the way the ground faces where the slope is at least 5 degrees: N, NE, E, SE, S,
   // SW, W, NW (north = -z); "flat" below 5 degrees.
   static constexpr int kAspectBins = 9;
-  static const char* maskName(int mask);  // "elevation", "slope", "aspect"
+  // Moisture (the report, when the bake carries the moisture layer): ten bands of 0 .. 1, from
+  // the layer's nearest sample.
+  static constexpr int kMoistureBins = 10;
+  static const char* maskName(int mask);  // "elevation", "slope", "aspect", "moisture"
   static int binCount(int mask);
-  // "1200-1300 m", "10-20 deg", "NE", "flat"
+  // "1200-1300 m", "10-20 deg", "NE", "flat", "0.3-0.4"
   static std::string binLabel(int mask, int bin, float minY, float maxY);
 };
 

@@ -107,6 +107,25 @@ def main() -> int:
             ours = 100 * np.bincount(bins.ravel(), weights=suit.ravel(), minlength=nbins) / total if total > 0 else np.zeros(nbins)
             theirs = np.array([b["suitability_share_pct"] for b in entry["terrain_shares"][mask]])
             check(np.max(np.abs(ours - theirs)) < 0.05, f"{s.name} {mask}: suitability shares differ by {np.max(np.abs(ours - theirs)):.3f} pts")
+    # moisture, the fourth mask with the layers: plants by the layer's nearest sample, and the rule
+    moist = bake.read_layer("moisture").astype(np.float64)
+    moist_bin = np.clip((moist * 10).astype(int), 0, 9)
+    for s, entry in zip(bake.species, report["species"]):
+        counts = np.zeros(10)
+        for t in tiles.values():
+            p = t.positions()[t.species_ids == s.id].astype(np.float64)
+            i = np.clip(np.floor(p[:, 0] / cell + 0.5).astype(int), 0, w - 1)
+            j = np.clip(np.floor(p[:, 2] / cell + 0.5).astype(int), 0, h - 1)
+            counts += np.bincount(moist_bin[j, i], minlength=10)
+        total = counts.sum()
+        theirs = np.array([b["share_pct"] for b in entry["terrain_shares"]["moisture"]])
+        if total:
+            worst = np.max(np.abs(theirs - 100 * counts / total))
+            check(worst <= 100 * 2 / total + 1e-9, f"{s.name} moisture: plant shares differ by {worst:.3f} pts")
+        suit = bake.read_layer("suitability_" + s.name).astype(np.float64) * inside
+        rule = 100 * np.bincount(moist_bin.ravel(), weights=suit.ravel(), minlength=10) / suit.sum() if suit.sum() > 0 else np.zeros(10)
+        theirs = np.array([b["suitability_share_pct"] for b in entry["terrain_shares"]["moisture"]])
+        check(np.max(np.abs(theirs - rule)) < 0.05, f"{s.name} moisture: suitability shares differ by {np.max(np.abs(theirs - rule)):.3f} pts")
     for f in failures[:20]:
         print("FAIL:", f)
     print(f"report: {len(report['species'])} species checked, {len(failures)} failures")
