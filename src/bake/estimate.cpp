@@ -12,9 +12,7 @@
 
 #include "core/json.h"
 #include "core/error.h"
-#include "sampling/bridson.h"
-#include "sampling/pool.h"
-#include "sampling/schedule.h"
+#include "sampling/sampling.h"
 #include "tileio/tileio.h"
 
 namespace eco {
@@ -220,8 +218,8 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
   for (const ExclusionShapes::Polygon& poly : shapes.polygons)
     memory += double(poly.edges.size()) * sizeof(ExclusionShapes::Edge) +
               double(poly.bandEdges.size() + poly.bandStart.size()) * sizeof(uint32_t);
-  const double poolBytes = double(sampling::basePool().size()) * sizeof(sampling::PoolPoint) +
-                           double(sampling::kPoolBuckets * sampling::kPoolBuckets + 1) * sizeof(uint32_t);
+  const SamplerMemoryModel sampler = samplerMemoryModel(int(p.classes.size()));
+  const double poolBytes = sampler.poolBytes;
   // A class's margin: its largest radius and pair distance (makeSetup's margin).
   std::vector<double> margin(p.classes.size());
   for (size_t cls = 0; cls < p.classes.size(); ++cls) {
@@ -233,7 +231,7 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
   for (size_t cls = 0; cls < p.classes.size(); ++cls) {
     const SampleClass& sc = p.classes[cls];
     const double ratio = p.variableRadius ? double(sc.maxRadius) / double(sc.radius) : 1.0;
-    if (p.method == SamplerMethod::Pool && ratio <= double(sampling::kPoolMaxRatio)) memory += poolBytes;
+    if (p.method == SamplerMethod::Pool && ratio <= double(sampler.poolMaxRatio)) memory += poolBytes;
     const double side = (double(p.tileSize) + 2.0 * margin[cls]) / (double(sc.radius) / std::sqrt(2.0)) + 8.0;
     gridBytes += side * side * kBytesPerCell;
   }
@@ -242,10 +240,10 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
   const double perTileBytes = perTile * (sizeof(Sample) + sizeof(Instance) + kBytesPerInstance);
   const int workers = threads;
   memory += double(workers) * (gridBytes + perTileBytes);
-  // The samples of the rows the schedule holds (sampling/schedule.h): whole tiles, kept until
+  // The samples of the rows the schedule holds (samplerMemoryModel): whole tiles, kept until
   // every unit of their neighbourhood has read them.
-  const double heldRows = std::min(double(sampling::TileSchedule::windowRows(int(p.classes.size()))), double(r.z1 - r.z0 + 2));
-  memory += heldRows * double(r.x1 - r.x0 + 6) * perTile * 0.5 * sizeof(sampling::FixedSample);
+  const double heldRows = std::min(double(sampler.windowRows), double(r.z1 - r.z0 + 2));
+  memory += heldRows * double(r.x1 - r.x0 + 6) * perTile * 0.5 * sampler.bytesPerHeldSample;
   memory += tileFiles * (sizeof(TileEntry) + 32.0 + 8.0 * double(nSpecies));
   e.peakMemoryBytes = memory;
   return e;

@@ -176,6 +176,16 @@ void validateSamplerParams(const SamplerParams& p);
 void scatter(const SamplerParams& params, const DensityField* density, TileRange range, int threads,
              const std::function<void(TileSamples&&)>& sink);
 
+// What the sampler holds in memory, for estimates outside the stage (bake/estimate.cpp) without
+// its internal headers.
+struct SamplerMemoryModel {
+  double poolBytes = 0;         // the Poisson pool of a class placed from it (base points and buckets)
+  float poolMaxRatio = 0;       // a class is placed from the pool when largest / smallest radius <= this
+  int windowRows = 0;           // tile rows the schedule holds at most
+  double bytesPerHeldSample = 0;  // per sample of a held tile
+};
+SamplerMemoryModel samplerMemoryModel(int classes);
+
 // Convenience: whole world, all tiles collected and sorted by (tz, tx).
 std::vector<TileSamples> scatterAll(const SamplerParams& params, const DensityField* density, int threads);
 

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "sampling/bridson.h"
+#include "sampling/pool.h"
 #include "sampling/sampling.h"
 #include "sampling/schedule.h"
 
@@ -96,6 +97,16 @@ std::vector<TileSamples> scatterAll(const SamplerParams& params, const DensityFi
   std::sort(tiles.begin(), tiles.end(),
             [](const TileSamples& a, const TileSamples& b) { return a.tz != b.tz ? a.tz < b.tz : a.tx < b.tx; });
   return tiles;
+}
+
+SamplerMemoryModel samplerMemoryModel(int classes) {
+  SamplerMemoryModel m;
+  m.poolBytes = double(sampling::basePool().size()) * sizeof(sampling::PoolPoint) +
+                double(sampling::kPoolBuckets * sampling::kPoolBuckets + 1) * sizeof(uint32_t);
+  m.poolMaxRatio = sampling::kPoolMaxRatio;
+  m.windowRows = sampling::TileSchedule::windowRows(classes);
+  m.bytesPerHeldSample = sizeof(sampling::FixedSample);
+  return m;
 }
 
 }  // namespace eco
