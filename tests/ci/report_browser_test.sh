@@ -13,7 +13,7 @@ mkdir -p "$scratch"
 "$ecobake" report "$scratch/bake" -o "$scratch/report" -q || exit 1
 total=$(grep -o "<img " "$scratch/report/index.html" | wc -l)
 ((total >= 3)) || { echo "FAIL: only $total pictures in the page"; exit 1; }
-flags=(--headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$scratch/profile")
+flags=(--headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars --user-data-dir="$scratch/profile")
 dom=$(timeout 120 "$browser" "${flags[@]}" --dump-dom "file://$scratch/report/index.html" 2>/dev/null)
 grep -q "data-images-loaded=\"$total/$total\"" <<<"$dom" ||
   { echo "FAIL: pictures loaded: $(grep -o 'data-images-loaded="[^"]*"' <<<"$dom" || echo none), expected $total/$total"; exit 1; }
