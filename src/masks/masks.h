@@ -1,4 +1,6 @@
 #pragma once
+#include <array>
+#include <optional>
 // Eco-masks: per-species suitability in [0, 1] from elevation, slope, sun exposure and
 // moisture. Combination rule (also in README "Eco-masks"):
 //   W_elev  = smoothstep(H_min, H_opt_low, H) * (1 - smoothstep(H_opt_high, H_max, H))
@@ -77,6 +79,9 @@ struct SuitabilityRasters {
   float maxIn(int species, float x0, float z0, float x1, float z1) const;
 };
 
-SuitabilityRasters computeSuitability(const World& world, int threads);
+// Every species' suitability raster at the heightmap's samples. With `rows` = [j0, j1), only
+// those rows of samples are computed and the rest are 0: a sharded bake's band and the halo its
+// sampler reads (bake.cpp), when no mask layers are written.
+SuitabilityRasters computeSuitability(const World& world, int threads, std::optional<std::array<int, 2>> rows = {});
 
 }  // namespace eco

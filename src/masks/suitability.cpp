@@ -44,7 +44,7 @@ float SuitabilityRasters::maxIn(int s, float x0, float z0, float x1, float z1) c
   return v;
 }
 
-SuitabilityRasters computeSuitability(const World& world, int threads) {
+SuitabilityRasters computeSuitability(const World& world, int threads, std::optional<std::array<int, 2>> rows) {
   const Grid& h = world.terrain.metres;
   const auto& species = world.config.species;
   SuitabilityRasters out;
@@ -62,9 +62,11 @@ SuitabilityRasters computeSuitability(const World& world, int threads) {
   std::vector<uint8_t> painted(species.size(), 0);
   bool extras = noData || !world.shapes.empty();
   for (size_t s = 0; s < species.size(); ++s) extras |= (painted[s] = uint8_t(world.hasPaintedMaps(s))) != 0;
+  const int rowFirst = rows ? std::clamp((*rows)[0], 0, h.height) : 0;
+  const int rowEnd = rows ? std::clamp((*rows)[1], rowFirst, h.height) : h.height;
   auto fillRows = [&](int first, int step) {
     std::vector<float> w(species.size());
-    for (int j = first; j < h.height; j += step)
+    for (int j = rowFirst + first; j < rowEnd; j += step)
       for (int i = 0; i < h.width; ++i) {
         const float x = float(i) * out.cellSize, z = float(j) * out.cellSize;
         auto store = [&] {
