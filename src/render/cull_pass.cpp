@@ -54,27 +54,27 @@ void recordDepthPyramid(VkCommandBuffer cmd, const CullPass& c, VkSampler sample
 }
 
 void recordCull(VkCommandBuffer cmd, const CullPass& c, const CullInputs& in) {
-  if (in.pageCount > 0) {
+  if (in.instances.pageCount > 0) {
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c.cull.pipeline);
     DescriptorWrites d;
-    d.buffer(0, kUbo, *in.frame);
-    d.buffer(1, kSsbo, *in.pageTable, VkDeviceSize(in.pageCount) * sizeof(gpu::GpuPage));
-    d.buffer(2, kSsbo, *in.draws);
+    d.buffer(0, kUbo, *in.instances.frame);
+    d.buffer(1, kSsbo, *in.instances.pageTable, VkDeviceSize(in.instances.pageCount) * sizeof(gpu::GpuPage));
+    d.buffer(2, kSsbo, *in.instances.draws);
     d.buffer(4, kSsbo, *in.stats);
     d.image(5, kSampled, in.sampler, in.pyramid, VK_IMAGE_LAYOUT_GENERAL);
-    d.buffer(7, kSsbo, *in.species);
+    d.buffer(7, kSsbo, *in.instances.species);
     d.push(cmd, c.cull);
-    vkCmdPushConstants(cmd, c.cull.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, &in.visible);
-    vkCmdDispatch(cmd, gpu::PAGE_SIZE / gpu::CULL_GROUP, std::min(in.pageCount, gpu::PAGE_ROWS),
-                  (in.pageCount + gpu::PAGE_ROWS - 1) / gpu::PAGE_ROWS);
+    vkCmdPushConstants(cmd, c.cull.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, &in.instances.visible);
+    vkCmdDispatch(cmd, gpu::PAGE_SIZE / gpu::CULL_GROUP, std::min(in.instances.pageCount, gpu::PAGE_ROWS),
+                  (in.instances.pageCount + gpu::PAGE_ROWS - 1) / gpu::PAGE_ROWS);
   }
   memoryBarrier(cmd, kCompute, kRW, kCompute, kRW);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c.finish.pipeline);
   DescriptorWrites d;
-  d.buffer(0, kUbo, *in.frame);
-  d.buffer(2, kSsbo, *in.draws);
+  d.buffer(0, kUbo, *in.instances.frame);
+  d.buffer(2, kSsbo, *in.instances.draws);
   d.push(cmd, c.finish);
-  vkCmdDispatch(cmd, (in.speciesCount * gpu::VIEW_COUNT + 63) / 64, 1, 1);
+  vkCmdDispatch(cmd, (in.instances.speciesCount * gpu::VIEW_COUNT + 63) / 64, 1, 1);
 }
 
 }  // namespace eco::render

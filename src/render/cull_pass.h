@@ -24,17 +24,24 @@ void recordDepthPyramid(VkCommandBuffer cmd, const CullPass& c, VkSampler sample
                         const GpuImage& pyramid, uint32_t sourceWidth, uint32_t sourceHeight,
                         VkSampleCountFlagBits samples);
 
-struct CullInputs {
+// This frame's instances as the cull pass and the vegetation draws both read them: the frame
+// constants, the page table (pageCount pages), the species table, the indirect records (a
+// record per view, species and LOD) and the visible list's address.
+struct FrameInstances {
   const Buffer* frame = nullptr;
   const Buffer* pageTable = nullptr;
   uint32_t pageCount = 0;
-  const Buffer* draws = nullptr;
-  const Buffer* stats = nullptr;
   const Buffer* species = nullptr;
-  VkSampler sampler = VK_NULL_HANDLE;
-  VkImageView pyramid = VK_NULL_HANDLE;  // all mips, GENERAL
+  const Buffer* draws = nullptr;
   VkDeviceAddress visible = 0;
   uint32_t speciesCount = 1;
+};
+
+struct CullInputs {
+  FrameInstances instances;
+  const Buffer* stats = nullptr;
+  VkSampler sampler = VK_NULL_HANDLE;
+  VkImageView pyramid = VK_NULL_HANDLE;  // all mips, GENERAL
 };
 // cull.comp over pages [0, pageCount) (nothing when 0), a barrier, then cull_finish.comp.
 void recordCull(VkCommandBuffer cmd, const CullPass& c, const CullInputs& in);

@@ -734,17 +734,19 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
 
   // 3. culling (camera and cascades) and draw command compaction
   const VkDeviceAddress visibleAddress = visible_.address;
+  FrameInstances instances;
+  instances.frame = &slot.frame;
+  instances.pageTable = &slot.pageTable;
+  instances.pageCount = pages_.pageCount;
+  instances.species = &species_;
+  instances.draws = &draws_;
+  instances.visible = visibleAddress;
+  instances.speciesCount = speciesCount_;
   CullInputs cullInputs;
-  cullInputs.frame = &slot.frame;
-  cullInputs.pageTable = &slot.pageTable;
-  cullInputs.pageCount = pages_.pageCount;
-  cullInputs.draws = &draws_;
+  cullInputs.instances = instances;
   cullInputs.stats = &stats_;
-  cullInputs.species = &species_;
   cullInputs.sampler = sampler_;
   cullInputs.pyramid = pyramid_.view;
-  cullInputs.visible = visibleAddress;
-  cullInputs.speciesCount = speciesCount_;
   recordCull(cmd, cull_, cullInputs);
   memoryBarrier(cmd, kCompute, VK_ACCESS_2_SHADER_WRITE_BIT,
                 VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT,
@@ -752,13 +754,7 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
   if (slot.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, slot.queries, TsCull);
 
   VegetationInputs vegetationInputs;
-  vegetationInputs.frame = &slot.frame;
-  vegetationInputs.pageTable = &slot.pageTable;
-  vegetationInputs.pageCount = pages_.pageCount;
-  vegetationInputs.species = &species_;
-  vegetationInputs.draws = &draws_;
-  vegetationInputs.visible = visibleAddress;
-  vegetationInputs.speciesCount = speciesCount_;
+  vegetationInputs.instances = instances;
   vegetationInputs.shadowSampler = terrain_.shadowSampler;
   vegetationInputs.shadowView = shadowView;
 

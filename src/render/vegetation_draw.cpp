@@ -54,21 +54,21 @@ void recordVegetationDraw(VkCommandBuffer cmd, const VegetationDraw& v, const Ve
   const Pipeline& p = view == 0 ? v.color : v.shadow;
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline);
   DescriptorWrites d;
-  d.buffer(0, kUbo, *in.frame);
-  d.buffer(1, kSsbo, *in.pageTable, VkDeviceSize(in.pageCount) * sizeof(gpu::GpuPage));
+  d.buffer(0, kUbo, *in.instances.frame);
+  d.buffer(1, kSsbo, *in.instances.pageTable, VkDeviceSize(in.instances.pageCount) * sizeof(gpu::GpuPage));
   if (view == 0) d.image(3, kSampled, in.shadowSampler, in.shadowView, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-  d.buffer(7, kSsbo, *in.species);
+  d.buffer(7, kSsbo, *in.instances.species);
   d.push(cmd, p);
   struct {
     VkDeviceAddress visible;
     uint32_t view, pad;
-  } push{in.visible, view, 0};
+  } push{in.instances.visible, view, 0};
   vkCmdPushConstants(cmd, p.layout, kVF, 0, sizeof(push), &push);
   VkDeviceSize offset = 0;
   vkCmdBindVertexBuffers(cmd, 0, 1, &v.vertices.buffer, &offset);
   vkCmdBindIndexBuffer(cmd, v.indices.buffer, 0, VK_INDEX_TYPE_UINT32);
-  const uint32_t perView = in.speciesCount * gpu::LOD_COUNT;
-  vkCmdDrawIndexedIndirect(cmd, in.draws->buffer, VkDeviceSize(view) * perView * sizeof(gpu::DrawCommand), perView,
+  const uint32_t perView = in.instances.speciesCount * gpu::LOD_COUNT;
+  vkCmdDrawIndexedIndirect(cmd, in.instances.draws->buffer, VkDeviceSize(view) * perView * sizeof(gpu::DrawCommand), perView,
                            sizeof(gpu::DrawCommand));
 }
 

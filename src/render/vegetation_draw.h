@@ -6,6 +6,7 @@
 // decodes each instance from its page (render/instance_pages.h). The create/record pattern of
 // terrain_draw and far_field: the renderer creates one and records it inside its passes.
 #include "meshes/meshes.h"
+#include "render/cull_pass.h"
 #include "render/vk_context.h"
 #include "shaders/shared.h"
 
@@ -24,13 +25,7 @@ void destroyVegetationDraw(Context& ctx, VegetationDraw& v);
 // the species table, the visible list's address, the indirect records and, for the camera
 // view (view 0), the shadow map. Views 1.. are the cascades (drawn with the shadow pipeline).
 struct VegetationInputs {
-  const Buffer* frame = nullptr;
-  const Buffer* pageTable = nullptr;
-  uint32_t pageCount = 0;
-  const Buffer* species = nullptr;
-  const Buffer* draws = nullptr;
-  VkDeviceAddress visible = 0;
-  uint32_t speciesCount = 1;
+  FrameInstances instances;  // (cull_pass.h) what the cull pass wrote the records of
   VkSampler shadowSampler = VK_NULL_HANDLE;
   VkImageView shadowView = VK_NULL_HANDLE;
 };
