@@ -97,13 +97,6 @@ void main() {
     // ids past the table have no draw records (tiles are checked on load; this keeps the
     // writes inside the buffer whatever a record says)
     bool drawn = speciesId < frame.draws.x && !speciesHidden(frame, speciesId);
-    // With the far field on, every resident instance casts, faded out of the camera's view or
-    // not: the frame drawn with every instance has their shadows on the ground and on the
-    // crowns kept in the fade band, and the far field stands in for the dropped crowns (it
-    // darkens the ground itself only beyond the resident radius). Without it, only what is
-    // drawn casts (no shadows of plants the picture does not show).
-    bool casts = drawn;
-    bool castsFaded = frame.farField.z > 0.5;
     uint kind = inst.kind;
     float dist = length(rel);
     uint lod = 0;
@@ -114,7 +107,6 @@ void main() {
       float start = frame.fadeStart[kind], end = frame.fadeEnd[kind];
       float t = (dist - start) / max(end - start, 1e-3);
       drawn = drawn && dist <= end && (dist <= start || hash01(inst.hash) >= t);
-      if (!castsFaded) casts = drawn;
     }
 
     bool keep = drawn;
@@ -132,7 +124,7 @@ void main() {
 
     // shadow casters: every cascade whose box the sphere touches (no occlusion: the sun sees
     // what the camera does not)
-    if (casts && (flags & CULL_SHADOWS) != 0 && (sp.info.y & SPECIES_CASTS) != 0) {
+    if (drawn && (flags & CULL_SHADOWS) != 0 && (sp.info.y & SPECIES_CASTS) != 0) {
       for (uint v = 1; v < frame.draws.y; ++v) {
         bool inside = true;
         for (uint i = 0; i < FRUSTUM_PLANES; ++i) {

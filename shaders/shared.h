@@ -118,7 +118,7 @@ struct FrameData {
   vec4 ground;       // rgb light bounced from the ground (hemisphere ambient below), w = ambient intensity
   vec4 elevation;    // terrain min, max height, snow line (metres; 1e30: none), unused
   vec4 terrain;      // cell size, heightmap width, height (samples), unused
-  vec4 lod;          // lod distance factor, resident radius (metres; 1e30: all), pyramid width, height
+  vec4 lod;          // lod distance factor, unused, pyramid width, height
   uvec4 cull;        // page count, flags, pyramid levels, unused
   uvec4 draws;       // x = species count (draw commands per view: x * LOD_COUNT), y = views culled
   uvec4 hidden[2];   // 256 bits by species id: hidden species are culled in every view

@@ -68,7 +68,7 @@ gpu::FrameData makeFrameData(const Camera& cam, int width, int height, const Cul
   f.proj = {fx, fy, float(width), float(height)};
   f.sun = v4(normalize(Vec3{0.4f, 0.8f, 0.35f}), 0.25f);
   f.fog = {0.62f, 0.72f, 0.85f, 0.00012f};
-  f.lod = {cull.lodFactor, 1e30f, 0, 0};
+  f.lod = {cull.lodFactor, 0, 0, 0};
   f.cull.y = (cull.frustum ? gpu::CULL_FRUSTUM : 0) | (cull.occlusion ? gpu::CULL_OCCLUSION : 0) |
              (cull.distance ? gpu::CULL_DISTANCE : 0) | (cull.fade ? gpu::CULL_FADE : 0);
   setFadeDistances(f, cull, 1e30f);

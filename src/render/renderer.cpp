@@ -544,7 +544,6 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   // haze over a quarter of the light across the world's extent at most: whole-world views of
   // large worlds stay legible
   frame.fog.w = std::min(frame.fog.w, 0.25f / std::max(farField_.extentX, farField_.extentZ));
-  frame.lod.y = options_.stream.loadRadius;
   frame.lod.z = float(pyramid_.width);
   frame.lod.w = float(pyramid_.height);
   frame.cull.x = pages_.pageCount;
