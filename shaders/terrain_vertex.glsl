@@ -20,6 +20,7 @@
 
 layout(binding = 0) uniform Frame { FrameData frame; };
 layout(binding = 1) readonly buffer Heights { float heights[]; };
+layout(binding = 6) uniform sampler2D river;  // distance to the river (terrain.frag), the canopy's gaps
 layout(binding = 3) readonly buffer Nodes { TerrainNode nodes[]; };
 layout(binding = 2) uniform sampler2DArray farField;  // render/far_field.h (the canopy below)
 #ifdef TERRAIN_CAPTURE
@@ -121,6 +122,11 @@ void main() {
       float t = clamp((d - frame.fadeStart[k]) / max(frame.fadeEnd[k] - frame.fadeStart[k], 1e-3), 0.0, 1.0);
       float a = textureLod(farField, vec3(uv, k), 2.0).a * coverMax[k];
       lift = max(lift, frame.canopy[k] * smoothstep(0.05, 0.4, a) * t);
+    }
+    if (frame.water.x > 0.5) {
+      vec2 layerUv = (outWorld.xz / cell + 0.5) / frame.terrain.yz;
+      float riverDistance = frame.water.w + textureLod(river, layerUv, 0.0).r * frame.water.y;
+      lift *= smoothstep(frame.water.z, frame.water.z * 3.0 + 24.0, riverDistance);
     }
     outWorld.y += lift;
   }

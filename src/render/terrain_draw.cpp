@@ -39,7 +39,7 @@ std::vector<BindingDesc> terrainBindings(bool capture) {
                                 {2, kSampled, kVF},  // the far field: colour, and the canopy's lift
                                 {3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT},
                                 {5, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
-                                {6, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
+                                {6, kSampled, kVF},  // the river: its colour, and the canopy's gap
                                 {7, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
                                 {8, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT}};
   if (capture) b.push_back({4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT});
@@ -319,11 +319,12 @@ void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& 
   d.buffer(3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, t.nodes[slot]);
   constexpr VkDescriptorType kSampled = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
   constexpr VkImageLayout kRead = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-  d.image(2, kSampled, tex.farSampler, tex.farField, kRead);  // every pass: the vertices read the canopy
+  // every pass: the vertices read the canopy and the river (no canopy over water)
+  d.image(2, kSampled, tex.farSampler, tex.farField, kRead);
+  d.image(6, kSampled, t.layerSampler, tex.river ? tex.river : t.noLayer.view, kRead);
   if (pass == TerrainPass::Color) {
     d.image(8, kSampled, tex.farSampler, tex.farLook, kRead);
     d.image(5, kSampled, t.shadowSampler, tex.shadowMap ? tex.shadowMap : t.noShadow.view, kRead);
-    d.image(6, kSampled, t.layerSampler, tex.river ? tex.river : t.noLayer.view, kRead);
     d.image(7, kSampled, t.layerSampler, tex.overlay ? tex.overlay : t.noLayer.view, kRead);
   }
   if (capture) d.buffer(4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, t.capture[slot]);
