@@ -142,10 +142,11 @@ TEST(Masks, SuitabilityRasterMatchesExactValuesAtPixels) {
   eco::World w = planeWorld(15.f, 380.f);
   w.config.species = {testSpecies()};
   eco::SuitabilityRasters r = eco::computeSuitability(w, 2);
+  const eco::SuitabilityField f(w, 2);
   for (int j = 0; j < 65; j += 8)
     for (int i = 0; i < 65; i += 8) {
       float x = float(i) * 2.f, z = float(j) * 2.f;
-      EXPECT_FLOAT_EQ(r.at(0, x, z), eco::speciesWeights(w.config.species[0], eco::environmentAt(w, x, z)).suitability);
+      EXPECT_FLOAT_EQ(f.at(0, x, z), eco::speciesWeights(w.config.species[0], eco::environmentAt(w, x, z)).suitability);
     }
   eco::SuitabilityRasters r1 = eco::computeSuitability(w, 1);
   EXPECT_EQ(r1.species[0].values, r.species[0].values);
@@ -191,7 +192,7 @@ TEST(Masks, SlopeWeightIsZeroOnAVValleyFloorBetweenSteepWalls) {
   sp.sunPreference = 0.f;
   sp.slopeFalloffDeg = 10.f;  // zero from 30 degrees
   w.config.species = {sp};
-  const eco::SuitabilityRasters r = eco::computeSuitability(w, 2);
+  const eco::SuitabilityField r(w, 2);
   for (float z = 0.f; z <= 128.f; z += 1.f)
     for (float x = 62.f; x <= 66.f; x += 0.5f) {  // floor pixel i = 32 at x = 64, a pixel to either side
       const eco::Environment env = eco::environmentAt(w, x, z);
@@ -203,4 +204,56 @@ TEST(Masks, SlopeWeightIsZeroOnAVValleyFloorBetweenSteepWalls) {
   EXPECT_EQ(plateau.slopeDeg, 0.f);
   EXPECT_EQ(eco::speciesWeights(sp, plateau).slope, 1.f);
   EXPECT_GT(r.at(0, 8.f, 64.f), 0.f);
+}
+
+// The sampler's density bound from the field's 8 x 8 blocks and pixels (pyramidSpan /
+// pyramidMax) equals the bound of a whole max pyramid built here by halving the raster
+// (each level the max of 2 x 2 entries of the one below, clipped at the edges) and read at the
+// level where the rectangle's bilinear pixels span at most 2 x 2 entries, bit for bit: the
+// bake's output must not depend on which of the two holds the pixels.
+TEST(Masks, FieldBoundEqualsAWholeMaxPyramid) {
+  const eco::World w = eco::loadWorld(eco::test::sourceDir() + "/configs/temperate_mountain.json");
+  const eco::SuitabilityField field(w, 2);
+  const eco::SuitabilityRasters r = eco::computeSuitability(w, 2);
+  const int s = 3;
+  std::vector<eco::Grid> pyramid = {r.species[size_t(s)]};
+  while (pyramid.back().width > 1 || pyramid.back().height > 1) {
+    const eco::Grid& g = pyramid.back();
+    eco::Grid up((g.width + 1) / 2, (g.height + 1) / 2);
+    for (int j = 0; j < up.height; ++j)
+      for (int i = 0; i < up.width; ++i) {
+        float v = 0.f;
+        for (int dj = 0; dj < 2; ++dj)
+          for (int di = 0; di < 2; ++di)
+            if (2 * i + di < g.width && 2 * j + dj < g.height) v = std::max(v, g.at(2 * i + di, 2 * j + dj));
+        up.at(i, j) = v;
+      }
+    pyramid.push_back(std::move(up));
+  }
+  const float cell = r.cellSize, side = float(pyramid[0].width - 1) * cell;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> pos(-20.f, side + 20.f), size(0.f, 400.f);
+  int positive = 0;
+  for (int n = 0; n < 4000; ++n) {
+    const float x0 = pos(rng), z0 = pos(rng), x1 = x0 + size(rng) * (n % 4 == 0 ? 8.f : 0.05f), z1 = z0 + size(rng) * 0.05f;
+    // pixels the bilinear reads: clamped like lerpPixel, the last pair at the edge
+    auto pixelOf = [&](float v, int count) { return std::min(int(std::clamp(v * r.invCellSize, 0.f, float(count - 1))), count - 2); };
+    const int i0 = pixelOf(x0, pyramid[0].width), i1 = pixelOf(x1, pyramid[0].width) + 1;
+    const int j0 = pixelOf(z0, pyramid[0].height), j1 = pixelOf(z1, pyramid[0].height) + 1;
+    size_t level = 0;
+    while (level + 1 < pyramid.size() && ((i1 >> level) - (i0 >> level) > 1 || (j1 >> level) - (j0 >> level) > 1)) ++level;
+    const eco::Grid& g = pyramid[level];
+    float expected = 0.f;
+    for (int j = j0 >> level; j <= std::min(j1 >> int(level), g.height - 1); ++j)
+      for (int i = i0 >> level; i <= std::min(i1 >> int(level), g.width - 1); ++i) expected = std::max(expected, g.at(i, j));
+    const float got = field.maxIn(s, x0, z0, x1, z1);
+    ASSERT_EQ(std::bit_cast<uint32_t>(got), std::bit_cast<uint32_t>(expected)) << n << ": " << x0 << "," << z0 << " " << x1 << "," << z1;
+    positive += expected > 0.f;
+  }
+  EXPECT_GT(positive, 400);  // the species grows in a good share of the rectangles
+  // and the field's bilinear reads are the raster's
+  for (int n = 0; n < 2000; ++n) {
+    const float x = pos(rng), z = pos(rng);
+    ASSERT_EQ(std::bit_cast<uint32_t>(field.at(s, x, z)), std::bit_cast<uint32_t>(eco::bilinearScaled({r.species[size_t(s)].values.data(), pyramid[0].width, pyramid[0].height, r.invCellSize}, x, z)));
+  }
 }

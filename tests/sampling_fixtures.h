@@ -46,7 +46,7 @@ struct Waves : DensityField {
 };
 
 // Waves sampled on a raster (2 m pixels) and read back bilinearly; exposeRaster picks
-// whether the sampler reads it inline (DensityField::raster) or through density().
+// whether the sampler reads it inline (DensityField::window) or through density().
 struct RasterWaves : DensityField {
   std::vector<std::vector<float>> pixels;  // per class
   std::vector<RasterView> views;
@@ -63,7 +63,17 @@ struct RasterWaves : DensityField {
     for (const std::vector<float>& v : pixels) views.push_back({v.data(), w, h, 1.f / cell});
   }
   float density(int cls, float x, float z) const override { return bilinearScaled(views[size_t(cls)], x, z); }
-  const RasterView* raster(int cls) const override { return exposeRaster ? &views[size_t(cls)] : nullptr; }
+  // The whole raster as the window (no bounds: maxDensity stays the default).
+  bool window(int cls, float, float, float, float, DensityWindow& w) const override {
+    if (!exposeRaster) return false;
+    const RasterView& v = views[size_t(cls)];
+    w.shape = {nullptr, v.width, v.height, v.invCellSize};
+    w.i0 = 0, w.j0 = 0, w.i1 = v.width, w.j1 = v.height;
+    w.pixels = pixels[size_t(cls)].data();
+    w.stride = v.width;
+    w.blockLevel = -1;
+    return true;
+  }
 };
 
 // Two layers: class 0 (trees) at 0.6 everywhere, class 1 smooth waves between 0.1 and 1 with

@@ -20,28 +20,58 @@ namespace {
 
 class SuitabilityDensity final : public DensityField {
  public:
-  SuitabilityDensity(const World& world, const SuitabilityRasters& rasters, const SpeciesOrder& order)
-      : world_(world), rasters_(rasters), order_(order) {
-    for (uint16_t s : order.speciesOfClass) {
-      views_.push_back(rasters.view(s));
-      dry_.push_back(world.hasRiver && !world.config.species[s].growsInWater);
-    }
+  SuitabilityDensity(const World& world, const SuitabilityField& field, const SpeciesOrder& order)
+      : world_(world), field_(field), order_(order) {
+    for (uint16_t s : order.speciesOfClass) dry_.push_back(world.hasRiver && !world.config.species[s].growsInWater);
   }
   // Water is not ground: the river layer's rule at the exact position (makeInstances checks
   // the same function, so no instance is dropped there).
   bool excluded(int cls, float x, float z) const override { return dry_[size_t(cls)] && world_.inWater(x, z); }
-  float density(int cls, float x, float z) const override { return bilinearScaled(views_[size_t(cls)], x, z); }
+  float density(int cls, float x, float z) const override { return field_.at(speciesOf(cls), x, z); }
   float maxDensity(int cls, float x0, float z0, float x1, float z1) const override {
-    return rasters_.maxIn(order_.speciesOfClass[size_t(cls)], x0, z0, x1, z1);
+    return field_.maxIn(speciesOf(cls), x0, z0, x1, z1);
   }
-  const RasterView* raster(int cls) const override { return &views_[size_t(cls)]; }
+  // The species' raster where the field holds it; else the pixels under the rectangle, in
+  // whole blocks (so every bound under it finds its pixels), a block whose max is 0 as zeros
+  // without a look. Bounds from the field's blocks.
+  bool window(int cls, float x0, float z0, float x1, float z1, DensityWindow& w) const override {
+    constexpr int K = SuitabilityField::kBlockLevel;
+    const int s = speciesOf(cls);
+    w.shape = field_.shape();
+    w.blockLevel = K;
+    w.blocksX = field_.blocksX();
+    w.blocksZ = field_.blocksZ();
+    w.blocks = field_.blocks(s);
+    if (const float* raster = field_.raster(s)) {
+      w.i0 = 0, w.j0 = 0, w.i1 = w.shape.width, w.j1 = w.shape.height;
+      w.pixels = raster;
+      w.stride = w.shape.width;
+      return true;
+    }
+    const PyramidSpan top = pyramidSpan(x0, z0, x1, z1, w.shape);
+    const int bi0 = top.i0 >> K, bi1 = (top.i1 >> K) + 1, bj0 = top.j0 >> K, bj1 = (top.j1 >> K) + 1;
+    w.i0 = bi0 << K, w.j0 = bj0 << K;
+    w.i1 = std::min(bi1 << K, w.shape.width), w.j1 = std::min(bj1 << K, w.shape.height);
+    w.stride = w.i1 - w.i0;
+    w.storage.assign(size_t(w.stride) * size_t(w.j1 - w.j0), 0.f);
+    w.pixels = w.storage.data();
+    for (int bj = bj0; bj < bj1; ++bj)
+      for (int bi = bi0; bi < bi1; ++bi) {
+        if (!(field_.blockMax(s, bi, bj) > 0.f)) continue;  // suitability is never negative
+        const int i0 = bi << K, j0 = bj << K;
+        const int i1 = std::min(i0 + (1 << K), w.i1), j1 = std::min(j0 + (1 << K), w.j1);
+        for (int j = j0; j < j1; ++j)
+          field_.fill(s, i0, j, i1, j + 1, &w.storage[size_t(j - w.j0) * size_t(w.stride) + size_t(i0 - w.i0)]);
+      }
+    return true;
+  }
 
  private:
+  int speciesOf(int cls) const { return order_.speciesOfClass[size_t(cls)]; }
   const World& world_;
-  const SuitabilityRasters& rasters_;
+  const SuitabilityField& field_;
   const SpeciesOrder& order_;
-  std::vector<RasterView> views_;  // per class
-  std::vector<uint8_t> dry_;       // per class: keeps out of the water
+  std::vector<uint8_t> dry_;  // per class: keeps out of the water
 };
 
 TileData makeTile(const World& world, const SpeciesOrder& order, const HeightDerivatives& terrain,
@@ -122,8 +152,8 @@ std::string bakeMismatch(const World& world, const Manifest& m) {
 std::vector<TileData> bakeInMemory(const World& world, int threads, std::optional<TileRange> tiles) {
   SpeciesOrder order = speciesOrder(world.config);
   SamplerParams params = samplerParams(world, order);
-  SuitabilityRasters rasters = computeSuitability(world, threads);
-  SuitabilityDensity density(world, rasters, order);
+  const SuitabilityField suitability(world, threads);
+  SuitabilityDensity density(world, suitability, order);
   const HeightDerivatives terrain = heightDerivatives(world.terrain);
   std::vector<SpeciesRecord> species = speciesRecords(world);
   TileRange range = tiles.value_or(TileRange{0, 0, tilesX(params), tilesZ(params)});
@@ -162,8 +192,8 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
     rows = std::array<int, 2>{int(std::floor(double(range.z0 - halo) * pixelsPerTile)) - 2,
                               int(std::ceil(double(range.z1 + halo) * pixelsPerTile)) + 2};
   }
-  SuitabilityRasters rasters = computeSuitability(world, options.threads, rows);
-  SuitabilityDensity density(world, rasters, order);
+  const SuitabilityField suitability(world, options.threads, rows);
+  SuitabilityDensity density(world, suitability, order);
   const HeightDerivatives terrain = heightDerivatives(world.terrain);
   Manifest manifest = baseManifest(world, params, speciesRecords(world));
   if (options.shard) {
@@ -185,7 +215,7 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
   // Layers come from the whole world, so every part of a sharded bake lists the same ones
   // (merge compares them) and part 1 writes the files, like the terrain.
   const Clock::time_point layersStart = Clock::now();
-  bakeLayers(world, rasters, options.maskLayers, options.threads, [&](BakeLayer&& layer) {
+  bakeLayers(world, suitability, options.maskLayers, options.threads, [&](BakeLayer&& layer) {
     if (!manifest.part || manifest.part->hasTerrain) {
       std::filesystem::create_directories((std::filesystem::path(out.staging) / layer.entry.file).parent_path());
       writeFilePlain(out.staging + "/" + layer.entry.file, layer.bytes.data(), layer.bytes.size());

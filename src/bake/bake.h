@@ -96,7 +96,7 @@ float waterDistance(const World& world);
 // suitability), unorm8. Each at the heightmap's pixels, from the masks' per-pixel functions.
 // Hands each layer to `write` as soon as it is done (the bake writes it and drops the bytes),
 // so that the bake never holds more than the five masks' codes (5 bytes per pixel).
-void bakeLayers(const World& world, const SuitabilityRasters& rasters, bool masks, int threads,
+void bakeLayers(const World& world, const SuitabilityField& suitability, bool masks, int threads,
                 const std::function<void(BakeLayer&&)>& write);
 
 struct BakeOptions {

@@ -51,7 +51,7 @@ BakeLayer finished(LayerEntry entry, std::vector<uint8_t> bytes) {
 
 float waterDistance(const World& world) { return world.waterDistance; }
 
-void bakeLayers(const World& world, const SuitabilityRasters& rasters, bool masks, int threads,
+void bakeLayers(const World& world, const SuitabilityField& suitability, bool masks, int threads,
                 const std::function<void(BakeLayer&&)>& write) {
   const Heightmap& t = world.terrain;
   const Grid& grid = t.metres;
@@ -95,11 +95,15 @@ void bakeLayers(const World& world, const SuitabilityRasters& rasters, bool mask
   for (size_t m = 0; m < entries.size(); ++m) write(finished(std::move(entries[m]), std::move(codes[m])));
   // The rasters the sampler reads (painted maps, nodata and vector exclusions included). File
   // names by species id: names may hold spaces and any letter.
+  // One species' raster at a time (the bake holds no raster per species).
+  std::vector<float> raster(n);
   for (size_t s = 0; s < world.config.species.size(); ++s) {
+    for (int j = 0; j < grid.height; ++j)
+      suitability.fill(int(s), 0, j, grid.width, j + 1, &raster[size_t(j) * size_t(grid.width)]);
     LayerEntry e = layerEntry(grid, "suitability_" + world.config.species[s].name, "suitability", LayerEncoding::Unorm8,
                               0.f, 1.f, "", "suitability_" + std::to_string(s));
     e.species = world.config.species[s].name;
-    std::vector<uint8_t> bytes = encodeLayer(e, rasters.species[s].values);
+    std::vector<uint8_t> bytes = encodeLayer(e, raster);
     write(finished(std::move(e), std::move(bytes)));
   }
 }

@@ -8,112 +8,149 @@ namespace eco {
 
 namespace {
 
-Grid halveMax(const Grid& g) {
-  Grid out((g.width + 1) / 2, (g.height + 1) / 2);
-  for (int j = 0; j < out.height; ++j)
-    for (int i = 0; i < out.width; ++i) {
-      const int x1 = std::min(2 * i + 1, g.width - 1), z1 = std::min(2 * j + 1, g.height - 1);
-      out.at(i, j) = std::max({g.at(2 * i, 2 * j), g.at(x1, 2 * j), g.at(2 * i, z1), g.at(x1, z1)});
-    }
-  return out;
-}
-
-// Pixel range whose bilinear support covers [a, b] (at() reads pixels x0 and x0 + 1).
-void pixelSpan(float a, float b, float invCellSize, int size, int& lo, int& hi) {
-  auto first = [&](float v) { return std::min(int(std::clamp(v * invCellSize, 0.f, float(size - 1))), size - 2); };
-  lo = first(a);
-  hi = first(b) + 1;
+// Calls f(first, step) on `threads` threads (the calling one included), joined on return.
+template <typename F>
+void onThreads(int threads, F&& f) {
+  threads = std::max(1, threads);
+  std::vector<std::jthread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(f, t, threads);
+  f(0, threads);
 }
 
 }  // namespace
 
-float SuitabilityRasters::maxIn(int s, float x0, float z0, float x1, float z1) const {
-  const Grid& g = species[size_t(s)];
-  int i0, i1, j0, j1;
-  pixelSpan(x0, x1, invCellSize, g.width, i0, i1);
-  pixelSpan(z0, z1, invCellSize, g.height, j0, j1);
-  // The level where the span covers at most 2 x 2 entries.
-  int level = 0;
-  while ((i1 >> level) - (i0 >> level) > 1 || (j1 >> level) - (j0 >> level) > 1) ++level;
-  const std::vector<Grid>& levels = maxLevels[size_t(s)];
-  level = std::min(level, int(levels.size()));
-  const Grid& m = level == 0 ? g : levels[size_t(level - 1)];
-  float v = 0.f;
-  for (int j = j0 >> level; j <= std::min(j1 >> level, m.height - 1); ++j)
-    for (int i = i0 >> level; i <= std::min(i1 >> level, m.width - 1); ++i) v = std::max(v, m.at(i, j));
-  return v;
-}
-
-SuitabilityRasters computeSuitability(const World& world, int threads, std::optional<std::array<int, 2>> rows) {
+SuitabilityField::SuitabilityField(const World& world, int threads, std::optional<std::array<int, 2>> rows)
+    : world_(&world) {
   const Grid& h = world.terrain.metres;
   const auto& species = world.config.species;
+  width_ = h.width;
+  height_ = h.height;
+  cellSize_ = world.terrain.cellSize;
+  invCellSize_ = 1.f / cellSize_;
+  constexpr int B = 1 << kBlockLevel;
+  blocksX_ = (width_ + B - 1) / B;
+  blocksZ_ = (height_ + B - 1) / B;
+  rowFirst_ = rows ? std::clamp((*rows)[0], 0, height_) : 0;
+  rowEnd_ = rows ? std::clamp((*rows)[1], rowFirst_, height_) : height_;
+  painted_.assign(species.size(), 0);
+  extras_ = !world.terrain.noData.empty() || !world.shapes.empty();
+  for (size_t s = 0; s < species.size(); ++s) extras_ |= (painted_[s] = uint8_t(world.hasPaintedMaps(s))) != 0;
+
+  // The rule's inputs, each computed only where some species still needs it (the factors are
+  // finite, so a zero product stays zero): on the heights and slopes no species takes, the
+  // normal, the noise and the river are never looked at, and fill() never reads them there.
+  sites_.assign(size_t(width_) * size_t(rowEnd_ - rowFirst_), Site{0, 0, 0, 0});
+  onThreads(threads, [&](int first, int step) {
+    for (int j = rowFirst_ + first; j < rowEnd_; j += step)
+      for (int i = 0; i < width_; ++i) {
+        Site& site = sites_[size_t(j - rowFirst_) * size_t(width_) + size_t(i)];
+        const float x = float(i) * cellSize_, z = float(j) * cellSize_;
+        site.height = world.terrain.heightAt(x, z);
+        auto some = [&](auto&& weight) {
+          return std::any_of(species.begin(), species.end(), [&](const SpeciesConfig& sp) { return weight(sp) != 0.f; });
+        };
+        if (!some([&](const SpeciesConfig& sp) { return sp.density * elevationWeight(sp.elevation, site.height); }))
+          continue;
+        const SurfaceSample surface = surfaceAt(world.terrain, x, z, world.sunDirXZ, /*withAspect=*/false);
+        site.slopeDeg = surface.slopeDeg;
+        site.sunExposure = surface.sunExposure;
+        if (some([&](const SpeciesConfig& sp) {
+              return sp.density * elevationWeight(sp.elevation, site.height) * slopeWeight(sp, site.slopeDeg) *
+                     sunWeight(sp, site.sunExposure);
+            }))
+          site.moisture = moistureAt(world, x, z);
+      }
+  });
+
+  // Per species, the raster where they all fit, and the max over each block (rows of blocks
+  // are independent).
+  const double pixels = double(width_) * double(height_);
+  if (double(species.size()) * pixels * sizeof(float) <= kRasterBudget)
+    rasters_.assign(species.size(), std::vector<float>(size_t(pixels), 0.f));
+  blocks_.assign(species.size(), std::vector<float>(size_t(blocksX_) * size_t(blocksZ_), 0.f));
+  onThreads(threads, [&](int first, int step) {
+    std::vector<float> own;
+    for (int bj = first; bj < blocksZ_; bj += step) {
+      const int j0 = std::max(bj * B, rowFirst_), j1 = std::min((bj + 1) * B, rowEnd_);
+      if (j0 >= j1) continue;
+      for (size_t s = 0; s < species.size(); ++s) {
+        float* strip = rasters_.empty() ? (own.resize(size_t(width_) * size_t(j1 - j0)), own.data())
+                                        : &rasters_[s][size_t(j0) * size_t(width_)];
+        fill(int(s), 0, j0, width_, j1, strip);
+        float* out = &blocks_[s][size_t(bj) * size_t(blocksX_)];
+        for (int j = j0; j < j1; ++j)
+          for (int i = 0; i < width_; ++i)
+            out[i / B] = std::max(out[i / B], strip[size_t(j - j0) * size_t(width_) + size_t(i)]);
+      }
+    }
+  });
+}
+
+// The rule's product in its order (masks.h), the same multiplications for every caller.
+inline float SuitabilityField::rule(const SpeciesConfig& sp, const Site& site) {
+  float w = sp.density * elevationWeight(sp.elevation, site.height);
+  if (w == 0.f) return 0.f;
+  w = w * slopeWeight(sp, site.slopeDeg) * sunWeight(sp, site.sunExposure);
+  if (w == 0.f) return 0.f;
+  return w * moistureWeight(sp, site.moisture);
+}
+
+// Beyond the rule: zero at nodata pixels and inside vector exclusions, times the painted maps'
+// factor (World::paintedFactor).
+float SuitabilityField::extras(int s, int i, int j, float w) const {
+  const float x = float(i) * cellSize_, z = float(j) * cellSize_;
+  const std::vector<uint8_t>& noData = world_->terrain.noData;
+  if ((!noData.empty() && noData[size_t(j) * size_t(width_) + size_t(i)]) ||
+      world_->shapes.excludes(size_t(s), double(x), double(z)))
+    return 0.f;
+  return painted_[size_t(s)] ? w * world_->paintedFactor(size_t(s), x, z) : w;
+}
+
+float SuitabilityField::pixel(int s, int i, int j) const {
+  if (j < rowFirst_ || j >= rowEnd_) return 0.f;
+  const float w = rule(world_->config.species[size_t(s)], sites_[size_t(j - rowFirst_) * size_t(width_) + size_t(i)]);
+  return w != 0.f && extras_ ? extras(s, i, j, w) : w;
+}
+
+void SuitabilityField::fill(int s, int i0, int j0, int i1, int j1, float* out) const {
+  const SpeciesConfig& sp = world_->config.species[size_t(s)];
+  for (int j = j0; j < j1; ++j) {
+    if (j < rowFirst_ || j >= rowEnd_) {
+      std::fill(out, out + (i1 - i0), 0.f);
+      out += i1 - i0;
+      continue;
+    }
+    const Site* row = &sites_[size_t(j - rowFirst_) * size_t(width_)];
+    for (int i = i0; i < i1; ++i) {
+      const float w = rule(sp, row[i]);
+      *out++ = w != 0.f && extras_ ? extras(s, i, j, w) : w;
+    }
+  }
+}
+
+float SuitabilityField::at(int s, float x, float z) const {
+  const Lerp u = lerpPixel(x * invCellSize_, width_), v = lerpPixel(z * invCellSize_, height_);
+  const float p[4] = {pixel(s, u.i0, v.i0), pixel(s, u.i1, v.i0), pixel(s, u.i0, v.i1), pixel(s, u.i1, v.i1)};
+  return bilinear(p, 2, {0, u.i1 - u.i0, u.t}, {0, v.i1 - v.i0, v.t});
+}
+
+float SuitabilityField::maxIn(int s, float x0, float z0, float x1, float z1) const {
+  return pyramidMax(
+      pyramidSpan(x0, z0, x1, z1, shape()), width_, height_, kBlockLevel, blocksX_, blocksZ_,
+      [&](int i, int j) { return pixel(s, i, j); }, [&](int i, int j) { return blockMax(s, i, j); });
+}
+
+SuitabilityRasters computeSuitability(const World& world, int threads) {
+  const SuitabilityField field(world, threads);
   SuitabilityRasters out;
   out.cellSize = world.terrain.cellSize;
   out.invCellSize = 1.f / out.cellSize;
-  out.species.assign(species.size(), Grid(h.width, h.height));
-
-  // The rule's product in its order, each factor computed only while some species still has
-  // a non-zero product (the factors are finite, so a zero stays zero): on the slopes and
-  // heights no species takes, the normal, the noise and the river are never looked at.
-  // Rows are independent, so any split gives the same values.
-  // Beyond the rule: zero at nodata pixels and inside vector exclusions, times the painted
-  // maps' factor (World::paintedFactor); looked at only where a species is still non-zero.
-  const uint8_t* noData = world.terrain.noData.empty() ? nullptr : world.terrain.noData.data();
-  std::vector<uint8_t> painted(species.size(), 0);
-  bool extras = noData || !world.shapes.empty();
-  for (size_t s = 0; s < species.size(); ++s) extras |= (painted[s] = uint8_t(world.hasPaintedMaps(s))) != 0;
-  const int rowFirst = rows ? std::clamp((*rows)[0], 0, h.height) : 0;
-  const int rowEnd = rows ? std::clamp((*rows)[1], rowFirst, h.height) : h.height;
-  auto fillRows = [&](int first, int step) {
-    std::vector<float> w(species.size());
-    for (int j = rowFirst + first; j < rowEnd; j += step)
-      for (int i = 0; i < h.width; ++i) {
-        const float x = float(i) * out.cellSize, z = float(j) * out.cellSize;
-        auto store = [&] {
-          if (extras) {
-            const bool hole = noData && noData[size_t(j) * size_t(h.width) + size_t(i)];
-            for (size_t s = 0; s < species.size(); ++s) {
-              if (w[s] == 0.f) continue;
-              if (hole || world.shapes.excludes(s, double(x), double(z))) w[s] = 0.f;
-              else if (painted[s]) w[s] *= world.paintedFactor(s, x, z);
-            }
-          }
-          for (size_t s = 0; s < species.size(); ++s) out.species[s].at(i, j) = w[s];
-        };
-        bool any = false;
-        const float height = world.terrain.heightAt(x, z);
-        for (size_t s = 0; s < species.size(); ++s) {
-          w[s] = species[s].density * elevationWeight(species[s].elevation, height);
-          any |= w[s] != 0.f;
-        }
-        if (!any) {
-          store();
-          continue;
-        }
-        any = false;
-        const SurfaceSample surface = surfaceAt(world.terrain, x, z, world.sunDirXZ, /*withAspect=*/false);
-        for (size_t s = 0; s < species.size(); ++s) {
-          if (w[s] == 0.f) continue;
-          w[s] = w[s] * slopeWeight(species[s], surface.slopeDeg) * sunWeight(species[s], surface.sunExposure);
-          any |= w[s] != 0.f;
-        }
-        if (any) {
-          const float moisture = moistureAt(world, x, z);
-          for (size_t s = 0; s < species.size(); ++s)
-            if (w[s] != 0.f) w[s] *= moistureWeight(species[s], moisture);
-        }
-        store();
-      }
-  };
-  threads = std::max(1, threads);
-  std::vector<std::jthread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(fillRows, t, threads);
-  fillRows(0, threads);
-  pool.clear();  // joins: the pyramid reads every row
-  out.maxLevels.resize(species.size());
-  for (size_t s = 0; s < species.size(); ++s)
-    for (const Grid* g = &out.species[s]; g->width > 1 || g->height > 1; g = &out.maxLevels[s].back())
-      out.maxLevels[s].push_back(halveMax(*g));
+  const int w = field.shape().width, h = field.shape().height;
+  out.species.assign(size_t(field.species()), Grid(w, h));
+  onThreads(threads, [&](int first, int step) {
+    for (int j = first; j < h; j += step)
+      for (int s = 0; s < field.species(); ++s) field.fill(s, 0, j, w, j + 1, &out.species[size_t(s)].at(0, j));
+  });
   return out;
 }
 

@@ -55,12 +55,11 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
     active.push_back({qx, qz, r});
     placed.push_back({qx, qz, r, density, cell, true});
   };
-  const RasterView* densityRaster = kVariable ? field->raster(cls) : nullptr;
   // After the caller's in-tile and coverage tests.
   auto placeIfClear = [&](float qx, float qz) {
     if constexpr (kVariable) {
       // Density first: it is one cheap lookup and rejects whole empty regions.
-      const float density = densityRaster ? bilinearScaled(*densityRaster, qx, qz) : field->density(cls, qx, qz);
+      const float density = unitDensity(field, s, cls, qx, qz);
       if (!(density > 0.f)) return false;
       float r = sampleRadius(klass, density);
       if (klass.sizeSpread > 1.f) r *= 1.f + (klass.sizeSpread - 1.f) * sizeDraw(p.seed, cls, qx, qz);
@@ -150,8 +149,8 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
   for (int bj = 0; bj < sz; bj += kSeedBlock)
     for (int bi = 0; bi < sx; bi += kSeedBlock) {
       const int ei = std::min(sx, bi + kSeedBlock), ej = std::min(sz, bj + kSeedBlock);
-      if (kVariable && !(field->maxDensity(cls, b.x0 + float(bi) * stepX, b.z0 + float(bj) * stepZ,
-                                           b.x0 + float(ei) * stepX, b.z0 + float(ej) * stepZ) > 0.f))
+      if (kVariable && !(unitMaxDensity(field, s, cls, b.x0 + float(bi) * stepX, b.z0 + float(bj) * stepZ,
+                                        b.x0 + float(ei) * stepX, b.z0 + float(ej) * stepZ) > 0.f))
         continue;
       Rng seedRng(hashCombine(hashCombine(tileSeed, 2 * uint64_t(cls) + 1), uint64_t(bj) << 32 | uint64_t(bi)));
       for (int j = bj; j < ej; ++j)
@@ -174,7 +173,7 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
     if (kVariable)
       keep = q.density < clampedDensity ? q.density / clampedDensity : 1.f;
     else if (field && !p.variableRadius)
-      keep = field->density(cls, q.x, q.z);
+      keep = unitDensity(field, s, cls, q.x, q.z);
     if (patterned) keep *= patternFactor(klass, s.clumps, s.gaps, canopy, q.x, q.z);
     if (keep < 1.f && !(survivalDraw(p.seed, cls, q.x, q.z) < keep)) {
       q.alive = false;
@@ -186,11 +185,11 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
 // The smallest radius any sample of the class can have in the tile and its margin: with
 // variable radius, sparse tiles get coarser cells (fewer cells to scan, smaller discs in
 // pixels). Every stored sample has r >= this, so a cell still holds at most one.
-float gridRadius(const SamplerSetup& setup, int cls, const TileBounds& b) {
+float gridRadius(const SamplerSetup& setup, int cls, const TileBounds& b, const TileScratch& s) {
   const SampleClass& klass = setup.params->classes[size_t(cls)];
   if (!(setup.params->variableRadius && setup.density)) return klass.radius;
   const float m = setup.margin[size_t(cls)];
-  const float bound = setup.density->maxDensity(cls, b.x0 - m, b.z0 - m, b.x1 + m, b.z1 + m);
+  const float bound = unitMaxDensity(setup.density, s, cls, b.x0 - m, b.z0 - m, b.x1 + m, b.z1 + m);
   return bound >= 1.f || !(bound > 0.f) ? klass.radius : sampleRadius(klass, bound);
 }
 
@@ -255,6 +254,13 @@ SamplerSetup makeSetup(const SamplerParams& params, const DensityField* density)
     }
     s.margin[size_t(c)] = m;
   }
+  // A pool unit reads its class's density out to the other classes' exclusion distances (their
+  // samples' holes); Bridson units in the tile. The wider bound over the margin (gridRadius)
+  // takes coarse blocks only.
+  s.densityReach.assign(size_t(n), 0.f);
+  for (int c = 0; c < n; ++c)
+    for (int d = 0; d < n; ++d)
+      if (d != c) s.densityReach[size_t(c)] = std::max(s.densityReach[size_t(c)], s.pair[size_t(c) * size_t(n) + size_t(d)]);
   s.poolClass.resize(size_t(n));
   for (int c = 0; c < n; ++c) {
     const SampleClass& k = params.classes[size_t(c)];
@@ -275,7 +281,12 @@ void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& 
   const size_t n = p.classes.size();
   const bool variable = p.variableRadius && setup.density;
   out.clear();
-  if (variable && !(setup.density->maxDensity(c, b.x0, b.z0, b.x1, b.z1) > 0.f)) return;
+  // The class's density over the tile and the margin it reads.
+  const float reach = setup.densityReach[size_t(c)];
+  const bool windowed =
+      setup.density && setup.density->window(c, b.x0 - reach, b.z0 - reach, b.x1 + reach, b.z1 + reach, scratch.window);
+  scratch.windowClass = windowed ? c : -1;
+  if (variable && !(unitMaxDensity(setup.density, scratch, c, b.x0, b.z0, b.x1, b.z1) > 0.f)) return;
   auto inMargin = [&](const FixedSample& f, float m) {
     return f.x >= b.x0 - m && f.x < b.x1 + m && f.z >= b.z0 - m && f.z < b.z1 + m;
   };
@@ -298,14 +309,14 @@ void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& 
     for (const FixedSample* f : near) scratch.alive[size_t(d)].push_back({f->x, f->z});
     if (near.size() < kOtherListMax) continue;  // tested from the list (OtherClass)
     ClassGrid& g = scratch.grids[size_t(d)];
-    g.reset(gridRadius(setup, d, b), b.x0, b.z0, b.x1, b.z1, setup.margin[size_t(d)], variable, /*coverage=*/false);
+    g.reset(gridRadius(setup, d, b, scratch), b.x0, b.z0, b.x1, b.z1, setup.margin[size_t(d)], variable, /*coverage=*/false);
     for (const FixedSample* f : near) g.insert(f->x, f->z, f->r, true, /*markDisc=*/false);
   }
   // The own class from finished (lower-colour) neighbours, removed samples included: they still
   // space their class. Pool classes test candidates exactly; only Bridson candidates use the
   // coverage raster.
   ClassGrid& own = scratch.grids[size_t(c)];
-  own.reset(gridRadius(setup, c, b), b.x0, b.z0, b.x1, b.z1, setup.margin[size_t(c)], variable,
+  own.reset(gridRadius(setup, c, b, scratch), b.x0, b.z0, b.x1, b.z1, setup.margin[size_t(c)], variable,
             /*coverage=*/!setup.fromPool(size_t(c)));
   for (int k = 0; k < 9; ++k)
     if (task.near[k] && task.lower[k])

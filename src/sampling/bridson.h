@@ -29,6 +29,7 @@ struct SamplerSetup {
   int tilesX = 0, tilesZ = 0;
   std::vector<float> margin;  // per class: its largest radius and pair distance
   std::vector<float> pair;    // n x n pairDistance
+  std::vector<float> densityReach;  // per class: how far past its tile a unit reads its density
   std::vector<uint8_t> poolClass;  // per class: 1 placed from the pool, 0 by Bridson growth
   bool fromPool(size_t cls) const { return poolClass[cls] != 0; }
 };
@@ -68,7 +69,22 @@ struct TileScratch {
   std::vector<CanopyGrid::Crown> crownList;     // the crowns shading the unit's class
   CanopyGrid canopy;
   PatchRaster clumps, gaps;  // the unit's class's patch fields over the tile
+  DensityWindow window;      // the unit's class's density around the tile (DensityField::window)
+  int windowClass = -1;      // the class `window` holds, -1: none
 };
+
+// The unit's density and its bounds: from its window where it holds them, else the field's.
+inline float unitDensity(const DensityField* field, const TileScratch& s, int cls, float x, float z) {
+  float v;
+  if (s.windowClass == cls && s.window.at(x, z, v)) return v;
+  return field->density(cls, x, z);
+}
+inline float unitMaxDensity(const DensityField* field, const TileScratch& s, int cls, float x0, float z0, float x1,
+                            float z1) {
+  float v;
+  if (s.windowClass == cls && s.window.maxIn(x0, z0, x1, z1, v)) return v;
+  return field->maxDensity(cls, x0, z0, x1, z1);
+}
 
 // Shared by the two placement methods (bridson.cpp, place_pool.cpp).
 

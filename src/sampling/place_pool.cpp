@@ -54,7 +54,6 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
   placed.clear();
   std::vector<Hole> holes;
   std::vector<SeamPoint> seam;
-  const RasterView* densityRaster = kVariable ? field->raster(cls) : nullptr;
   const float clampedDensity = (radius / klass.maxRadius) * (radius / klass.maxRadius);
   const bool sized = kVariable && klass.sizeSpread > 1.f, patterned = hasPattern(klass);
   const CanopyGrid* canopy = klass.respondsToCanopy() ? &s.canopy : nullptr;
@@ -65,11 +64,11 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
     r = radius;
     density = 1.f;
     if constexpr (kVariable) {
-      density = densityRaster ? bilinearScaled(*densityRaster, x, z) : field->density(cls, x, z);
+      density = unitDensity(field, s, cls, x, z);
       if (!(density > 0.f)) return false;
       r = sampleRadius(klass, density);
     } else if (field) {
-      density = field->density(cls, x, z);
+      density = unitDensity(field, s, cls, x, z);
     }
     return true;
   };
@@ -270,7 +269,7 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
                 const float rx0 = std::max(x0, float(bx0)), rx1 = std::min(x1, float(bx1));
                 const float rz0 = std::max(z0, float(bz0)), rz1 = std::min(z1, float(bz1));
                 if (!(rx0 <= rx1 && rz0 <= rz1)) continue;
-                const float bound = field->maxDensity(cls, rx0, rz0, rx1, rz1);
+                const float bound = unitMaxDensity(field, s, cls, rx0, rz0, rx1, rz1);
                 if (!(bound > 0.f)) continue;
                 if (kVariable) minRadius = sampleRadius(klass, bound);
               }

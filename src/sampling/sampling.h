@@ -97,6 +97,44 @@ struct SamplerParams {
   std::vector<float> classDistance;
 };
 
+// One class's density over a window of a raster's pixels, set by DensityField::window for the
+// unit the sampler is placing (one per worker, reused): its reads equal bilinearScaled() on
+// the whole raster bit for bit, and its bounds pyramidMax() on the raster's pyramid, so the
+// field may hold the pixels only around the unit's tile.
+struct DensityWindow {
+  RasterView shape;                    // the whole raster's size and scale (no values)
+  int i0 = 0, j0 = 0, i1 = 0, j1 = 0;  // the pixels held: [i0, i1) x [j0, j1)
+  const float* pixels = nullptr;       // pixel (i, j) at pixels[(j - j0) * stride + i - i0]
+  int stride = 0;
+  // Bounds, where blockLevel >= 0: the max of each block of 2^blockLevel pixels of the raster,
+  // blocksX x blocksZ of them, row-major. [i0, i1) x [j0, j1) is then whole blocks (clipped to
+  // the raster).
+  int blockLevel = -1, blocksX = 0, blocksZ = 0;
+  const float* blocks = nullptr;
+  std::vector<float> storage;  // the field's, where it fills the pixels for the unit
+
+  // false where the bilinear support of (x, z) leaves the window.
+  [[gnu::always_inline]] bool at(float x, float z, float& out) const {
+    const Lerp u = lerpPixel(x * shape.invCellSize, shape.width), v = lerpPixel(z * shape.invCellSize, shape.height);
+    if (u.i0 < i0 || u.i1 >= i1 || v.i0 < j0 || v.i1 >= j1) return false;
+    out = bilinear(pixels, stride, {u.i0 - i0, u.i1 - i0, u.t}, {v.i0 - j0, v.i1 - j0, v.t});
+    return true;
+  }
+  // false where the bound needs pixels the window does not hold.
+  bool maxIn(float x0, float z0, float x1, float z1, float& out) const {
+    if (blockLevel < 0) return false;
+    const PyramidSpan s = pyramidSpan(x0, z0, x1, z1, shape);
+    if (s.level < blockLevel && ((s.x0 << s.level) < i0 || std::min((s.x1 + 1) << s.level, shape.width) > i1 ||
+                                 (s.z0 << s.level) < j0 || std::min((s.z1 + 1) << s.level, shape.height) > j1))
+      return false;
+    out = pyramidMax(
+        s, shape.width, shape.height, blockLevel, blocksX, blocksZ,
+        [&](int i, int j) { return pixels[size_t(j - j0) * size_t(stride) + size_t(i - i0)]; },
+        [&](int i, int j) { return blocks[size_t(j) * size_t(blocksX) + size_t(i)]; });
+    return true;
+  }
+};
+
 // Density in [0, 1] per class at a world position. Must be pure and thread-safe.
 // A value <= 0 forbids a sample there.
 class DensityField {
@@ -106,9 +144,13 @@ class DensityField {
   // An upper bound of density(cls, .) over [x0, x1] x [z0, z1]; lets the sampler skip
   // rectangles where it is <= 0. Must be pure, like density().
   virtual float maxDensity(int /*cls*/, float /*x0*/, float /*z0*/, float /*x1*/, float /*z1*/) const { return 1.f; }
-  // Optional: a raster whose bilinearScaled() equals density(cls, .) bit for bit, read by the
-  // sampler inline instead of through the virtual call (the bake's hottest lookup).
-  virtual const RasterView* raster(int /*cls*/) const { return nullptr; }
+  // Optional: the class's density over at least [x0, x1] x [z0, z1] (a unit's tile and the
+  // margin it reads) into `out`, whose at() equals density(cls, .) bit for bit and whose
+  // bounds (if any) equal maxDensity(cls, .): the sampler reads it inline instead of through
+  // the virtual calls (the bake's hottest lookups). false: no window.
+  virtual bool window(int /*cls*/, float /*x0*/, float /*z0*/, float /*x1*/, float /*z1*/, DensityWindow& /*out*/) const {
+    return false;
+  }
   // Optional: rules checked at a candidate's exact position once its density has kept it
   // (water for a species that does not grow in it): true forbids a sample there. Pure.
   virtual bool excluded(int /*cls*/, float /*x*/, float /*z*/) const { return false; }
