@@ -202,15 +202,12 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
                   tileFiles * (160.0 + 12.0 * double(nSpecies)) + 300.0 * double(nSpecies);
 
   // Memory: the world (heights, river distances), the derivatives (gradient and slope tangent
-  // per pixel), the suitability field (masks.h: 16 bytes a pixel, per species its blocks and,
-  // within its budget, its raster), the per-class pools, per
+  // per pixel), the suitability field (SuitabilityField::bytes), the per-class pools, per
   // worker the class grids of one tile and its instances, the tile rows the schedule holds,
   // and the manifest's tile entries.
   const double riverPixels = double(world.river.metres.values.size());
   double memory = kBaseBytes + pixels * (kLoadBytesPerPixel + 2.0 * sizeof(float) + sizeof(Vec2)) + riverPixels * 2.0 * sizeof(float) +
-                  pixels * 16.0 + double(nSpecies) * pixels * sizeof(float) / 64.0;
-  if (double(nSpecies) * pixels * sizeof(float) <= SuitabilityField::kRasterBudget)
-    memory += double(nSpecies) * pixels * sizeof(float);
+                  SuitabilityField::bytes(size_t(nSpecies), pixels);
   // The inputs from terrain tools: painted maps, the nodata mask, the vector exclusions.
   for (const PaintedMap& m : world.maps) memory += double(m.values.values.size()) * sizeof(float);
   memory += double(t.noData.size());

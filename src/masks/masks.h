@@ -97,6 +97,12 @@ class SuitabilityField {
   // Below this, the field keeps each species' raster: a unit then reads it in place instead
   // of filling its window (the sample's 7 species: 29 MB, about 9 % faster to bake).
   static constexpr double kRasterBudget = 64.0 * 1024 * 1024;
+  static bool keepsRasters(size_t species, double pixels) { return double(species) * pixels * sizeof(float) <= kRasterBudget; }
+  // The bytes a field holds for `species` over `pixels` heightmap pixels (the estimate's model).
+  static double bytes(size_t species, double pixels) {
+    const double blocks = double(species) * pixels * sizeof(float) / double(1 << (2 * kBlockLevel));
+    return pixels * sizeof(Site) + blocks + (keepsRasters(species, pixels) ? double(species) * pixels * sizeof(float) : 0.0);
+  }
   // Bilinear at (x, z), and its bound over a rectangle (pyramidSpan's rule), as a raster of
   // the species would give them; one pixel at a time (the sampler's fallback off its window).
   float at(int s, float x, float z) const;

@@ -65,7 +65,7 @@ SuitabilityField::SuitabilityField(const World& world, int threads, std::optiona
   // Per species, the raster where they all fit, and the max over each block (rows of blocks
   // are independent).
   const double pixels = double(width_) * double(height_);
-  if (double(species.size()) * pixels * sizeof(float) <= kRasterBudget)
+  if (keepsRasters(species.size(), pixels))
     rasters_.assign(species.size(), std::vector<float>(size_t(pixels), 0.f));
   blocks_.assign(species.size(), std::vector<float>(size_t(blocksX_) * size_t(blocksZ_), 0.f));
   onThreads(threads, [&](int first, int step) {
