@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 #include <cmath>
 namespace eco::gpu {
+using std::acos;
 using std::sqrt;
 #define ECO_FN inline
 #else
@@ -20,6 +21,41 @@ using std::sqrt;
 // but 4e-6 of points).
 #define FAR_CROWN_JITTER_MIN 0.2f
 #define FAR_CROWN_JITTER_SPAN 0.6f
+
+// Crowns are domes (terrain.frag): where several reach a point, the one on top is the highest
+// of FAR_CROWN_LIFT x a random height per crown + 1 - rho^2, rho the distance from its centre
+// in radii, so crowns overlap with round edges. A crown's colour is scaled by
+// 1 + FAR_CROWN_RELIEF (sqrt(1 - rho^2) - farCrownDomeMean(seen)): darker at the rim, lighter
+// at the top, the mean kept. Its sunlit side brightens toward the sun's limb by
+// FAR_CROWN_SUN_SPREAD standard deviations of the lit foliage's n.sun per unit of the way
+// across the lit segment (whose mean point is 0.4 of the way).
+#define FAR_CROWN_LIFT 0.5f
+#define FAR_CROWN_RELIEF 0.6f
+#define FAR_CROWN_SUN_SPREAD 1.5f
+
+// The mean of sqrt(1 - rho^2) over the ground the crowns cover at `seen`: 2/3 for lone discs,
+// more as the crowns on top hide their neighbours' rims (0.690 at 0.7, 0.756 at 0.95;
+// FarCrowns.DomeMeanIsTheVisibleMean measures it).
+ECO_FN float farCrownDomeMean(float seen) {
+  float s = seen > 0.0f ? (seen < 1.0f ? seen : 1.0f) : 0.0f;
+  const float s3 = s * s * s, s5 = s3 * s * s;
+  return 2.0f / 3.0f + 0.062f * s3 + 0.06f * s5 * s5;
+}
+
+// The chord across a crown, in radii from its centre toward the sun, beyond which lies `share`
+// of its disc: the segment's area (acos c - c sqrt(1 - c^2)) / pi, inverted by three Newton
+// steps from 1 - 2 share (exact at one half). The straight 1 - 2 share lit 0.25 of the disc
+// for a share of 0.3.
+ECO_FN float farCrownTerminator(float share) {
+  float s = share > 0.001f ? (share < 0.999f ? share : 0.999f) : 0.001f;
+  float c = 1.0f - 2.0f * s;
+  for (int i = 0; i < 3; ++i) {
+    float root = sqrt(1.0f - c * c > 1e-6f ? 1.0f - c * c : 1e-6f);
+    c += ((acos(c) - c * root) / 3.14159265f - s) * 3.14159265f / (2.0f * root);
+    c = c > -1.0f ? (c < 1.0f ? c : 1.0f) : -1.0f;
+  }
+  return c;
+}
 
 // The radius (in cells) at which the crowns cover `seen` of the ground: the quantiles of the
 // distance from a point to its nearest centre at seen = 0, 1/32, .., 1 (the last at 0.9995),

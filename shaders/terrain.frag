@@ -25,6 +25,18 @@ float hash12(vec2 p) {
   return float(h >> 8) * (1.0 / 16777216.0);
 }
 
+// 32 random bits for crown cell c of kind k: one hash gives a crown its centre and its height
+uint crownHash(vec2 c, int k) {
+  uvec2 q = uvec2(ivec2(c) + 32768);
+  uint h = q.x * 0x9E3779B1u ^ q.y * 0x85EBCA77u ^ uint(k) * 0xC2B2AE3Du;
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 12;
+  h *= 0x297A2D39u;
+  h ^= h >> 15;
+  return h;
+}
+
 // smooth value noise in [0, 1] with features of `scale` metres
 float valueNoise(vec2 p, float scale) {
   p /= scale;
@@ -194,10 +206,10 @@ void main() {
     vec3 tint = far.tint[k];
     // the lit side's n.sun spreads over (0, 1] and the tone curve bends: its mean picture is
     // the mean of two points a standard deviation lit.w either side (exact for a cubic curve)
-    vec3 litPart = 0.5 * (toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y - lit.w, 0.0, lit.z, 1.0, 1.0), inWorld)) +
-                          toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y + lit.w, 0.0, lit.z, 1.0, 1.0), inWorld)));
     vec3 litShaded = toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y, 0.0, lit.z, 1.0, 0.0), inWorld));
-    litPart = mix(litShaded, litPart, far.crownSun[k]);
+    vec3 litLow = mix(litShaded, toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y - lit.w, 0.0, lit.z, 1.0, 1.0), inWorld)), far.crownSun[k]);
+    vec3 litHigh = mix(litShaded, toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y + lit.w, 0.0, lit.z, 1.0, 1.0), inWorld)), far.crownSun[k]);
+    vec3 litPart = 0.5 * (litLow + litHigh);
     vec3 shadePart = toneMap(frame, applyFog(frame, tint * plantLight(frame, 0.0, shade.x, shade.y, 1.0, 1.0), inWorld));
     vec3 barkPart = toneMap(frame, applyFog(frame, vec3(BARK_COLOR) * plantLight(frame, shape.z, 0.0, shape.w, 0.0, 1.0), inWorld));
     vec3 plant = mix(barkPart, mix(shadePart, litPart, lit.x), shape.y);
@@ -213,26 +225,57 @@ void main() {
     if (detail > 0.0) {
       float cell = 2.5 * r;
       vec2 p = inWorld.xz / cell;
-      // centres lie in the middle 0.6 of their cell (far_crowns.h), so the nearest one is in
-      // one of the 2 x 2 cells around the nearer corner
-      vec2 base = floor(p - 0.5);
-      float nearest = 1e9;
-      vec2 offset = vec2(0.0);
-      for (int j = 0; j <= 1; ++j)
-        for (int i = 0; i <= 1; ++i) {
-          vec2 c = base + vec2(i, j);
-          vec2 centre = c + FAR_CROWN_JITTER_MIN + FAR_CROWN_JITTER_SPAN * vec2(hash12(c * 7.0 + float(k)), hash12(c * 13.0 + 5.0));
-          float dd = length(p - centre);
-          if (dd < nearest) nearest = dd, offset = p - centre;
-        }
       float seen = far.seen[k];
       float radius = farCrownRadius(seen);
-      float inside = 1.0 - smoothstep(radius - 0.05, radius + 0.05, nearest);
-      // the sunlit side: the share lit.x of the crown's disc toward the sun (a chord)
+      // Every crown reaching this point (centres lie in the middle 0.6 of their cell, so the
+      // 3 x 3 cells around it hold them all) and the one on top: crowns are domes of random
+      // height, so they overlap as round crowns do seen from above instead of splitting the
+      // ground along straight lines (nearest centre alone drew a cobbled pavement). The point
+      // is covered when any crown reaches it, the nearest-centre rule farCrownRadius is
+      // measured for.
+      // A crown is a ball standing on the ground, not a disc on it: seen at a slant its outline
+      // on the ground stretches away from the eye. The crowns keep their area (the cover) as
+      // ellipses 1 / sqrt(s) longer toward the eye and sqrt(s) narrower across, s = n.v, so
+      // each reads round on the screen (flat discs read as a pavement of wide flat cobbles);
+      // s at least 0.55, so a crown reaches at most 1.05 x 0.844 / sqrt(0.55) = 1.19 cells from its
+      // centre, and every crown reaching a point is in the 3 x 3 cells around it (a centre two
+      // cells over is at least 1.2 away).
+      vec3 toEye = normalize(frame.eye.xyz - inWorld);
+      vec2 away = length(toEye.xz) > 1e-4 ? normalize(toEye.xz) : vec2(1.0, 0.0);
+      vec2 across = vec2(-away.y, away.x);
+      float slant = sqrt(clamp(dot(n, toEye), 0.55, 1.0));
+      vec2 base = floor(p) - 1.0;
+      float top = -1.0;
+      vec2 offset = vec2(0.0);
+      for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 3; ++i) {
+          vec2 c = base + vec2(i, j);
+          uint h = crownHash(c, k);
+          vec2 jitter = vec2(uvec2(h, h >> 10) & 1023u) * (1.0 / 1024.0);
+          vec2 d = p - (c + FAR_CROWN_JITTER_MIN + FAR_CROWN_JITTER_SPAN * jitter);
+          vec2 o = away * (dot(d, away) * slant) + across * (dot(d, across) / slant);
+          float rho2 = dot(o, o) / (radius * radius);
+          // the dome's height 1 - rho^2 (a paraboloid: no square root in the loop), out to
+          // 1.05 radii for the soft edge below; selects, not branches (lavapipe runs the
+          // fragments of a SIMD group in lockstep)
+          float height = rho2 < 1.1025 ? FAR_CROWN_LIFT * float(h >> 22) * (1.0 / 1024.0) + 1.0 - rho2 : -1.0;
+          bool above = height > top;
+          top = above ? height : top;
+          offset = above ? o : offset;
+        }
+      float rho = length(offset) / max(radius, 1e-3);
+      float inside = top < 0.0 ? 0.0 : 1.0 - smoothstep(0.95, 1.05, rho);
+      // the sunlit side: the segment of the crown toward the sun holding lit.x of its disc,
+      // behind a soft terminator, brightening toward the sun's limb; the crown darker toward
+      // its rim (far_crowns.h)
       vec2 toSun = length(frame.sun.xz) > 1e-4 ? normalize(frame.sun.xz) : vec2(1.0, 0.0);
       float along = dot(offset, toSun) / max(radius, 1e-3);  // -1 .. 1 across the crown
-      float litSide = 1.0 - smoothstep(-0.1, 0.1, (1.0 - 2.0 * lit.x) - along);
-      vec3 crown = mix(barkPart, mix(shadePart, litPart, litSide), shape.y);
+      float terminator = farCrownTerminator(lit.x);
+      float litSide = 1.0 - smoothstep(-0.35, 0.35, terminator - along);
+      float towardSun = clamp((along - terminator) / max(1.0 - terminator, 1e-3), 0.0, 1.0);
+      vec3 litHere = mix(litLow, litHigh, clamp(0.5 + FAR_CROWN_SUN_SPREAD * (towardSun - 0.4), -0.3, 1.3));
+      float dome = 1.0 + FAR_CROWN_RELIEF * (sqrt(max(1.0 - rho * rho, 0.0)) - farCrownDomeMean(seen));
+      vec3 crown = mix(barkPart, mix(shadePart, litHere, litSide), shape.y) * dome;
       vec3 speckled = mix(result, crown, inside);
       result = mix(mean, speckled, detail);
     } else {
