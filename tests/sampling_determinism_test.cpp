@@ -81,11 +81,11 @@ std::vector<TileSamples> runShuffled(const SamplerParams& p, const DensityField*
     if (ready.empty()) break;
     std::shuffle(ready.begin(), ready.end(), shuffle);
     // Generate all, then finish in another order: each unit only reads finished units.
-    std::vector<std::vector<FixedSample>> outs(ready.size());
+    std::vector<UnitSamples> outs(ready.size());
     for (size_t i = 0; i < ready.size(); ++i) generateUnit(setup, ready[i], scratch, outs[i]);
     for (size_t i = ready.size(); i-- > 0;) {
       TileSamples complete;
-      if (schedule.finish(ready[i], std::move(outs[i]), complete)) tiles.push_back(std::move(complete));
+      if (schedule.finish(ready[i], outs[i], complete)) tiles.push_back(std::move(complete));
     }
     maxHeld = std::max(maxHeld, sampling::TileScheduleProbe::heldSamples(schedule));
   }

@@ -166,7 +166,7 @@ void placeClass(const SamplerSetup& setup, const TileBounds& b, int cls, uint64_
   // The pattern (clumps, gaps, canopy, thinning of the hard core) thins the same way.
   const bool patterned = hasPattern(klass);
   if (p.variableRadius && !kVariable && !patterned) return;
-  const CanopyGrid* canopy = klass.respondsToCanopy() ? &s.canopy : nullptr;
+  const CanopyGrid* canopy = klass.respondsToCanopy() ? s.canopy : nullptr;
   const float clampedDensity = (radius / klass.maxRadius) * (radius / klass.maxRadius);
   for (PlacedSample& q : placed) {
     float keep = 1.f;
@@ -274,13 +274,63 @@ SamplerSetup makeSetup(const SamplerParams& params, const DensityField* density)
 // Higher layers with fewer samples than this near a tile are tested from a list, not a grid.
 constexpr size_t kOtherListMax = 32;
 
-void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& scratch, std::vector<FixedSample>& out) {
+namespace {
+
+// Calls f for each sample of class d in the unit's neighbourhood that can lie within d's margin
+// of its tile: all of the tile's own, and from a neighbour (where useTile(k) says) only those on
+// its side or corner list toward the tile. The caller's margin test then keeps exactly what a
+// scan of every sample would, in the same order.
+template <typename UseTile, typename F>
+void forNeighbourhood(const UnitTask& task, int d, UseTile&& useTile, F&& f) {
+  for (int k = 0; k < 9; ++k) {
+    const PlacedTile* t = task.near[k];
+    if (!t || !useTile(k)) continue;
+    const std::span<const FixedSample> of = t->of(d);
+    if (k == 4) {
+      for (const FixedSample& q : of) f(q);
+      continue;
+    }
+    // the neighbour's side facing the tile in x and in z (-1: none)
+    const int dx = k % 3 - 1, dz = k / 3 - 1;
+    const int sx = dx < 0 ? kSideHighX : dx > 0 ? kSideLowX : -1;
+    const int sz = dz < 0 ? kSideHighZ : dz > 0 ? kSideLowZ : -1;
+    const int list = sx >= 0 && sz >= 0 ? cornerList(sx, sz) : sx >= 0 ? sx : sz;
+    for (uint32_t i : t->nearBorder(d, list)) f(of[i]);
+  }
+}
+
+// The unit's border lists: its samples within the class's margin of each side and corner of the
+// tile, with the bounds test its neighbours' margin test makes (a neighbour's bound equals the
+// tile's).
+void listBorders(const TileBounds& b, float m, UnitSamples& out) {
+  out.border.clear();
+  const std::vector<FixedSample>& q = out.samples;
+  auto nearSide = [&](const FixedSample& f, int side) {
+    return side == kSideLowX ? f.x < b.x0 + m : side == kSideHighX ? f.x >= b.x1 - m : side == kSideLowZ ? f.z < b.z0 + m : f.z >= b.z1 - m;
+  };
+  for (int list = 0; list < kBorderLists; ++list) {
+    const int sx = list < kCornerFirst ? list : (list - kCornerFirst) % 2;
+    const int sz = list < kCornerFirst ? -1 : kSideLowZ + (list - kCornerFirst) / 2;
+    for (uint32_t i = 0; i < uint32_t(q.size()); ++i)
+      if (nearSide(q[i], sx) && (sz < 0 || nearSide(q[i], sz))) out.border.push_back(i);
+    out.listEnd[list] = uint32_t(out.border.size());
+  }
+}
+
+}  // namespace
+
+void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& scratch, UnitSamples& out) {
   const SamplerParams& p = *setup.params;
   const int c = task.cls;
   const TileBounds b = tileBounds(p, task.tx, task.tz);
   const size_t n = p.classes.size();
   const bool variable = p.variableRadius && setup.density;
-  out.clear();
+  out.samples.clear();
+  out.border.clear();
+  for (uint32_t& end : out.listEnd) end = 0;
+  out.canopy.reset();
+  out.canopyLimit = -1;
+  scratch.canopy = nullptr;
   // The class's density over the tile and the margin it reads.
   const float reach = setup.densityReach[size_t(c)];
   const bool windowed =
@@ -302,10 +352,10 @@ void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& 
   for (int d = 0; d < c; ++d) {
     if (!(setup.pair[size_t(c) * n + size_t(d)] > 0.f)) continue;
     near.clear();
-    for (const PlacedTile* t : task.near)
-      if (t)
-        for (const FixedSample& f : t->of(d))
-          if (f.alive && inMargin(f, setup.margin[size_t(d)])) near.push_back(&f);
+    const float m = setup.margin[size_t(d)];
+    forNeighbourhood(task, d, [](int) { return true; }, [&](const FixedSample& f) {
+      if (f.alive && inMargin(f, m)) near.push_back(&f);
+    });
     for (const FixedSample* f : near) scratch.alive[size_t(d)].push_back({f->x, f->z});
     if (near.size() < kOtherListMax) continue;  // tested from the list (OtherClass)
     ClassGrid& g = scratch.grids[size_t(d)];
@@ -318,31 +368,39 @@ void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& 
   ClassGrid& own = scratch.grids[size_t(c)];
   own.reset(gridRadius(setup, c, b, scratch), b.x0, b.z0, b.x1, b.z1, setup.margin[size_t(c)], variable,
             /*coverage=*/!setup.fromPool(size_t(c)));
-  for (int k = 0; k < 9; ++k)
-    if (task.near[k] && task.lower[k])
-      for (const FixedSample& f : task.near[k]->of(c))
-        if (inMargin(f, setup.margin[size_t(c)])) own.insert(f.x, f.z, f.r, f.alive, /*markDisc=*/!setup.fromPool(size_t(c)));
+  forNeighbourhood(task, c, [&](int k) { return task.lower[k]; }, [&](const FixedSample& f) {
+    if (inMargin(f, setup.margin[size_t(c)])) own.insert(f.x, f.z, f.r, f.alive, /*markDisc=*/!setup.fromPool(size_t(c)));
+  });
 
   // The crowns of the classes that shade this one, from the whole neighbourhood (final: the
-  // layer rule), each its class's crown radius at the sample's size draw.
+  // layer rule), each its class's crown radius at the sample's size draw: the tile's canopy
+  // when an earlier class of the tile built it over the same classes.
   const SampleClass& klass = p.classes[size_t(c)];
-  if (klass.respondsToCanopy()) {
+  const int canopyLimit = std::min(klass.canopyFrom, c);
+  const PlacedTile* self = task.near[4];
+  if (klass.respondsToCanopy() && self && self->canopy && self->canopyLimit == canopyLimit) {
+    scratch.canopy = self->canopy.get();
+  } else if (klass.respondsToCanopy()) {
     std::vector<CanopyGrid::Crown>& crowns = scratch.crownList;
     crowns.clear();
     float maxCrown = 0.f;
-    for (int d = 0; d < std::min(klass.canopyFrom, c); ++d) {
+    for (int d = 0; d < canopyLimit; ++d) {
       const SampleClass& shade = p.classes[size_t(d)];
       if (!(shade.crownHi > 0.f)) continue;
       maxCrown = std::max(maxCrown, shade.crownHi);
-      for (const PlacedTile* t : task.near)
-        if (t)
-          for (const FixedSample& f : t->of(d))
-            if (f.alive && inMargin(f, shade.crownHi)) {
-              const float r = shade.crownLo + (shade.crownHi - shade.crownLo) * sizeDraw(p.seed, d, f.x, f.z);
-              crowns.push_back({f.x, f.z, r * r});
-            }
+      // (crownHi is within the class's margin: makeSetup)
+      forNeighbourhood(task, d, [](int) { return true; }, [&](const FixedSample& f) {
+        if (f.alive && inMargin(f, shade.crownHi)) {
+          const float r = shade.crownLo + (shade.crownHi - shade.crownLo) * sizeDraw(p.seed, d, f.x, f.z);
+          crowns.push_back({f.x, f.z, r * r});
+        }
+      });
     }
-    scratch.canopy.build(crowns, b.x0, b.z0, b.x1, b.z1, maxCrown);
+    auto canopy = std::make_shared<CanopyGrid>();
+    canopy->build(crowns, b.x0, b.z0, b.x1, b.z1, maxCrown);
+    scratch.canopy = canopy.get();
+    out.canopy = std::move(canopy);
+    out.canopyLimit = canopyLimit;
   }
   scratch.clumps.prepare(klass.clumps, hashCombine(p.seed, uint64_t(c)), b.x0, b.z0, b.x1, b.z1);
   scratch.gaps.prepare(klass.gaps, p.seed, b.x0, b.z0, b.x1, b.z1);
@@ -353,7 +411,8 @@ void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& 
     placeClass<true>(setup, b, c, tileSeed, scratch);
   else
     placeClass<false>(setup, b, c, tileSeed, scratch);
-  for (const PlacedSample& q : scratch.placed) out.push_back({q.x, q.z, q.r, uint16_t(c), uint8_t(q.alive)});
+  for (const PlacedSample& q : scratch.placed) out.samples.push_back({q.x, q.z, q.r, uint16_t(c), uint8_t(q.alive)});
+  listBorders(b, setup.margin[size_t(c)], out);
 }
 
 }  // namespace eco::sampling

@@ -3,6 +3,7 @@
 // already-final samples of its neighbouring tiles, by Bridson growth (bridson.cpp) or from
 // the class's Poisson pool (place_pool.cpp). Internal to sampling.
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -20,6 +21,27 @@ struct FixedSample {
   float x, z, r;
   uint16_t cls;
   uint8_t alive;  // 0: removed by survival roulette; still spaces its own class
+};
+
+// What one unit (a class in a tile) places: its samples in placement order and, for each side
+// of the tile (kSideLowX, kSideHighX, kSideLowZ, kSideHighZ) and each corner (low or high x
+// with low or high z), the indices of those within the class's margin of it. A neighbouring
+// tile's units read only those (the margin strip or square toward them), not the whole tile:
+// with dozens of species, scanning every neighbour's samples of every earlier class was the
+// kernel's largest cost after placement itself.
+enum : int { kSideLowX = 0, kSideHighX = 1, kSideLowZ = 2, kSideHighZ = 3, kCornerFirst = 4, kBorderLists = 8 };
+// The corner list of x side sx and z side sz (kSideLowX or kSideHighX, kSideLowZ or kSideHighZ).
+constexpr int cornerList(int sx, int sz) { return kCornerFirst + sx + 2 * (sz - kSideLowZ); }
+struct UnitSamples {
+  std::vector<FixedSample> samples;
+  std::vector<uint32_t> border;        // list 0's indices, then list 1's, ... (ascending in each)
+  uint32_t listEnd[kBorderLists] = {};  // list l is border[listEnd[l - 1], listEnd[l])
+  // The canopy over the tile that this unit built (the crowns of classes [0, canopyLimit)), kept
+  // with the tile for its later classes of the same layer: every responding class of a layer
+  // sees the same crowns, and each gathering them again from the neighbourhood made the
+  // canopy's cost grow with the square of the species.
+  std::shared_ptr<const CanopyGrid> canopy;
+  int canopyLimit = -1;
 };
 
 // Per-run constants shared by every tile.
@@ -67,7 +89,7 @@ struct TileScratch {
   std::vector<uint64_t> seamOrder;  // pool: seam points' sort keys
   std::vector<const FixedSample*> nearSamples;  // a higher layer's samples near the unit's tile
   std::vector<CanopyGrid::Crown> crownList;     // the crowns shading the unit's class
-  CanopyGrid canopy;
+  const CanopyGrid* canopy = nullptr;  // the unit's class's canopy (the tile's, shared)
   PatchRaster clumps, gaps;  // the unit's class's patch fields over the tile
   DensityWindow window;      // the unit's class's density around the tile (DensityField::window)
   int windowClass = -1;      // the class `window` holds, -1: none
@@ -125,7 +147,8 @@ void placeClassFromPool(const SamplerSetup& setup, const TileBounds& b, int cls,
 
 struct UnitTask;
 // Places class task.cls in tile (task.tx, task.tz) against the samples of its neighbourhood
-// (sampling/schedule.h); `out` gets them, removed ones (survival roulette) included.
-void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& scratch, std::vector<FixedSample>& out);
+// (sampling/schedule.h); `out` gets them, removed ones (survival roulette) included, and their
+// margin strips.
+void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& scratch, UnitSamples& out);
 
 }  // namespace eco::sampling

@@ -56,7 +56,7 @@ void placeFromPool(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
   std::vector<SeamPoint> seam;
   const float clampedDensity = (radius / klass.maxRadius) * (radius / klass.maxRadius);
   const bool sized = kVariable && klass.sizeSpread > 1.f, patterned = hasPattern(klass);
-  const CanopyGrid* canopy = klass.respondsToCanopy() ? &s.canopy : nullptr;
+  const CanopyGrid* canopy = klass.respondsToCanopy() ? s.canopy : nullptr;
   const float patternMax = patternBound(klass);
 
   // Density and spacing at (x, z): false where no sample may stand.

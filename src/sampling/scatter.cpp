@@ -36,7 +36,7 @@ void scatter(const SamplerParams& params, const DensityField* density, TileRange
   auto worker = [&] {
     TileScratch scratch;
     UnitTask task;
-    std::vector<FixedSample> out;
+    UnitSamples out;
     TileSamples tile;
     std::unique_lock lock(mutex);
     while (!error && !schedule.done()) {
@@ -62,8 +62,7 @@ void scatter(const SamplerParams& params, const DensityField* density, TileRange
       }
       lock.lock();
       --running;
-      const bool complete = schedule.finish(task, std::move(out), tile);
-      out = {};
+      const bool complete = schedule.finish(task, out, tile);
       wake.notify_all();
       if (!complete) continue;
       lock.unlock();

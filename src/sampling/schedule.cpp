@@ -117,11 +117,18 @@ void TileSchedule::read(int tx, int tz) {
   }
 }
 
-bool TileSchedule::finish(const UnitTask& task, std::vector<FixedSample>&& samples, TileSamples& complete) {
+bool TileSchedule::finish(const UnitTask& task, const UnitSamples& placed, TileSamples& complete) {
   const int x = task.tx, z = task.tz, c = task.cls;
   Slot& s = *slot(x, z);
-  s.tile.samples.insert(s.tile.samples.end(), samples.begin(), samples.end());
+  s.tile.samples.insert(s.tile.samples.end(), placed.samples.begin(), placed.samples.end());
   s.tile.classEnd.push_back(uint32_t(s.tile.samples.size()));
+  const uint32_t borderBase = uint32_t(s.tile.border.size());
+  s.tile.border.insert(s.tile.border.end(), placed.border.begin(), placed.border.end());
+  for (uint32_t end : placed.listEnd) s.tile.borderEnd.push_back(borderBase + end);
+  if (placed.canopy) {
+    s.tile.canopy = placed.canopy;
+    s.tile.canopyLimit = placed.canopyLimit;
+  }
   s.placed = c + 1;
   bool emitted = false;
   if (task.emit) {

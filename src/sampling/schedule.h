@@ -25,13 +25,25 @@ namespace eco::sampling {
 
 // The samples placed so far in one tile, in class order: class c is [classEnd[c - 1],
 // classEnd[c]) (from 0 for c = 0) for every class placed.
+// Each class's samples near each side and corner of the tile are listed too (UnitSamples):
+// indices into of(cls), list l of class c ending at borderEnd[kBorderLists c + l].
 struct PlacedTile {
   std::vector<FixedSample> samples;
   std::vector<uint32_t> classEnd;
+  std::vector<uint32_t> border;
+  std::vector<uint32_t> borderEnd;
+  std::shared_ptr<const CanopyGrid> canopy;  // the crowns of classes [0, canopyLimit) (UnitSamples)
+  int canopyLimit = -1;
   std::span<const FixedSample> of(int cls) const {
     if (size_t(cls) >= classEnd.size()) return {};
     const uint32_t first = cls == 0 ? 0 : classEnd[size_t(cls) - 1];
     return {samples.data() + first, classEnd[size_t(cls)] - first};
+  }
+  std::span<const uint32_t> nearBorder(int cls, int list) const {
+    const size_t i = size_t(kBorderLists) * size_t(cls) + size_t(list);
+    if (i >= borderEnd.size()) return {};
+    const uint32_t first = i == 0 ? 0 : borderEnd[i - 1];
+    return {border.data() + first, borderEnd[i] - first};
   }
 };
 
@@ -56,7 +68,7 @@ class TileSchedule {
   // Stores the unit's samples in its tile. When the unit completes a tile inside the range,
   // fills `complete` with the tile's alive samples (by class, then generation order) and
   // returns true.
-  bool finish(const UnitTask& task, std::vector<FixedSample>&& samples, TileSamples& complete);
+  bool finish(const UnitTask& task, const UnitSamples& placed, TileSamples& complete);
   bool done() const { return nextRow_ == bounds_.z1 && rows_.empty(); }
 
  private:
