@@ -123,11 +123,17 @@ TEST(CliConfig, ValidatePrintsTheEstimate) {
   EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(ok \(4 species\); about [0-9.]+ [MG]? ?instances in 64 tiles, [0-9.]+ [MGT]B of output, [0-9.]+ [MGT]B peak memory)")))
       << r.output;
   // How the viewer draws each species (issue #29): the ridge world's pine names no form, so it
-  // would be a broadleaf, and validate says where to change that.
-  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(\n  pine +tree +about +[0-9]+  drawn as broadleaf \(the tree default: set /species/0/mesh/form to conifer for needle trees\)\n)")))
+  // would be a broadleaf, and validate says where to change that; none of its species gives a
+  // colour, so each is drawn in its kind's.
+  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(\n  pine +tree +about +[0-9]+  drawn as broadleaf \(the tree default: set /species/0/mesh/form to conifer for needle trees\), in the tree default colour \(set /species/0/color\)\n)")))
       << r.output;
-  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(\n  juniper +shrub +about +[0-9]+  drawn as shrub\n)"))) << r.output;
-  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(\n  moss +ground_cover about +[0-9]+  drawn as ground_cover\n)"))) << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(\n  juniper +shrub +about +[0-9]+  drawn as shrub, in the shrub default colour \(set /species/1/color\)\n)"))) << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(\n  moss +ground_cover about +[0-9]+  drawn as ground_cover, in the ground_cover default colour \(set /species/3/color\)\n)"))) << r.output;
+  // the sample gives every colour: no note
+  const Result sample = run("validate " + eco::test::sourceDir() + "/configs/temperate_mountain.json");
+  ASSERT_EQ(sample.code, 0) << sample.output;
+  EXPECT_EQ(sample.output.find("default colour"), std::string::npos) << sample.output;
+  EXPECT_TRUE(std::regex_search(sample.output, std::regex(R"(\n  hazel +shrub +about +[0-9]+  drawn as shrub\n)"))) << sample.output;
   // Each species' share of the estimate (issue #32: which species the model gets wrong): the
   // shares add up to the total
   std::smatch total;

@@ -2,6 +2,8 @@
 // defaults, conversions, path resolution, problem collection and messages.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <cmath>
 
 #include <filesystem>
@@ -80,6 +82,39 @@ TEST(ConfigParse, MinimalConfigGetsDefaults) {
   EXPECT_FLOAT_EQ(s.elevation.optHigh, 900);
   EXPECT_FLOAT_EQ(s.maxSlopeDeg, 45);
   EXPECT_FLOAT_EQ(s.density, 1);
+  // no colour: a meadow grass's green, not white (the bake's records carry it)
+  EXPECT_FALSE(s.colorGiven);
+  EXPECT_GT(s.color[1], s.color[0]);
+  EXPECT_GT(s.color[1], s.color[2]);
+  EXPECT_LT(s.color[1], 0.6f);
+}
+
+// A species without a colour takes its kind's, each a green darker than white by far and
+// distinct per kind; a given colour is kept as given.
+TEST(ConfigParse, ColourDefaultsToTheKindsAndAGivenOneIsKept) {
+  std::vector<std::array<float, 3>> seen;
+  for (const char* kind : {"tree", "shrub", "grass", "ground_cover"}) {
+    TempDir dir;
+    std::vector<eco::ConfigProblem> problems;
+    const eco::BiomeConfig c = eco::parseBiomeConfig(writeConfig(dir, edited("\"kind\": \"grass\"", std::string("\"kind\": \"") + kind + "\"")), problems);
+    ASSERT_TRUE(problems.empty()) << kind << ": " << problems[0].reason;
+    const eco::SpeciesConfig& s = c.species[0];
+    EXPECT_FALSE(s.colorGiven) << kind;
+    EXPECT_GT(s.color[1], s.color[0]) << kind;  // green dominates
+    EXPECT_GT(s.color[1], s.color[2]) << kind;
+    EXPECT_LT(s.color[0] + s.color[1] + s.color[2], 1.2f) << kind;  // a foliage, not white
+    seen.push_back({s.color[0], s.color[1], s.color[2]});
+  }
+  for (size_t i = 0; i < seen.size(); ++i)
+    for (size_t j = i + 1; j < seen.size(); ++j) EXPECT_NE(seen[i], seen[j]) << i << " " << j;
+  TempDir dir;
+  std::vector<eco::ConfigProblem> problems;
+  const eco::BiomeConfig c = eco::parseBiomeConfig(writeConfig(dir, edited("\"radius\": 0.8,", "\"radius\": 0.8, \"color\": [1, 1, 1],")), problems);
+  ASSERT_TRUE(problems.empty()) << problems[0].reason;
+  EXPECT_TRUE(c.species[0].colorGiven);
+  EXPECT_EQ(c.species[0].color[0], 1.f);
+  EXPECT_EQ(c.species[0].color[1], 1.f);
+  EXPECT_EQ(c.species[0].color[2], 1.f);
 }
 
 TEST(ConfigParse, ReadsEveryOptionalField) {

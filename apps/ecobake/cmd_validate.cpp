@@ -103,20 +103,23 @@ void addValidate(CLI::App& app) {
     std::printf("%s: ok (%zu species%s); %s with %d threads\n", config.c_str(), parsed.species.size(),
                 crs.empty() ? "" : ("; heightmap CRS " + crs).c_str(), describeEstimate(*estimate).c_str(), threads);
     // How the viewer draws each species: a tree without mesh.form or a mesh file is drawn as a
-    // broadleaf, which a pine is not; said here rather than found in the viewer.
+    // broadleaf, which a pine is not, and a species without a colour in its kind's; said here
+    // rather than found in the viewer.
     for (size_t i = 0; i < parsed.species.size(); ++i) {
       const SpeciesConfig& s = parsed.species[i];
       // its share of the estimate, so a reviewer sees which species a change moves
       std::printf("  %-24s %-12s about %9.0f  ", s.name.c_str(), speciesKindName(s.kind), estimate->speciesInstances[i]);
       if (!s.meshFile.empty())
-        std::printf("drawn from its mesh.file\n");
+        std::printf("drawn from its mesh.file");
       else if (s.meshFormGiven)
-        std::printf("drawn as %s (mesh.form)\n", meshFormName(s.meshForm));
+        std::printf("drawn as %s (mesh.form)", meshFormName(s.meshForm));
       else if (s.kind == SpeciesKind::Tree)
-        std::printf("drawn as %s (the tree default: set /species/%zu/mesh/form to conifer for needle trees)\n",
+        std::printf("drawn as %s (the tree default: set /species/%zu/mesh/form to conifer for needle trees)",
                     meshFormName(s.meshForm), i);
       else
-        std::printf("drawn as %s\n", meshFormName(s.meshForm));  // the kind's one form
+        std::printf("drawn as %s", meshFormName(s.meshForm));  // the kind's one form
+      if (!s.colorGiven) std::printf(", in the %s default colour (set /species/%zu/color)", speciesKindName(s.kind), i);
+      std::printf("\n");
     }
   });
 }

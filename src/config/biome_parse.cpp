@@ -336,6 +336,9 @@ bool readSpecies(const Json& json, const std::string& path, const fs::path& fold
                                describeNumber(double(s.scaleMax)) + ")");
     sr.rejectUnknownKeys();
   }
+  s.colorGiven = r.has("color");
+  const std::array<float, 3> kindColor = defaultSpeciesColor(s.kind);
+  std::copy(kindColor.begin(), kindColor.end(), s.color);
   readColor(r, s.color);
   r.number("color_variation", s.colorVariation, Limits::between(0, 1));
   if (const Json* mesh = r.object("mesh")) {

@@ -132,7 +132,8 @@ struct SpeciesConfig {
   float moistureTolerance = 0.5f; // weight reaches 0 at |moisture - optimum| = tolerance
   float density = 1.f;            // peak density in [0, 1]
   float scaleMin = 0.8f, scaleMax = 1.2f;
-  float color[3] = {1, 1, 1};     // base colour, linear RGB in [0, 1]
+  float color[3] = {1, 1, 1};     // base colour, linear RGB in [0, 1]; the kind's when not given
+  bool colorGiven = false;        // color was in the config (validate says when not)
   float colorVariation = 0.1f;    // per-instance tint jitter in [0, 1]
   float meshHeight = 1.f;         // metres at scale 1
   float crownRadius = 0.5f;       // metres at scale 1

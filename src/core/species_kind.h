@@ -55,6 +55,20 @@ constexpr MeshForm defaultMeshForm(SpeciesKind kind) {
   return MeshForm::Broadleaf;
 }
 
+// The colour (linear RGB) of a species whose config gives none: its kind's foliage, in the
+// range of the shipped configs' own (a tree between their broadleaves and their spruce, grass
+// a meadow's, ground cover moss). White, the old default, drew a config without colours as a
+// woodland of snow-white cones.
+constexpr std::array<float, 3> defaultSpeciesColor(SpeciesKind kind) {
+  switch (kind) {
+    case SpeciesKind::Tree: return {0.15f, 0.28f, 0.1f};
+    case SpeciesKind::Shrub: return {0.22f, 0.32f, 0.12f};
+    case SpeciesKind::Grass: return {0.36f, 0.48f, 0.18f};
+    case SpeciesKind::GroundCover: return {0.22f, 0.33f, 0.1f};
+  }
+  return {0.15f, 0.28f, 0.1f};
+}
+
 // Trees are broadleaf or conifer; every other kind has exactly its own form.
 constexpr bool meshFormSuits(MeshForm form, SpeciesKind kind) {
   if (kind == SpeciesKind::Tree) return form == MeshForm::Broadleaf || form == MeshForm::Conifer;
