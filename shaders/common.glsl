@@ -145,3 +145,15 @@ vec3 toneMap(FrameData f, vec3 c) {
   c *= f.skyZenith.w;
   return clamp((c * (2.51 * c + 0.03)) / (c * (2.43 * c + 0.59) + 0.14), 0.0, 1.0);
 }
+
+// The far field's canopy lift (terrain_vertex.glsl raises the ground by it; terrain.frag knows
+// how far the plants stand above that surface): toward a kind's canopy height where its crowns
+// are dense (crown area per ground area `cover` 0.05 to 0.4, read at 32 m texels: a stand, not a
+// tree), faded in with the far field (`fade`, its t per kind), and out toward the river: from
+// the water's edge to three times that distance plus 24 m (lifted over the water, the 32 m
+// texels made a ramp on the far bank that showed the water twice as wide).
+float canopyLift(FrameData f, vec2 cover, vec2 fade, float riverDistance) {
+  float lift = max(f.canopy[0] * smoothstep(0.05, 0.4, cover.x) * fade.x, f.canopy[1] * smoothstep(0.05, 0.4, cover.y) * fade.y);
+  if (f.water.x > 0.5) lift *= smoothstep(f.water.z, f.water.z * 3.0 + 24.0, riverDistance);
+  return lift;
+}

@@ -109,26 +109,21 @@ void main() {
   outNormal = normalize(vec3(-slope.x, cell, -slope.y));
   outWorld = vec3(xz.x, h, xz.y);
   // The far field's canopy: beyond the instances a stand of trees or shrubs still stands up from
-  // the ground, so a forested ridge keeps its tree line against the sky. The ground rises toward
-  // the kind's canopy height where its crowns are dense (at 32 m texels: a stand, not a tree),
-  // faded in with the far field (a vertex's lift depends on its position only: shared edges
-  // between LOD levels still meet).
+  // the ground, so a forested ridge keeps its tree line against the sky (canopyLift). A vertex's
+  // lift depends on its position only: shared edges between LOD levels still meet.
   if (frame.farField.z > 0.5) {
     float d = distance(outWorld, frame.eye.xyz);
     vec2 uv = outWorld.xz * frame.farField.xy;
-    vec4 coverMax = vec4(FAR_COVER_MAX);
-    float lift = 0.0;
-    for (int k = 0; k < 2; ++k) {
-      float t = clamp((d - frame.fadeStart[k]) / max(frame.fadeEnd[k] - frame.fadeStart[k], 1e-3), 0.0, 1.0);
-      float a = textureLod(farField, vec3(uv, k), 2.0).a * coverMax[k];
-      lift = max(lift, frame.canopy[k] * smoothstep(0.05, 0.4, a) * t);
-    }
+    vec2 cover = vec2(textureLod(farField, vec3(uv, 0), 2.0).a, textureLod(farField, vec3(uv, 1), 2.0).a) * vec4(FAR_COVER_MAX).xy;
+    vec2 fade = clamp((vec2(d) - vec2(frame.fadeStart[0], frame.fadeStart[1])) /
+                          max(vec2(frame.fadeEnd[0], frame.fadeEnd[1]) - vec2(frame.fadeStart[0], frame.fadeStart[1]), vec2(1e-3)),
+                      0.0, 1.0);
+    float riverDistance = 1e30;
     if (frame.water.x > 0.5) {
       vec2 layerUv = (outWorld.xz / cell + 0.5) / frame.terrain.yz;
-      float riverDistance = frame.water.w + textureLod(river, layerUv, 0.0).r * frame.water.y;
-      lift *= smoothstep(frame.water.z, frame.water.z * 3.0 + 24.0, riverDistance);
+      riverDistance = frame.water.w + textureLod(river, layerUv, 0.0).r * frame.water.y;
     }
-    outWorld.y += lift;
+    outWorld.y += canopyLift(frame, cover, fade, riverDistance);
   }
   gl_Position = viewClip(frame, push.capture.y, outWorld);
 #ifdef TERRAIN_CAPTURE
