@@ -331,6 +331,12 @@ void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& 
   out.canopy.reset();
   out.canopyLimit = -1;
   scratch.canopy = nullptr;
+  // The tile's canopy is kept for the next class only when that class reads the same one (a
+  // shared canopy held for every tile of the schedule's window cost 14 MB at 63 species).
+  const auto readsCanopy = [&](int k) {
+    return k < int(n) && p.classes[size_t(k)].respondsToCanopy() ? std::min(p.classes[size_t(k)].canopyFrom, k) : -1;
+  };
+  out.dropCanopy = readsCanopy(c + 1) < 0 || readsCanopy(c + 1) != readsCanopy(c);
   // The class's density over the tile and the margin it reads.
   const float reach = setup.densityReach[size_t(c)];
   const bool windowed =

@@ -42,6 +42,7 @@ struct UnitSamples {
   // canopy's cost grow with the square of the species.
   std::shared_ptr<const CanopyGrid> canopy;
   int canopyLimit = -1;
+  bool dropCanopy = false;  // the next class does not read the tile's canopy: free it
 };
 
 // Per-run constants shared by every tile.

@@ -129,6 +129,10 @@ bool TileSchedule::finish(const UnitTask& task, const UnitSamples& placed, TileS
     s.tile.canopy = placed.canopy;
     s.tile.canopyLimit = placed.canopyLimit;
   }
+  if (placed.dropCanopy) {
+    s.tile.canopy.reset();
+    s.tile.canopyLimit = -1;
+  }
   s.placed = c + 1;
   bool emitted = false;
   if (task.emit) {
