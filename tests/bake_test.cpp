@@ -8,7 +8,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "bake/bake.h"
 #include "export/export.h"
@@ -221,6 +224,61 @@ TEST(Bake, SampleWorldBlockIdenticalForOneTwoAndEightThreads) {
   ASSERT_EQ(one.size(), 64u);
   EXPECT_EQ(one, encodedTiles(eco::bakeInMemory(world, 2, block)));
   EXPECT_EQ(one, encodedTiles(eco::bakeInMemory(world, 8, block)));
+}
+
+// Issue #32: dozens of species. The sample's 7 cloned 9 times (as bench/clone_species.py does:
+// clone i of s is "s_i", radius and pattern sizes x 3, every exclusion repeated for each pair
+// of clones), 63 classes and 162 exclusions: the same bytes for 1 and 2 threads, and a block
+// baked alone equals the same tiles of a larger bake (the neighbour strips, the tile's shared
+// canopy and the windowed suitability all at work).
+TEST(Bake, SixtyThreeSpeciesBlockIdenticalForThreadsAndPartialBakes) {
+  const std::string configs = eco::test::sourceDir() + "/configs";
+  if (!fs::exists(eco::test::sourceDir() + "/samples/world/heightmap.png")) GTEST_SKIP() << "no sample world";
+  nlohmann::json c = nlohmann::json::parse(eco::test::readBytes(configs + "/temperate_mountain.json"));
+  // input paths made absolute: the clone is written elsewhere
+  std::function<void(nlohmann::json&)> absolute = [&](nlohmann::json& o) {
+    if (o.is_object() || o.is_array())
+      for (auto& v : o) absolute(v);
+    else if (o.is_string() && fs::exists(fs::path(configs) / o.get<std::string>()))
+      o = (fs::path(configs) / o.get<std::string>()).lexically_normal().string();
+  };
+  absolute(c["terrain"]);
+  if (c.contains("river")) absolute(c["river"]);
+  nlohmann::json species = nlohmann::json::array(), exclusions = nlohmann::json::array();
+  for (const auto& s : c["species"])
+    for (int i = 0; i < 9; ++i) {
+      nlohmann::json t = s;
+      t["name"] = s["name"].get<std::string>() + "_" + std::to_string(i);
+      t["radius"] = s["radius"].get<double>() * 3;
+      if (t.contains("pattern") && t["pattern"].contains("gaps")) t["pattern"]["gaps"]["size"] = t["pattern"]["gaps"]["size"].get<double>() * 3;
+      if (t.contains("pattern") && t["pattern"].contains("clumping"))
+        t["pattern"]["clumping"]["radius"] = t["pattern"]["clumping"]["radius"].get<double>() * 3;
+      species.push_back(t);
+    }
+  for (const auto& e : c.value("exclusions", nlohmann::json::array()))
+    for (int i = 0; i < 9; ++i)
+      for (int j = 0; j < 9; ++j)
+        exclusions.push_back({{"a", e["a"].get<std::string>() + "_" + std::to_string(i)},
+                              {"b", e["b"].get<std::string>() + "_" + std::to_string(j)},
+                              {"distance", e["distance"]}});
+  c["species"] = species;
+  c["exclusions"] = exclusions;
+  TempDir dir;
+  eco::test::writeBytes(dir.file("x9.json"), c.dump());
+  eco::World world = eco::loadWorld(dir.file("x9.json"));
+  ASSERT_EQ(world.config.species.size(), 63u);
+  eco::TileRange block{18, 28, 24, 34};  // valley, river and lower slopes: every species
+  auto one = encodedTiles(eco::bakeInMemory(world, 1, block));
+  ASSERT_EQ(one.size(), 36u);
+  EXPECT_EQ(one, encodedTiles(eco::bakeInMemory(world, 2, block)));
+  // the middle 2 x 2 tiles alone
+  auto part = encodedTiles(eco::bakeInMemory(world, 2, eco::TileRange{20, 30, 22, 32}));
+  ASSERT_EQ(part.size(), 4u);
+  for (int j = 0; j < 2; ++j)
+    for (int i = 0; i < 2; ++i) EXPECT_EQ(part[size_t(j * 2 + i)], one[size_t((j + 2) * 6 + i + 2)]) << i << ", " << j;
+  size_t bytes = 0;
+  for (const auto& t : one) bytes += t.size();
+  EXPECT_GT(bytes, 36u * 1000u);  // a populated block, not 36 empty tiles
 }
 
 TEST(Bake, BytesIdenticalForOneAndTwoThreads) {
