@@ -331,8 +331,8 @@ void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& 
   out.canopy.reset();
   out.canopyLimit = -1;
   scratch.canopy = nullptr;
-  // The tile's canopy is kept for the next class only when that class reads the same one (a
-  // shared canopy held for every tile of the schedule's window cost 14 MB at 63 species).
+  // The tile's canopy is kept for the next class only when that class reads the same one: the
+  // tile stays in the schedule's window long after its layer is placed.
   const auto readsCanopy = [&](int k) {
     return k < int(n) && p.classes[size_t(k)].respondsToCanopy() ? std::min(p.classes[size_t(k)].canopyFrom, k) : -1;
   };
