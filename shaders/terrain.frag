@@ -179,6 +179,7 @@ FarPlants farPlants(vec3 n, float riverDistance) {
 
 void main() {
   vec3 n = normalize(inNormal);
+  vec3 toEye = normalize(frame.eye.xyz - inWorld);
   float noise = 0.6 * valueNoise(inWorld.xz, 23.0) + 0.4 * valueNoise(inWorld.xz, 5.0);
   vec2 layerUv = (inWorld.xz / frame.terrain.x + 0.5) / frame.terrain.yz;  // heightmap samples
   float riverDistance = frame.water.x > 0.5 ? frame.water.w + texture(river, layerUv).r * frame.water.y : 1e30;
@@ -200,12 +201,11 @@ void main() {
   if (frame.water.x > 0.5) {
     float wet = 1.0 - smoothstep(frame.water.z * 0.8, frame.water.z, riverDistance);
     if (wet > 0.0) {
-      vec3 v = normalize(frame.eye.xyz - inWorld);
       vec3 wn = normalize(vec3(0.04 * (valueNoise(inWorld.xz + frame.eye.w, 3.0) - 0.5), 1.0,
                                0.04 * (valueNoise(inWorld.zx, 3.0) - 0.5)));
-      float fresnel = 0.02 + 0.98 * pow(1.0 - max(dot(wn, v), 0.0), 5.0);
+      float fresnel = 0.02 + 0.98 * pow(1.0 - max(dot(wn, toEye), 0.0), 5.0);
       // the sky's reflection, and the sun's only where the sun reaches the water
-      vec3 r = reflect(-v, wn);
+      vec3 r = reflect(-toEye, wn);
       vec3 reflected = skyDome(frame, r) + sunGlow(frame, r) * shadow;
       vec3 deep = vec3(0.02, 0.06, 0.07) * (sunLight(frame, wn) * shadow + ambient);
       vec3 water = mix(deep, reflected, fresnel);
@@ -218,6 +218,12 @@ void main() {
   // far field: each kind's layer over the ground where its instances fade out. Mixed after fog
   // and tone mapping: the instances it stands for are sub-pixel, and a pixel's samples (or a
   // few pixels seen together) average finished colours, not light.
+  // (the crowns' frame below, the same for every kind: the view's and the sun's azimuths, and
+  // how much a crown's outline stretches toward the eye)
+  vec2 away = length(toEye.xz) > 1e-4 ? normalize(toEye.xz) : vec2(1.0, 0.0);
+  vec2 across = vec2(-away.y, away.x);
+  float slant = sqrt(clamp(dot(n, toEye), 0.55, 1.0));
+  vec2 toSun = length(frame.sun.xz) > 1e-4 ? normalize(frame.sun.xz) : vec2(1.0, 0.0);
   for (int k = int(FAR_LAYERS) - 1; k >= 0; --k) {
     if (far.seen[k] <= 0.0) continue;
     vec4 shape = far.shape[k], lit = far.lit[k], shade = far.shade[k];
@@ -260,10 +266,6 @@ void main() {
       // s at least 0.55, so a crown reaches at most 1.05 x 0.844 / sqrt(0.55) = 1.19 cells from its
       // centre, and every crown reaching a point is in the 3 x 3 cells around it (a centre two
       // cells over is at least 1.2 away).
-      vec3 toEye = normalize(frame.eye.xyz - inWorld);
-      vec2 away = length(toEye.xz) > 1e-4 ? normalize(toEye.xz) : vec2(1.0, 0.0);
-      vec2 across = vec2(-away.y, away.x);
-      float slant = sqrt(clamp(dot(n, toEye), 0.55, 1.0));
       vec2 base = floor(p) - 1.0;
       float top = -1.0;
       vec2 offset = vec2(0.0);
@@ -288,7 +290,6 @@ void main() {
       // the sunlit side: the segment of the crown toward the sun holding lit.x of its disc,
       // behind a soft terminator, brightening toward the sun's limb; the crown darker toward
       // its rim (far_crowns.h)
-      vec2 toSun = length(frame.sun.xz) > 1e-4 ? normalize(frame.sun.xz) : vec2(1.0, 0.0);
       float along = dot(offset, toSun) / max(radius, 1e-3);  // -1 .. 1 across the crown
       float terminator = farCrownTerminator(lit.x);
       float litSide = 1.0 - smoothstep(-0.35, 0.35, terminator - along);
