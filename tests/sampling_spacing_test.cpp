@@ -146,6 +146,15 @@ TEST(SamplingSpacing, MultiClassWithinAndAcrossClassesAndTiles) {
   expectSpaced(p, &gradient, scatterAll(p, &gradient, 2));
   SamplerParams uniform = threeClasses(13);
   expectSpaced(uniform, nullptr, scatterAll(uniform, nullptr, 2));
+  // Tiles of 12 m: the first class's margin strips are wider than half a tile, so its
+  // neighbours read its tiles whole; the others read the edge lists (bridson.cpp,
+  // bordersListed). Both must space across tiles.
+  for (SamplerMethod method : {SamplerMethod::Pool, SamplerMethod::Bridson}) {
+    SamplerParams narrow = threeClasses(15);
+    narrow.tileSize = 12.f;
+    narrow.method = method;
+    expectSpaced(narrow, &waves, scatterAll(narrow, &waves, 2));
+  }
   uniform.variableRadius = false;
   expectSpaced(uniform, &waves, scatterAll(uniform, &waves, 2));
 }

@@ -276,17 +276,26 @@ constexpr size_t kOtherListMax = 32;
 
 namespace {
 
+// Whether a class's samples near its tile's edges are listed (listBorders): only while its
+// margin strips are narrower than half a tile. Wider, a strip holds most of the tile and the
+// lists cost more than they save (the 63-species clone's margins listed every sample three
+// times: 12 bytes more per held sample).
+bool bordersListed(const SamplerSetup& setup, int cls) {
+  return 2.f * setup.margin[size_t(cls)] < setup.params->tileSize;
+}
+
 // Calls f for each sample of class d in the unit's neighbourhood that can lie within d's margin
 // of its tile: all of the tile's own, and from a neighbour (where useTile(k) says) only those on
-// its side or corner list toward the tile. The caller's margin test then keeps exactly what a
-// scan of every sample would, in the same order.
+// its side or corner list toward the tile, where the class has lists. The caller's margin test
+// then keeps exactly what a scan of every sample would, in the same order.
 template <typename UseTile, typename F>
-void forNeighbourhood(const UnitTask& task, int d, UseTile&& useTile, F&& f) {
+void forNeighbourhood(const SamplerSetup& setup, const UnitTask& task, int d, UseTile&& useTile, F&& f) {
+  const bool listed = bordersListed(setup, d);
   for (int k = 0; k < 9; ++k) {
     const PlacedTile* t = task.near[k];
     if (!t || !useTile(k)) continue;
     const std::span<const FixedSample> of = t->of(d);
-    if (k == 4) {
+    if (k == 4 || !listed) {
       for (const FixedSample& q : of) f(q);
       continue;
     }
@@ -301,9 +310,12 @@ void forNeighbourhood(const UnitTask& task, int d, UseTile&& useTile, F&& f) {
 
 // The unit's border lists: its samples within the class's margin of each side and corner of the
 // tile, with the bounds test its neighbours' margin test makes (a neighbour's bound equals the
-// tile's).
-void listBorders(const TileBounds& b, float m, UnitSamples& out) {
+// tile's). Empty where the class has none (bordersListed).
+void listBorders(const SamplerSetup& setup, int cls, const TileBounds& b, UnitSamples& out) {
   out.border.clear();
+  for (uint32_t& end : out.listEnd) end = 0;
+  if (!bordersListed(setup, cls)) return;
+  const float m = setup.margin[size_t(cls)];
   const std::vector<FixedSample>& q = out.samples;
   auto nearSide = [&](const FixedSample& f, int side) {
     return side == kSideLowX ? f.x < b.x0 + m : side == kSideHighX ? f.x >= b.x1 - m : side == kSideLowZ ? f.z < b.z0 + m : f.z >= b.z1 - m;
@@ -359,7 +371,7 @@ void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& 
     if (!(setup.pair[size_t(c) * n + size_t(d)] > 0.f)) continue;
     near.clear();
     const float m = setup.margin[size_t(d)];
-    forNeighbourhood(task, d, [](int) { return true; }, [&](const FixedSample& f) {
+    forNeighbourhood(setup, task, d, [](int) { return true; }, [&](const FixedSample& f) {
       if (f.alive && inMargin(f, m)) near.push_back(&f);
     });
     for (const FixedSample* f : near) scratch.alive[size_t(d)].push_back({f->x, f->z});
@@ -374,7 +386,7 @@ void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& 
   ClassGrid& own = scratch.grids[size_t(c)];
   own.reset(gridRadius(setup, c, b, scratch), b.x0, b.z0, b.x1, b.z1, setup.margin[size_t(c)], variable,
             /*coverage=*/!setup.fromPool(size_t(c)));
-  forNeighbourhood(task, c, [&](int k) { return task.lower[k]; }, [&](const FixedSample& f) {
+  forNeighbourhood(setup, task, c, [&](int k) { return task.lower[k]; }, [&](const FixedSample& f) {
     if (inMargin(f, setup.margin[size_t(c)])) own.insert(f.x, f.z, f.r, f.alive, /*markDisc=*/!setup.fromPool(size_t(c)));
   });
 
@@ -395,7 +407,7 @@ void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& 
       if (!(shade.crownHi > 0.f)) continue;
       maxCrown = std::max(maxCrown, shade.crownHi);
       // (crownHi is within the class's margin: makeSetup)
-      forNeighbourhood(task, d, [](int) { return true; }, [&](const FixedSample& f) {
+      forNeighbourhood(setup, task, d, [](int) { return true; }, [&](const FixedSample& f) {
         if (f.alive && inMargin(f, shade.crownHi)) {
           const float r = shade.crownLo + (shade.crownHi - shade.crownLo) * sizeDraw(p.seed, d, f.x, f.z);
           crowns.push_back({f.x, f.z, r * r});
@@ -418,7 +430,7 @@ void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& 
   else
     placeClass<false>(setup, b, c, tileSeed, scratch);
   for (const PlacedSample& q : scratch.placed) out.samples.push_back({q.x, q.z, q.r, uint16_t(c), uint8_t(q.alive)});
-  listBorders(b, setup.margin[size_t(c)], out);
+  listBorders(setup, c, b, out);
 }
 
 }  // namespace eco::sampling
