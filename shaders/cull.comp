@@ -18,7 +18,7 @@ layout(binding = 2) buffer Draws { DrawCommand draws[]; };
 layout(binding = 4) buffer Stats { uint stats[]; };
 layout(binding = 5) uniform sampler2D pyramid;
 layout(binding = 7) readonly buffer Species { GpuSpecies species[]; };
-// the visible list can exceed maxStorageBufferRange (4 bytes per budgeted instance and view)
+// the visible list can exceed maxStorageBufferRange (4 bytes per instance a view can draw)
 layout(push_constant) uniform Push { uvec2 visibleAddress; };
 
 shared uint groupFrustum;
@@ -66,7 +66,8 @@ void append(uint view, uint speciesId, uint lod, uint ref) {
   uint cmd = (view * frame.draws.x + speciesId) * LOD_COUNT + lod;
   uint n = atomicAdd(draws[cmd].instanceCount, 1);
   uint dst = lod == 0 ? draws[cmd].firstInstance + n : draws[cmd].regionEnd - 1 - n;
-  VisibleList(visibleAddress).items[dst] = ref;
+  // regions hold every instance within reach (render/visible_reach.h); never past the list
+  if (dst < frame.cull.w) VisibleList(visibleAddress).items[dst] = ref;
 }
 
 void main() {

@@ -119,7 +119,7 @@ struct FrameData {
   vec4 elevation;    // terrain min, max height, snow line (metres; 1e30: none), unused
   vec4 terrain;      // cell size, heightmap width, height (samples), unused
   vec4 lod;          // lod distance factor, unused, pyramid width, height
-  uvec4 cull;        // page count, flags, pyramid levels, unused
+  uvec4 cull;        // page count, flags, pyramid levels, the visible list's slots
   uvec4 draws;       // x = species count (draw commands per view: x * LOD_COUNT), y = views culled
   uvec4 hidden[2];   // 256 bits by species id: hidden species are culled in every view
   // Near field / far field hand-over, per kind (x tree, y shrub, z grass, w ground cover), in

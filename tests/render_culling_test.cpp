@@ -45,6 +45,7 @@ struct Reference {
   std::set<std::pair<size_t, uint32_t>> ambiguous;  // within 2 mm of a decision boundary
   std::vector<uint32_t> perDraw;  // species * LOD_COUNT + lod
   std::vector<uint64_t> resident;  // by species
+  std::vector<uint64_t> reachable;  // by species: within the kind's draw distance, in view or not
 };
 
 Reference reference(const Scene& world, const Renderer& renderer, const Camera& cam, const CullSettings& cull) {
@@ -53,6 +54,9 @@ Reference reference(const Scene& world, const Renderer& renderer, const Camera& 
   Reference ref;
   ref.perDraw.assign(world.species.size() * gpu::LOD_COUNT, 0);
   ref.resident.assign(world.species.size(), 0);
+  ref.reachable.assign(world.species.size(), 0);
+  gpu::FrameData everywhere = frame;  // the same cut by distance, no frustum
+  everywhere.cull.y &= ~gpu::CULL_FRUSTUM;
   for (size_t t : renderer.residentTiles()) {
     // the tile as a file stores and tileio decodes it: quantized, in the renderer's order
     std::vector<Instance> decoded = fixtures::decodedTile(world, t);
@@ -62,6 +66,8 @@ Reference reference(const Scene& world, const Renderer& renderer, const Camera& 
       ++ref.resident[sp];
       int draw = test::referenceCull(decoded[i], world.species[sp], renderer.speciesMeshes()[sp].sphere, frame, frustum,
                                      &margin);
+      if (test::referenceCull(decoded[i], world.species[sp], renderer.speciesMeshes()[sp].sphere, everywhere, frustum) >= 0)
+        ++ref.reachable[sp];
       if (draw >= 0) {
         ref.visible.insert({t, i, uint32_t(draw)});
         ++ref.perDraw[size_t(draw)];
@@ -182,15 +188,20 @@ TEST_F(RenderCulling, OcclusionKeepsThePictureAndDropsInstancesBehindTheRidge) {
 
 // The indirect buffer read back after the frame: one record per (view, species, LOD) however
 // many instances are resident; the camera's species regions of the visible list follow each
-// other in species order, each as large as the species' resident instances (counted here from
-// the decoded tiles); each record's instance range inside its species' region, LOD 0 and
+// other in species order, each holding at least the species' instances within its draw
+// distance and at most its resident ones (both counted here from the decoded tiles), grass
+// and ground cover fewer than resident; each record's instance range inside its species' region, LOD 0 and
 // LOD 1 ranges disjoint, counts equal to the reference's (occlusion off) and never above them
 // (occlusion on).
 TEST_F(RenderCulling, IndirectBufferAsWrittenByTheGpu) {
-  for (uint64_t n : {2000ull, 60000ull}) {
-    Scene world = makeSyntheticScene(smallWorld(n));
+  // 32 m tiles as well: a region a few metres short of the draw distance misses instances
+  for (auto [n, tileSize] : {std::pair{2000ull, 256.0f}, {60000ull, 256.0f}, {60000ull, 32.0f}}) {
+    SyntheticOptions so = smallWorld(n);
+    so.tileSize = tileSize;
+    Scene world = makeSyntheticScene(so);
     Renderer renderer(ctx, world, options());
-    Camera cam = camera(512, 400, 1100, 0, -30);
+    // low over the small tiles: the draw distance's horizontal reach is within 2 m of its own
+    Camera cam = tileSize < 100 ? camera(300, 60, 900, 0, -10) : camera(512, 400, 1100, 0, -30);
     renderer.settleStreaming(cam);
     for (bool occlusion : {false, true}) {
       CullSettings cull;
@@ -209,13 +220,21 @@ TEST_F(RenderCulling, IndirectBufferAsWrittenByTheGpu) {
       for (uint32_t d = 0; d < species * gpu::LOD_COUNT; ++d) {
         const gpu::DrawCommand& c = cmds[d];
         const uint32_t sp = d / gpu::LOD_COUNT;
-        std::string where = "n " + std::to_string(n) + (occlusion ? " occlusion" : "") + " draw " + std::to_string(d);
+        std::string where = "n " + std::to_string(n) + " tiles " + std::to_string(int(tileSize)) +
+                            (occlusion ? " occlusion" : "") + " draw " + std::to_string(d);
         EXPECT_EQ(c.indexCount, meshes[sp].lods[d % gpu::LOD_COUNT].indexCount) << where;
         EXPECT_EQ(c.firstIndex, meshes[sp].lods[d % gpu::LOD_COUNT].firstIndex) << where;
         EXPECT_EQ(c.vertexOffset, meshes[sp].lods[d % gpu::LOD_COUNT].vertexOffset) << where;
-        const uint64_t regionEnd = regionStart + ref.resident[sp];
-        if (d % gpu::LOD_COUNT == 1) {
+        // the species' region ends where its LOD 1 record says; it holds every instance the
+        // draw distance reaches and no more than are resident
+        const uint64_t regionEnd = cmds[sp * gpu::LOD_COUNT + 1].regionEnd;
+        if (d % gpu::LOD_COUNT == 0) {
           EXPECT_EQ(c.regionEnd, regionEnd) << where;
+          EXPECT_GE(regionEnd - regionStart, ref.reachable[sp]) << where;
+          EXPECT_LE(regionEnd - regionStart, ref.resident[sp]) << where;
+          if (world.species[sp].kind >= 2) {  // grass and ground cover, drawn to 600 and 300 m
+            EXPECT_LT(regionEnd - regionStart, ref.resident[sp]) << where << ": the far tiles' instances take no slots";
+          }
         }
         if (d % gpu::LOD_COUNT == 0 && c.instanceCount > 0) {
           EXPECT_EQ(c.firstInstance, regionStart) << where;

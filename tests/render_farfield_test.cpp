@@ -27,7 +27,7 @@ Scene tileGrid(int tilesPerSide, float tileSize) {
   for (int z = 0; z < tilesPerSide; ++z)
     for (int x = 0; x < tilesPerSide; ++x)
       w.tiles.push_back(
-          {x, z, 0, float(x) * tileSize, float(z) * tileSize, float(x + 1) * tileSize, float(z + 1) * tileSize});
+          {x, z, 0, float(x) * tileSize, float(z) * tileSize, float(x + 1) * tileSize, float(z + 1) * tileSize, {}});
   return w;
 }
 

@@ -79,13 +79,13 @@ void commit(InstancePages& pages, PendingUpload& p) {
 
 bool startUpload(InstancePages& pages, LoadedTile& tile) {
   size_t n = tile.instances.size();
-  // The streamer admits tiles within the budget by their verified counts; past the visible
-  // list's capacity the cull shader would write out of bounds, so this is a bug, not input.
+  // The streamer admits tiles within the budget by their verified counts, so passing it is a
+  // bug, not input.
   uint64_t pendingInstances = 0;
   for (const PendingUpload& p : pages.pending) pendingInstances += p.tile.instances.size();
   if (pages.residentInstances + pendingInstances + n > pages.capacity)
     throw std::logic_error("tile " + std::to_string(tile.tile) + ": " + std::to_string(n) + " instances would exceed " +
-                           "the visible list (" + std::to_string(pages.residentInstances) + " resident, capacity " +
+                           "the budget (" + std::to_string(pages.residentInstances) + " resident, budget " +
                            std::to_string(pages.capacity) + ")");
   // Many small tiles can use up the pages (one dispatch row each) before the budget
   if ((n + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE > pages.freePages.size()) return false;

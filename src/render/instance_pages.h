@@ -50,7 +50,7 @@ struct InstancePages {
   uint32_t speciesCount = 1;
   std::vector<uint64_t> speciesResident;  // by species id
   uint64_t residentInstances = 0;
-  uint64_t capacity = 0;  // instances the visible list holds: admitting past it is a bug
+  uint64_t capacity = 0;  // the instance budget: the streamer admits within it, so passing it is a bug
   std::vector<std::pair<VkBufferCopy, uint32_t>> copies;  // staged copies to record (region, block)
 };
 

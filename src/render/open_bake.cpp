@@ -64,6 +64,7 @@ Scene openBake(const std::string& dir) {
     t.minZ = float(e.z) * w.tileSize;
     t.maxX = t.minX + w.tileSize;
     t.maxZ = t.minZ + w.tileSize;
+    for (uint64_t c : e.speciesCounts) t.speciesCounts.push_back(uint32_t(std::min<uint64_t>(c, UINT32_MAX)));
     w.tiles.push_back(t);
   }
   // readTileVerified checks each tile against the manifest, species table included

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "render/layers.h"
+#include "render/visible_reach.h"
 
 namespace eco::render {
 
@@ -87,21 +88,17 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
        pageLimit}));
   if (options.maxPages > 0) maxPages = std::min(maxPages, options.maxPages);
   maxPages = std::max(maxPages, 1u);
-  visibleCapacity_ = std::max<uint64_t>(std::min(options_.stream.budgetInstances, worldInstances), 1);
-  // each cascade lists at most every resident caster once
+  // The visible list never holds more than the resident instances (within the budget) in the
+  // camera's regions and the resident casters in each cascade's
+  budgetSlots_ = std::min(options_.stream.budgetInstances, worldInstances);
   uint64_t worldCasters = worldInstances;
   if (world.speciesInstances.size() == world.species.size() && !world.species.empty()) {
     worldCasters = 0;
     for (size_t i = 0; i < world.species.size(); ++i)
       if (casts_[i]) worldCasters += world.speciesInstances[i];
   }
-  casterCapacity_ = options_.shadows.enabled ? std::min(visibleCapacity_, worldCasters) : 0;
-  pages_ = createInstancePages(ctx, maxPages, world.tiles.size(), speciesCount_, visibleCapacity_, staged_);
-  // the visible list is reached through its address: it may exceed maxStorageBufferRange
-  visible_ = createBuffer(ctx, (visibleCapacity_ + gpu::CASCADE_COUNT * casterCapacity_) * 4,
-                          VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                              VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                          MemoryUse::Gpu);
+  if (options_.shadows.enabled) budgetSlots_ += gpu::CASCADE_COUNT * std::min(budgetSlots_, worldCasters);
+  pages_ = createInstancePages(ctx, maxPages, world.tiles.size(), speciesCount_, options_.stream.budgetInstances, staged_);
   draws_ = createBuffer(ctx, drawBytes_,
                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
                             VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
@@ -131,9 +128,17 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
       table[i].sphere = {sphere[0], sphere[1], sphere[2], sphere[3]};
       table[i].info.y = casts_[i] ? gpu::SPECIES_CASTS : 0;
     }
+    speciesTable_.assign(table.begin(), table.begin() + speciesCount_);  // the ids tiles may hold
     species_ = createBuffer(ctx, table.size() * sizeof(gpu::GpuSpecies), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                             MemoryUse::Upload);
     std::memcpy(species_.data, table.data(), species_.size);
+  }
+  // the visible list, sized for the default draw distances (submitFrame grows it for longer ones)
+  {
+    gpu::FrameData f{};
+    f.cull.y = gpu::CULL_FADE;
+    setFadeDistances(f, CullSettings{}, options_.stream.loadRadius);
+    sizeVisibleList(speciesReach(f, speciesTable_), 0);
   }
 
   {
@@ -340,24 +345,21 @@ void Renderer::settleStreaming(const Camera& cam) {
 }
 
 void Renderer::checkCullCapacity() const {
-  // The shader writes at most one visible entry per view and instance of pages
-  // [0, pages_.pageCount), at region start + n (LOD 0) or region end - 1 - n (LOD 1), n below the
-  // species' count in those pages. Every write stays inside the visible list exactly when the
-  // page counts, the species regions and the resident total agree and fit the list.
-  uint64_t inPages = 0, inKinds = 0, casters = 0;
+  // The shader reads records of pages [0, pages_.pageCount), each within its page's count; the
+  // page counts, the tiles' species counts (which size the visible list's regions, submitFrame)
+  // and the resident total must agree and stay within the budget.
+  uint64_t inPages = 0, inKinds = 0, inTiles = 0;
   for (uint32_t p = 0; p < pages_.pageCount; ++p) inPages += pages_.table[p].header.z;
-  for (uint32_t k = 0; k < speciesCount_; ++k) {
-    inKinds += pages_.speciesResident[k];
-    if (casts_[k]) casters += pages_.speciesResident[k];
-  }
+  for (uint32_t k = 0; k < speciesCount_; ++k) inKinds += pages_.speciesResident[k];
+  for (size_t t = 0; t < pages_.tiles.size(); ++t)
+    if (pages_.resident[t])
+      for (uint32_t c : pages_.tiles[t].speciesCounts) inTiles += c;
   if (pages_.pageCount > pages_.maxPages || inPages != pages_.residentInstances || inKinds != pages_.residentInstances ||
-      pages_.residentInstances > visibleCapacity_ || (casterCapacity_ > 0 && casters > casterCapacity_) ||
-      pages_.residentInstances > options_.stream.budgetInstances)
+      inTiles != pages_.residentInstances || pages_.residentInstances > options_.stream.budgetInstances)
     throw std::logic_error("cull buffers inconsistent: " + std::to_string(inPages) + " instances in " +
                            std::to_string(pages_.pageCount) + " pages, " + std::to_string(inKinds) + " by species, " +
-                           std::to_string(pages_.residentInstances) + " resident, visible list " +
-                           std::to_string(visibleCapacity_) + ", budget " +
-                           std::to_string(options_.stream.budgetInstances));
+                           std::to_string(inTiles) + " by tile, " + std::to_string(pages_.residentInstances) +
+                           " resident, budget " + std::to_string(options_.stream.budgetInstances));
 }
 
 std::vector<double> Renderer::speciesCover() const {
@@ -373,6 +375,30 @@ std::vector<size_t> Renderer::residentTiles() const {
   for (size_t i = 0; i < pages_.resident.size(); ++i)
     if (pages_.resident[i]) out.push_back(i);
   return out;
+}
+
+void Renderer::sizeVisibleList(const std::vector<double>& reach, uint64_t need) {
+  // the most any eye can need at these reaches, within what the budget can make resident
+  std::vector<double> weight(reach.size());
+  for (size_t k = 0; k < reach.size(); ++k)
+    weight[k] = 1.0 + (casts_[k] && options_.shadows.enabled ? double(gpu::CASCADE_COUNT) : 0.0);
+  const uint64_t bound = std::min(reachBound(world_.tiles, world_.tileSize, reach, weight), budgetSlots_);
+  const uint64_t slots = std::max<uint64_t>({bound, need, 1});
+  visibleReach_ = reach;
+  visibleReach_.resize(speciesTable_.size(), kUnreached);
+  if (visible_.buffer && slots <= visibleSlots_) return;
+  if (visible_.buffer) {
+    // frames in flight read the old list; growing is rare (a longer draw distance)
+    ECO_VK(vkQueueWaitIdle(ctx_.queue));
+    destroyBuffer(ctx_, visible_);
+    spdlog::debug("visible list grown to {} slots", slots);
+  }
+  // reached through its address: it may exceed maxStorageBufferRange
+  visible_ = createBuffer(ctx_, slots * 4,
+                          VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                              VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                          MemoryUse::Gpu);
+  visibleSlots_ = slots;
 }
 
 uint64_t Renderer::residentBytes() const {
@@ -510,7 +536,7 @@ void Renderer::setLight(gpu::FrameData& frame) const {
   for (uint32_t k = 0; k < speciesCount_; ++k) anyCaster = anyCaster || (casts_[k] && !view_.hiddenSpecies[k]);
   if (options_.shadows.enabled && view_.shadows && sun.y > 0.02f) {
     setShadowCascades(frame, options_.shadows, maxY_);
-    if (anyCaster && casterCapacity_ > 0) frame.cull.y |= gpu::CULL_SHADOWS;
+    if (anyCaster) frame.cull.y |= gpu::CULL_SHADOWS;
   }
 }
 
@@ -564,12 +590,35 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   }
   {
     // the indirect records with their regions of the visible list: the camera's species in
-    // order, then each cascade's casters
+    // order, then each cascade's casters, each as large as the species' resident instances
+    // within its reach of the eye (render/visible_reach.h)
+    const std::vector<double> reach = speciesReach(frame, speciesTable_);
+    std::vector<uint64_t> reachable(speciesCount_, 0);
+    for (size_t t = 0; t < pages_.tiles.size(); ++t) {
+      const InstancePages::TileSlot& ts = pages_.tiles[t];
+      if (!pages_.resident[t] || ts.pages.empty()) continue;
+      const double d = boxDistance(pages_.table[ts.pages[0]].box, frame.eye.x, frame.eye.z);
+      for (size_t k = 0; k < reach.size() && k < ts.speciesCounts.size(); ++k)
+        if (d <= reach[k]) reachable[k] += ts.speciesCounts[k];
+    }
+    uint64_t slots = 0;
+    for (uint32_t k = 0; k < speciesCount_; ++k)
+      slots += reachable[k] * (1 + (casts_[k] && options_.shadows.enabled ? gpu::CASCADE_COUNT : 0));
+    bool farther = false;
+    for (size_t k = 0; k < reach.size(); ++k) farther = farther || reach[k] > visibleReach_[k];
+    if (farther) {
+      std::vector<double> wider = visibleReach_;
+      for (size_t k = 0; k < reach.size(); ++k) wider[k] = std::max(wider[k], reach[k]);
+      sizeVisibleList(wider, slots);
+    } else if (slots > visibleSlots_) {
+      sizeVisibleList(visibleReach_, slots);  // tiles whose manifest counts understated them
+    }
+    frame.cull.w = uint32_t(std::min<uint64_t>(visibleSlots_, UINT32_MAX));
     auto* init = static_cast<gpu::DrawCommand*>(slot.drawInit.data);
     uint32_t base = 0;
     for (uint32_t v = 0; v < gpu::VIEW_COUNT; ++v)
       for (uint32_t k = 0; k < speciesCount_; ++k) {
-        uint32_t size = v == 0 || (casts_[k] && casterCapacity_ > 0) ? uint32_t(pages_.speciesResident[k]) : 0;
+        uint32_t size = v == 0 || (casts_[k] && options_.shadows.enabled) ? uint32_t(reachable[k]) : 0;
         for (uint32_t lod = 0; lod < gpu::LOD_COUNT; ++lod) {
           MeshRange m = k < meshes_.species.size() ? meshes_.species[k].lods[lod] : MeshRange{};
           init[(v * speciesCount_ + k) * gpu::LOD_COUNT + lod] = {m.indexCount, 0, m.firstIndex, m.vertexOffset,
@@ -577,6 +626,9 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
         }
         base += size;
       }
+    if (base > visibleSlots_)
+      throw std::logic_error("visible list regions " + std::to_string(base) + " past its " +
+                             std::to_string(visibleSlots_) + " slots");
   }
   std::memcpy(slot.frame.data, &frame, sizeof(frame));
   std::memcpy(slot.pageTable.data, pages_.table.data(), size_t(pages_.pageCount) * sizeof(gpu::GpuPage));

@@ -178,7 +178,10 @@ class Renderer {
   void destroyTargets();
   void stream(const Camera& cam);
   void admit(LoadedTile& tile);  // startUpload, or warn once and tell the streamer
-  void checkCullCapacity() const;  // std::logic_error unless every cull shader write fits
+  void checkCullCapacity() const;  // std::logic_error unless pages, tiles and species counts agree
+  // Makes the visible list hold the most any eye needs at `reach` and at least `need` slots
+  // (waits for the GPU when it must grow).
+  void sizeVisibleList(const std::vector<double>& reach, uint64_t need);
   void record(FrameSlot& slot, const CullSettings& cull, const FrameHooks* hooks);
   void setLight(gpu::FrameData& frame) const;  // sun, sky, fog, water, overlay, shadow cascades
   FrameStats finishFrame(FrameSlot& slot);  // after its fence: read-back into the stats
@@ -193,8 +196,13 @@ class Renderer {
   InstancePages pages_;  // the resident instances' records and which tiles hold them
   uint32_t speciesCount_ = 1;
   std::vector<bool> casts_;       // by species id: drawn into the shadow maps
-  uint64_t visibleCapacity_ = 0;  // camera view; the cascades' regions follow it
-  uint64_t casterCapacity_ = 0;   // per cascade
+  std::vector<gpu::GpuSpecies> speciesTable_;  // the GPU's species table (species_), speciesCount_ entries
+  // The visible list: visibleSlots_ entries, enough for every eye at visibleReach_ (per species,
+  // render/visible_reach.h) and at most budgetSlots_ (the budget's resident instances in the
+  // camera's regions and its casters in each cascade's) unless a frame needs more.
+  uint64_t visibleSlots_ = 0;
+  std::vector<double> visibleReach_;
+  uint64_t budgetSlots_ = 0;
   VkDeviceSize drawBytes_ = 0;    // the indirect records of all views
 
   Buffer visible_, draws_, stats_, species_;

@@ -151,6 +151,15 @@ Scene makeSyntheticScene(const SyntheticOptions& o) {
       w.tiles.push_back(t);
     }
   }
+  {
+    // per-tile species counts size the viewer's visible list (render/visible_reach.h), as a
+    // bake's manifest gives them
+    auto counting = std::make_shared<Scene>(w);
+    for (size_t i = 0; i < w.tiles.size(); ++i) {
+      w.tiles[i].speciesCounts.assign(w.species.size(), 0);
+      for (const Instance& inst : syntheticTileInstances(*counting, o.seed, i)) w.tiles[i].speciesCounts[inst.species]++;
+    }
+  }
   auto shared = std::make_shared<Scene>(w);  // heights, tiles and species for the loader
   w.placedInstances = [shared, seed = o.seed](size_t index) { return syntheticTileInstances(*shared, seed, index); };
   w.loadTile = [shared, seed = o.seed](size_t index) {

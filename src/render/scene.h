@@ -20,6 +20,7 @@ struct SceneTile {
   int x = 0, z = 0;
   uint64_t instances = 0;
   float minX = 0, minZ = 0, maxX = 0, maxZ = 0;  // world rectangle
+  std::vector<uint32_t> speciesCounts;            // by species id (the manifest's); empty where unknown
 };
 
 // A tile ready for the GPU: its records (shared.h PackedInstance, 16 bytes each, in the
