@@ -4,7 +4,8 @@
 # tiles load in the background, uploads limited per frame, two frames in flight). Reports
 # per-frame CPU time (streaming, uploads, recording, submit), GPU time (timestamps), the worst
 # frame against the median, bytes uploaded per frame and resident bytes per instance; then the
-# resident cost on a synthetic world and the largest resident count within 2 GiB.
+# resident cost of the bake and of a synthetic world with everything resident, and the largest
+# resident count within 2 GiB.
 #   bench/viewer_flythrough.sh [BUILD_DIR] [BAKE_DIR] [FRAMES]
 set -euo pipefail
 build=${1:-build}
@@ -27,6 +28,10 @@ to=${ECO_FLY_TO:-5200,640,3000,54,-8}
 n=4000000
 "$ecoview" --synthetic $n --synthetic-grid 1025 --headless --frames 2 --size 320x180 --budget 4 \
   --load-radius 1e6 --unload-radius 1e6 --stats "$out/resident.json" > "$out/resident.log" 2>&1
+# the bake itself, every tile resident with a budget of its own size (its tiles' page tails)
+total=$(python3 -c "import json,sys; print(sum(t['instances'] for t in json.load(open(sys.argv[1]))['tiles']))" "$bake/manifest.json")
+"$ecoview" "$bake" --headless --frames 2 --size 320x180 --budget "$(python3 -c "print($total / 1e6 + 1e-3)")" \
+  --load-radius 1e6 --unload-radius 1e6 --stats "$out/bake_resident.json" > "$out/bake_resident.log" 2>&1
 python3 - "$out" "$size" "$bake" "$from" "$to" <<'PY'
 import json, sys, statistics
 out, size, bake, start, end = sys.argv[1:]
@@ -53,7 +58,10 @@ print("\nWorst frames by CPU time (frame: ms, KiB uploaded): " +
       ", ".join(f"{f['frame']}: {f['cpu_ms']:.2f}, {f['uploaded_bytes'] >> 10}" for f in worst) + ".")
 print(f"\nLargest upload in one frame: {up / 2**20:.2f} MiB (budget 2 MiB and 0.5 ms of CPU). At the end: {last['instances_resident']:,} instances "
       f"resident in {last['tiles_resident']} tiles, {last['resident_bytes_per_instance']:.1f} B per instance "
-      f"(page pool and visible list allocated for the 8 M budget).")
+      f"(the page pool allocated for the 8 M budget).")
+b = json.load(open(f"{out}/bake_resident.json"))["frames"][-1]
+print(f"\nResident cost, {bake} with every tile resident and a matching budget: {b['resident_bytes_per_instance']:.2f} B per "
+      f"instance ({b['instances_resident']:,} instances in {b['tiles_resident']} tiles, shadow cascades' lists included).")
 print(f"\nResident cost, synthetic world of {r['instances_resident']:,} instances with a matching budget: "
       f"{bpi:.2f} B per instance ({'staged' if r['staged_uploads'] else 'direct'} uploads); "
       f"2 GiB holds {int(2**31 / bpi):,} instances (64-byte instances: {2**31 // 64:,}).")

@@ -17,6 +17,7 @@ layout(binding = 1) readonly buffer Pages { GpuPage pages[]; };
 layout(binding = 2) buffer Draws { DrawCommand draws[]; };
 layout(binding = 4) buffer Stats { uint stats[]; };
 layout(binding = 5) uniform sampler2D pyramid;
+layout(binding = 6) readonly buffer Tiles { GpuTile tiles[]; };
 layout(binding = 7) readonly buffer Species { GpuSpecies species[]; };
 // the visible list can exceed maxStorageBufferRange (4 bytes per instance a view can draw)
 layout(push_constant) uniform Push { uvec2 visibleAddress; };
@@ -87,7 +88,7 @@ void main() {
     PackedInstance packed = InstancePage(page.header.xy).items[slot];
     uint speciesId = packed.w >> 24;
     GpuSpecies sp = species[speciesId];
-    Instance inst = decodeWith(packed, page.box, sp);
+    Instance inst = decodeWith(packed, tiles[page.header.w], sp);
     vec4 sphere = instanceSphere(inst, sp);
     vec3 rel = sphere.xyz - frame.eye.xyz;
     vec3 c = vec3(dot(rel, frame.right.xyz), dot(rel, frame.up.xyz), dot(rel, frame.forward.xyz));

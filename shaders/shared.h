@@ -13,9 +13,11 @@ struct uvec4 { uint x, y, z, w; };
 #endif
 
 // Instances live in fixed-size pages of one tile each; a visible index is
-// (page << PAGE_SHIFT) | slot. 1024 per page keeps the unused tail of each tile's last page
-// small (about 3 % of a 15k-instance tile) while 65535 pages still address 67 M instances.
-ECO_CONST PAGE_SHIFT = 10;
+// (page << PAGE_SHIFT) | slot. 128 per page: a bake's tiles hold a few hundred instances (the
+// sample's median is 411), and the unused tail of each tile's last page (64 records on
+// average) cost 15 B per instance with 1024-record pages, 1.5 B with these; a page-table
+// entry is 16 bytes, 0.125 B per instance.
+ECO_CONST PAGE_SHIFT = 7;
 ECO_CONST PAGE_SIZE = 1u << PAGE_SHIFT;
 ECO_CONST CULL_GROUP = 64;
 // The culling dispatch has PAGE_SIZE / CULL_GROUP groups in x and one page per (y, z) group:
@@ -95,10 +97,9 @@ struct GpuSpecies {
 };
 
 // Page table entry: header = device address of the page (lo, hi), instance count, tile
-// index; the page's records are quantized over its tile's box.
+// index; the page's records are quantized over its tile's box (the tile table, by index).
 struct GpuPage {
   uvec4 header;
-  GpuTile box;
 };
 
 // Per-frame constants (uniform buffer).
@@ -211,7 +212,7 @@ struct TerrainPush {
 
 #ifdef __cplusplus
 static_assert(sizeof(PackedInstance) == 16);
-static_assert(sizeof(GpuTile) == 32 && sizeof(GpuSpecies) == 48 && sizeof(GpuPage) == 48);
+static_assert(sizeof(GpuTile) == 32 && sizeof(GpuSpecies) == 48 && sizeof(GpuPage) == 16);
 static_assert(sizeof(DrawCommand) == 32);
 static_assert(sizeof(TerrainNode) == 16 && sizeof(TerrainPush) == 32);
 }  // namespace eco::gpu

@@ -10,6 +10,7 @@ layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer Vis
 
 layout(binding = 0) uniform Frame { FrameData frame; };
 layout(binding = 1) readonly buffer Pages { GpuPage pages[]; };
+layout(binding = 6) readonly buffer Tiles { GpuTile tiles[]; };
 layout(binding = 7) readonly buffer Species { GpuSpecies species[]; };
 layout(push_constant) uniform Push { uvec2 visibleAddress; uint view; };
 
@@ -28,7 +29,7 @@ void main() {
   uint ref = VisibleList(visibleAddress).items[gl_InstanceIndex];
   GpuPage page = pages[ref >> PAGE_SHIFT];
   PackedInstance packed = InstancePage(page.header.xy).items[ref & (PAGE_SIZE - 1)];
-  Instance inst = decodeWith(packed, page.box, species[packed.w >> 24]);
+  Instance inst = decodeWith(packed, tiles[page.header.w], species[packed.w >> 24]);
   outWorld = instancePoint(inst, inPos.xyz);
   outNormal = instanceNormal(inst, inNormal.xyz);
   outColor = inPos.w > 0.5 ? inst.color : vec3(BARK_COLOR);

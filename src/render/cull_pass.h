@@ -31,6 +31,7 @@ struct FrameInstances {
   const Buffer* frame = nullptr;
   const Buffer* pageTable = nullptr;
   uint32_t pageCount = 0;
+  const Buffer* tiles = nullptr;  // GpuTile by tile index: the boxes the records decode over
   const Buffer* species = nullptr;
   const Buffer* draws = nullptr;
   VkDeviceAddress visible = 0;

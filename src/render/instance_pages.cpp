@@ -35,6 +35,11 @@ InstancePages createInstancePages(Context& ctx, uint32_t maxPages, size_t tiles,
     if (p.blocks.back().data) std::memset(p.blocks.back().data, 0, p.blocks.back().size);
   }
   p.table.assign(maxPages, gpu::GpuPage{});
+  p.tileBoxes.assign(tiles, gpu::GpuTile{});
+  p.boxWritten.assign(tiles, false);
+  p.boxes = createBuffer(ctx, std::max<size_t>(tiles, 1) * sizeof(gpu::GpuTile), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                         MemoryUse::Upload);
+  std::memset(p.boxes.data, 0, p.boxes.size);
   p.owner.resize(maxPages);
   for (uint32_t i = 0; i < maxPages; ++i) p.freePages.insert(i);
   return p;
@@ -43,6 +48,7 @@ InstancePages createInstancePages(Context& ctx, uint32_t maxPages, size_t tiles,
 void destroyInstancePages(Context& ctx, InstancePages& pages) {
   for (Buffer& b : pages.blocks) destroyBuffer(ctx, b);
   pages.blocks.clear();
+  destroyBuffer(ctx, pages.boxes);
 }
 
 namespace {
@@ -65,10 +71,18 @@ void commit(InstancePages& pages, PendingUpload& p) {
     uint32_t first = uint32_t(i * gpu::PAGE_SIZE);
     uint32_t count = uint32_t(std::min<size_t>(gpu::PAGE_SIZE, p.tile.instances.size() - first));
     VkDeviceAddress address = pages.blocks[page / kBlockPages].address + VkDeviceSize(page % kBlockPages) * kPageBytes;
-    pages.table[page] = {{uint32_t(address), uint32_t(address >> 32), count, uint32_t(p.tile.tile)}, p.tile.box};
+    pages.table[page] = {{uint32_t(address), uint32_t(address >> 32), count, uint32_t(p.tile.tile)}};
     pages.owner[page] = {p.tile.tile, first};
     pages.pageCount = std::max(pages.pageCount, page + 1);
   }
+  if (!pages.boxWritten[p.tile.tile]) {
+    pages.tileBoxes[p.tile.tile] = p.tile.box;
+    static_cast<gpu::GpuTile*>(pages.boxes.data)[p.tile.tile] = p.tile.box;
+    pages.boxWritten[p.tile.tile] = true;
+  } else if (std::memcmp(&pages.tileBoxes[p.tile.tile], &p.tile.box, sizeof(gpu::GpuTile)) != 0) {
+    throw std::logic_error("tile " + std::to_string(p.tile.tile) + " loaded again with another box");
+  }
+  ++pages.tableVersion;
   slot.pages = std::move(p.pages);
   for (uint32_t k = 0; k < pages.speciesCount; ++k) pages.speciesResident[k] += slot.speciesCounts[k];
   pages.residentInstances += p.tile.instances.size();
@@ -147,6 +161,7 @@ void evictTile(InstancePages& pages, Streamer& streamer, size_t index, uint64_t 
     pages.table[p] = gpu::GpuPage{};
     pages.retiring.push_back({frameIndex, p});
   }
+  ++pages.tableVersion;
   for (uint32_t k = 0; k < slot.speciesCounts.size(); ++k) pages.speciesResident[k] -= slot.speciesCounts[k];
   slot = InstancePages::TileSlot{};
   pages.resident[index] = false;

@@ -2,7 +2,7 @@
 // Instance pages: where the resident instances' 16-byte records live on the GPU, and which
 // tiles are resident. Records sit in pages of PAGE_SIZE instances inside 1 MiB blocks
 // allocated once at start-up (streaming never allocates); the page table (GpuPage per page:
-// address, count, tile box) is what cull.comp walks. A tile is admitted (startUpload: pages
+// address, count, tile) is what cull.comp walks, with a table of the tiles' boxes beside it. A tile is admitted (startUpload: pages
 // reserved), written a budget's worth per frame (writeRecords: straight into the pages where
 // the CPU can map them, else into the frame's staging buffer with the copies listed), then
 // committed into the table; evicted pages are retired until no frame in flight can read them.
@@ -21,8 +21,8 @@
 
 namespace eco::render {
 
-// 64 pages * 1024 instances * 16 B = 1 MiB per block (1000 blocks for 67 M instances)
-constexpr uint32_t kBlockPages = 64;
+// 512 pages * 128 instances * 16 B = 1 MiB per block (1000 blocks for 65 M instances)
+constexpr uint32_t kBlockPages = 512;
 constexpr VkDeviceSize kPageBytes = VkDeviceSize(gpu::PAGE_SIZE) * sizeof(gpu::PackedInstance);
 
 struct PendingUpload {  // a tile being written, a budget's worth per frame
@@ -43,6 +43,13 @@ struct InstancePages {
   std::set<uint32_t> freePages;
   std::vector<std::pair<uint64_t, uint32_t>> retiring;  // (frame from which it is unused, page)
   std::vector<gpu::GpuPage> table;                      // the committed table; copied per frame
+  uint64_t tableVersion = 0;                            // bumped by every change to `table`
+  // By tile: the box its records decode over, set when it is first committed (a tile's box
+  // never changes, so an entry is written once, while no frame can read it); `boxes` is the
+  // GPU's copy (binding 6 of the cull and vegetation shaders).
+  std::vector<gpu::GpuTile> tileBoxes;
+  std::vector<bool> boxWritten;
+  Buffer boxes;
   std::vector<std::pair<size_t, uint32_t>> owner;       // per page: tile, first instance in tile
   std::vector<TileSlot> tiles;
   std::vector<bool> resident;  // by tile

@@ -403,7 +403,7 @@ void Renderer::sizeVisibleList(const std::vector<double>& reach, uint64_t need) 
 
 uint64_t Renderer::residentBytes() const {
   uint64_t bytes = visible_.size + draws_.size;
-  bytes += blockBytes(pages_);
+  bytes += blockBytes(pages_) + pages_.boxes.size;
   for (const FrameSlot& s : slots_) bytes += s.pageTable.size;
   return bytes;
 }
@@ -597,7 +597,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
     for (size_t t = 0; t < pages_.tiles.size(); ++t) {
       const InstancePages::TileSlot& ts = pages_.tiles[t];
       if (!pages_.resident[t] || ts.pages.empty()) continue;
-      const double d = boxDistance(pages_.table[ts.pages[0]].box, frame.eye.x, frame.eye.z);
+      const double d = boxDistance(pages_.tileBoxes[t], frame.eye.x, frame.eye.z);
       for (size_t k = 0; k < reach.size() && k < ts.speciesCounts.size(); ++k)
         if (d <= reach[k]) reachable[k] += ts.speciesCounts[k];
     }
@@ -631,7 +631,10 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
                              std::to_string(visibleSlots_) + " slots");
   }
   std::memcpy(slot.frame.data, &frame, sizeof(frame));
-  std::memcpy(slot.pageTable.data, pages_.table.data(), size_t(pages_.pageCount) * sizeof(gpu::GpuPage));
+  if (slot.tableVersion != pages_.tableVersion) {  // only while tiles come and go
+    std::memcpy(slot.pageTable.data, pages_.table.data(), size_t(pages_.pageCount) * sizeof(gpu::GpuPage));
+    slot.tableVersion = pages_.tableVersion;
+  }
 
   FrameStats& s = slot.stats;
   s = FrameStats{};
@@ -789,6 +792,7 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
   instances.frame = &slot.frame;
   instances.pageTable = &slot.pageTable;
   instances.pageCount = pages_.pageCount;
+  instances.tiles = &pages_.boxes;
   instances.species = &species_;
   instances.draws = &draws_;
   instances.visible = visibleAddress;

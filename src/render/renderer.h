@@ -171,6 +171,7 @@ class Renderer {
     VkQueryPool queries = VK_NULL_HANDLE;
     Buffer frame, pageTable, staging, readback, pixels, drawInit;
     bool inFlight = false;
+    uint64_t tableVersion = UINT64_MAX;  // InstancePages::tableVersion of pageTable's copy
     FrameStats stats;  // filled at submit, completed from the read-back
     gpu::FrameData data{};
   };

@@ -30,6 +30,7 @@ VegetationDraw createVegetationDraw(Context& ctx, const MeshSet& meshes, VkForma
   const std::vector<BindingDesc> bindings = {{0, kUbo, kVF},
                                              {1, kSsbo, VK_SHADER_STAGE_VERTEX_BIT},
                                              {3, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
+                                             {6, kSsbo, VK_SHADER_STAGE_VERTEX_BIT},
                                              {7, kSsbo, VK_SHADER_STAGE_VERTEX_BIT}};
   v.color = createGraphicsPipeline(ctx, color, bindings, 16);
   GraphicsDesc shadow = color;
@@ -57,6 +58,7 @@ void recordVegetationDraw(VkCommandBuffer cmd, const VegetationDraw& v, const Ve
   d.buffer(0, kUbo, *in.instances.frame);
   d.buffer(1, kSsbo, *in.instances.pageTable, VkDeviceSize(in.instances.pageCount) * sizeof(gpu::GpuPage));
   if (view == 0) d.image(3, kSampled, in.shadowSampler, in.shadowView, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+  d.buffer(6, kSsbo, *in.instances.tiles);
   d.buffer(7, kSsbo, *in.instances.species);
   d.push(cmd, p);
   struct {
