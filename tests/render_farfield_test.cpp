@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "render/far_field.h"
@@ -229,6 +230,88 @@ TEST(RenderFarField, StreamingPictureKeepsTheToneOfTheAllInstancePicture) {
   EXPECT_GT(farWith.judged, 40);
   EXPECT_LE(farWith.median, 3.3);  // 2.8 measured; 3.6 without the crowns' neighbour shading
   EXPECT_GT(farNo.median, farWith.median + 20) << "the test tells a picture without the far field apart";  // 35.7
+}
+
+// Plants stand above the far field's surface where the canopy lift does not raise it (a
+// sparse stand: crown cover 0.04, no lift): a line of sight meets the crowns over a run of
+// height x cot(elevation) toward the eye, so the stand darkens the ground up to that run beyond
+// its far edge, as the drawn trees' images reach up past their footprints. A band of 16 m
+// trees 700-850 m away seen from 150 m up (11 degrees: runs of about 75 m) past a 300 m draw
+// distance: per screen row, the darkening by the far field against the drawn trees'. The
+// darkening's centre row: 1.5 px nearer the eye than the drawn trees' (2.7 px with the run
+// left out); its sum 0.65 of theirs (0.41 from 70 m up, where the far field also sits 2.5 px
+// low: docs/viewer-far-field.md).
+TEST(RenderFarField, StandingPlantsDarkenTheRowsTheDrawnTreesCover) {
+  if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
+  Scene world = makeSyntheticScene(smallWorld(12500));
+  std::fill(world.heights.values.begin(), world.heights.values.end(), 20.0f);
+  auto source = std::make_shared<Scene>(world);  // flat, with the generator's tile counts
+  auto stand = [source](size_t i) {
+    std::vector<Instance> v = syntheticTileInstances(*source, 1, i);
+    std::erase_if(v, [](const Instance& p) { return p.species != 0 || p.position.z < 300 || p.position.z > 450; });
+    return v;
+  };
+  for (size_t i = 0; i < world.tiles.size(); ++i) {
+    world.tiles[i].instances = stand(i).size();
+    world.tiles[i].speciesCounts = {uint32_t(world.tiles[i].instances), 0, 0, 0};
+  }
+  world.placedInstances = stand;
+  world.loadTile = [source, stand](size_t i) {
+    TileData t;
+    t.tileX = source->tiles[i].x;
+    t.tileZ = source->tiles[i].z;
+    t.tileSize = source->tileSize;
+    t.instances = stand(i);
+    Vec3 lo, hi;
+    tileQuantizationBox(t, lo, hi);
+    return makeLoadedTile(i, t.instances, source->species, lo, hi);
+  };
+  for (int c = 0; c < 3; ++c)  // pale ground: the trees darken it
+    world.ground.color[kGroundGrass][c] = world.ground.color[kGroundSoil][c] = world.ground.color[kGroundSand][c];
+
+  ViewerOptions o;
+  o.width = 480;
+  o.height = 270;
+  o.validation = true;
+  o.camera = camera(512, 170, 1150, 0, -12);  // looking north over the band
+  o.view.sky = false;
+  o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 5000;
+  ViewerOptions all = o, far = o, bare = o;
+  all.cull.fade = false;
+  far.cull.drawDistance[0] = 300;
+  bare.cull.drawDistance.fill(0);
+  bare.cull.farField = false;
+  HeadlessResult rAll = runHeadless(world, all), rFar = runHeadless(world, far), rBare = runHeadless(world, bare);
+  for (const HeadlessResult* r : {&rAll, &rFar, &rBare}) EXPECT_EQ(r->validationErrors, 0);
+  EXPECT_GT(rAll.frames.back().afterFrustum, 100u);
+  EXPECT_EQ(rFar.frames.back().afterFrustum, 0u) << "every tree past the draw distance";
+  if (const char* dir = std::getenv("ECO_FARFIELD_PICTURES")) {
+    std::string d = dir;
+    writeScreenshot(d + "/stand_all.png", o.width, o.height, rAll.pixels);
+    writeScreenshot(d + "/stand_far.png", o.width, o.height, rFar.pixels);
+    writeScreenshot(d + "/stand_bare.png", o.width, o.height, rBare.pixels);
+  }
+  // per row, how much the plants darken the ground (middle 80 % of the columns)
+  auto darkening = [&](const HeadlessResult& r) {
+    std::vector<double> rows(size_t(o.height), 0.0);
+    for (int y = 0; y < o.height; ++y)
+      for (int x = o.width / 10; x < o.width * 9 / 10; ++x) {
+        const size_t i = size_t(y) * size_t(o.width) + size_t(x);
+        rows[size_t(y)] += (luminance(rBare.pixels, i) - luminance(r.pixels, i)) / (0.8 * o.width);
+      }
+    return rows;
+  };
+  const std::vector<double> dAll = darkening(rAll), dFar = darkening(rFar);
+  double sumAll = 0, sumFar = 0, rowAll = 0, rowFar = 0;
+  for (size_t y = 0; y < dAll.size(); ++y) {
+    sumAll += dAll[y], sumFar += dFar[y];
+    rowAll += double(y) * dAll[y], rowFar += double(y) * dFar[y];
+  }
+  rowAll /= sumAll, rowFar /= sumFar;
+  std::printf("darkening: drawn %.1f, far field %.1f level-rows; centre row %.2f, %.2f\n", sumAll, sumFar, rowAll, rowFar);
+  EXPECT_GT(sumAll, 20.0) << "the stand darkens the ground";
+  EXPECT_NEAR(sumFar / sumAll, 1.0, 0.5);
+  EXPECT_NEAR(rowFar, rowAll, 2.0) << "the far field's stand sits where the drawn one does";
 }
 
 // Far plants a pixel or less across keep their tone under multisampling: a multisampled pixel
