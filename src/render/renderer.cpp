@@ -29,8 +29,6 @@ constexpr float kShadowBiasConstant = 1.0f, kShadowBiasSlope = 1.75f;
 
 constexpr VkShaderStageFlags kVF = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
 constexpr VkDescriptorType kUbo = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-constexpr VkDescriptorType kSsbo = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-constexpr VkDescriptorType kSampled = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
 constexpr auto kCompute = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
 constexpr auto kRW = VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT;
 
@@ -597,7 +595,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
     for (size_t t = 0; t < pages_.tiles.size(); ++t) {
       const InstancePages::TileSlot& ts = pages_.tiles[t];
       if (!pages_.resident[t] || ts.pages.empty()) continue;
-      const double d = boxDistance(pages_.tileBoxes[t], frame.eye.x, frame.eye.z);
+      const double d = boxDistance(pages_.tileBoxes[t], double(frame.eye.x), double(frame.eye.z));
       for (size_t k = 0; k < reach.size() && k < ts.speciesCounts.size(); ++k)
         if (d <= reach[k]) reachable[k] += ts.speciesCounts[k];
     }
