@@ -256,16 +256,7 @@ TEST(RenderFarField, StandingPlantsDarkenTheRowsTheDrawnTreesCover) {
     world.tiles[i].speciesCounts = {uint32_t(world.tiles[i].instances), 0, 0, 0};
   }
   world.placedInstances = stand;
-  world.loadTile = [source, stand](size_t i) {
-    TileData t;
-    t.tileX = source->tiles[i].x;
-    t.tileZ = source->tiles[i].z;
-    t.tileSize = source->tileSize;
-    t.instances = stand(i);
-    Vec3 lo, hi;
-    tileQuantizationBox(t, lo, hi);
-    return makeLoadedTile(i, t.instances, source->species, lo, hi);
-  };
+  world.loadTile = fixtures::tileLoader(source, stand);
   for (int c = 0; c < 3; ++c)  // pale ground: the trees darken it
     world.ground.color[kGroundGrass][c] = world.ground.color[kGroundSoil][c] = world.ground.color[kGroundSand][c];
 

@@ -41,16 +41,7 @@ Scene swardWorld(const GroundPalette& palette) {
     return out;
   };
   w.placedInstances = instances;
-  w.loadTile = [shared, instances](size_t index) {
-    TileData t;
-    t.tileX = shared->tiles[index].x;
-    t.tileZ = shared->tiles[index].z;
-    t.tileSize = shared->tileSize;
-    t.instances = instances(index);
-    Vec3 lo, hi;
-    tileQuantizationBox(t, lo, hi);
-    return makeLoadedTile(index, t.instances, shared->species, lo, hi);
-  };
+  w.loadTile = fixtures::tileLoader(shared, instances);
   return w;
 }
 

@@ -2,6 +2,10 @@
 // Worlds and cameras shared by the renderer tests.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <memory>
+#include <vector>
+
 #include "render/camera.h"
 #include "render/headless.h"
 #include "render/renderer.h"
@@ -29,6 +33,22 @@ struct RendererProbe {
 namespace eco::render::fixtures {
 
 // 1 km square, 4x4 tiles of 256 m, a 150 m ridge running north-south through x = 512 m.
+// A hand-made world's instances as its tiles load them: quantised over each tile's box, as a
+// bake's tiles are (`source`: the world's tiles and species).
+inline std::function<LoadedTile(size_t)> tileLoader(std::shared_ptr<const Scene> source,
+                                                     std::function<std::vector<Instance>(size_t)> instances) {
+  return [source, instances](size_t index) {
+    TileData t;
+    t.tileX = source->tiles[index].x;
+    t.tileZ = source->tiles[index].z;
+    t.tileSize = source->tileSize;
+    t.instances = instances(index);
+    Vec3 lo, hi;
+    tileQuantizationBox(t, lo, hi);
+    return makeLoadedTile(index, t.instances, source->species, lo, hi);
+  };
+}
+
 inline SyntheticOptions smallWorld(uint64_t instances) {
   SyntheticOptions o;
   o.gridSize = 129;
