@@ -74,7 +74,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
                  options_.stream.budgetInstances, deviceMax);
     options_.stream.budgetInstances = deviceMax;
   }
-  // The page pool: a page per 1024 budgeted instances plus each tile's partial last page, but
+  // The page pool: a page per 128 budgeted instances plus each tile's partial last page, but
   // never more than the whole world needs; startUpload turns away a tile the pool cannot hold.
   uint64_t worldPages = 0, worldInstances = 0;
   for (const SceneTile& t : world.tiles) {

@@ -13,7 +13,7 @@
 // only when its bounding sphere lies behind the terrain over every pixel it could touch.
 //
 // Memory: instances stay in their tiles' 16-byte records (shared.h PackedInstance) in
-// 1024-instance pages, one tile per page, reached through buffer device addresses and decoded
+// 128-instance pages, one tile per page, reached through buffer device addresses and decoded
 // in the shaders. Pages live in device-local memory; where that memory is also host-visible on
 // a heap as large as the device's video memory (integrated GPUs, resizable BAR, lavapipe) the
 // CPU writes them directly, otherwise (discrete GPUs with a 256 MB BAR) through per-frame
@@ -51,7 +51,7 @@ struct RendererOptions {
   // also rasterises (lavapipe) or memory is contended, copies slow down several-fold
   double uploadMsPerFrame = 0.5;
   bool capture = false;                      // keep a host copy of each frame's pixels
-  uint32_t maxPages = 0;  // instance pages (1024 each); 0: as many as the budget and device allow
+  uint32_t maxPages = 0;  // instance pages (128 each); 0: as many as the budget and device allow
   UploadPath upload = UploadPath::Auto;  // Staged forces the discrete-GPU path (tests, lavapipe)
   ShadowSettings shadows;
   // Multisampling of the colour pass (1, 2, 4 or 8; lowered to what the device offers): the
