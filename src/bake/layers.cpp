@@ -95,11 +95,14 @@ void bakeLayers(const World& world, const SuitabilityField& suitability, bool ma
   for (size_t m = 0; m < entries.size(); ++m) write(finished(std::move(entries[m]), std::move(codes[m])));
   // The rasters the sampler reads (painted maps, nodata and vector exclusions included). File
   // names by species id: names may hold spaces and any letter.
-  // One species' raster at a time (the bake holds no raster per species).
+  // One species' raster at a time: the field's own where it keeps them, else computed pixel
+  // by pixel (the values fill gives).
   std::vector<float> raster(n);
   for (size_t s = 0; s < world.config.species.size(); ++s) {
-    for (int j = 0; j < grid.height; ++j)
-      suitability.fill(int(s), 0, j, grid.width, j + 1, &raster[size_t(j) * size_t(grid.width)]);
+    if (const float* kept = suitability.raster(int(s)))
+      std::copy(kept, kept + n, raster.begin());
+    else
+      forEachPixel(grid, threads, [&](int i, int j, size_t k) { raster[k] = suitability.pixel(int(s), i, j); });
     LayerEntry e = layerEntry(grid, "suitability_" + world.config.species[s].name, "suitability", LayerEncoding::Unorm8,
                               0.f, 1.f, "", "suitability_" + std::to_string(s));
     e.species = world.config.species[s].name;
