@@ -557,7 +557,10 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   pages_.copies.clear();
   uploaded += writeRecords(pages_, *streamer_, slot.staging,
                            options_.uploadBytesPerFrame - std::min(uploaded, options_.uploadBytesPerFrame), deadline);
-  checkCullCapacity();
+  if (checkedTable_ != pages_.tableVersion) {  // what it checks changes only with the table
+    checkCullCapacity();
+    checkedTable_ = pages_.tableVersion;
+  }
 
   // per-frame constants (kind regions in the visible list) and this frame's page table
   gpu::FrameData& frame = slot.data;
@@ -609,7 +612,9 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
       for (size_t k = 0; k < reach.size(); ++k) wider[k] = std::max(wider[k], reach[k]);
       sizeVisibleList(wider, slots);
     } else if (slots > visibleSlots_) {
-      sizeVisibleList(visibleReach_, slots);  // tiles whose manifest counts understated them
+      // a world whose listed counts understate its tiles (a hand-made Scene: a bake's tiles are
+      // checked against its manifest's counts when they load)
+      sizeVisibleList(visibleReach_, slots);
     }
     frame.cull.w = uint32_t(std::min<uint64_t>(visibleSlots_, UINT32_MAX));
     auto* init = static_cast<gpu::DrawCommand*>(slot.drawInit.data);

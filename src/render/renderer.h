@@ -204,6 +204,7 @@ class Renderer {
   uint64_t visibleSlots_ = 0;
   std::vector<double> visibleReach_;
   uint64_t budgetSlots_ = 0;
+  uint64_t checkedTable_ = UINT64_MAX;  // the InstancePages::tableVersion checkCullCapacity saw
   VkDeviceSize drawBytes_ = 0;    // the indirect records of all views
 
   Buffer visible_, draws_, stats_, species_;
