@@ -124,14 +124,18 @@ void main() {
       append(0, speciesId, lod, ref);
     }
 
-    // shadow casters: every cascade whose box the sphere touches (no occlusion: the sun sees
-    // what the camera does not)
+    // shadow casters: every cascade whose box the sphere touches and whose shadow can reach
+    // what the camera sees of the cascade (frame.shadowReceivers; with frustum culling), not
+    // occlusion: the sun sees what the camera does not
     if (drawn && (flags & CULL_SHADOWS) != 0 && (sp.info.y & SPECIES_CASTS) != 0) {
+      bool receiversOnly = (flags & CULL_FRUSTUM) != 0;
       for (uint v = 1; v < frame.draws.y; ++v) {
         bool inside = true;
         for (uint i = 0; i < FRUSTUM_PLANES; ++i) {
           vec4 plane = frame.shadowPlanes[(v - 1) * FRUSTUM_PLANES + i];
           inside = inside && dot(plane.xyz, sphere.xyz) + plane.w >= -r;
+          vec4 receiver = frame.shadowReceivers[(v - 1) * FRUSTUM_PLANES + i];
+          inside = inside && (!receiversOnly || dot(receiver.xyz, sphere.xyz) + receiver.w >= -r);
         }
         // past the first cascade a texel spans metres: the coarse mesh casts the same shadow
         if (inside) append(v, speciesId, v > 1 ? 1 : lod, ref);

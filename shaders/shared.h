@@ -135,6 +135,10 @@ struct FrameData {
   // rejects: casters there still shade the cascade), the view depth where each cascade ends.
   vec4 shadowClip[CASCADE_COUNT * 4];
   vec4 shadowPlanes[CASCADE_COUNT * FRUSTUM_PLANES];
+  // What each cascade shades: the camera's view between the cascade's split depths (FRUSTUM_*
+  // order), each plane pushed out by the lookup's reach, and a plane the sunlight crosses
+  // inward never rejects. A caster outside any of them throws no shadow that cascade is read for.
+  vec4 shadowReceivers[CASCADE_COUNT * FRUSTUM_PLANES];
   vec4 shadowSplits; // xyz: end of cascade 0, 1, 2 (metres along the view direction), w: 1 when on
   vec4 shadowTexel;  // x: world metres per shadow texel of each cascade (xyz), w: map size in texels
   // Rivers (render/layers.h): x 1 when drawn; the distance to the river in metres is

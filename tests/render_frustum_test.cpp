@@ -3,10 +3,13 @@
 // formula that cuts into the view removes instances along the screen edges and fails here.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <random>
 
 #include "render/headless.h"
 #include "render/renderer.h"
+#include "render/shadows.h"
 #include "render_support.h"
 
 using namespace eco;
@@ -22,6 +25,8 @@ size_t differingPixels(const std::vector<uint8_t>& a, const std::vector<uint8_t>
   return n;
 }
 
+// Frustum culling of the camera's instances and of the shadow casters against what the camera
+// sees of each cascade: the same picture, fewer instances.
 TEST(RenderFrustum, PictureIsTheSameWithAndWithoutFrustumCulling) {
   preferLavapipe();
   Context ctx;
@@ -59,6 +64,9 @@ TEST(RenderFrustum, PictureIsTheSameWithAndWithoutFrustumCulling) {
                               std::to_string(int(cam.position.z));
           EXPECT_EQ(differingPixels(culled, renderer.pixels()), 0u) << where;
           EXPECT_LT(a.afterFrustum, b.afterFrustum) << where << ": frustum culling removed nothing";
+          // the shadow cascades keep only casters whose shadow can reach what the camera sees
+          ASSERT_TRUE(a.shadows && b.shadows) << where;
+          EXPECT_LT(a.shadowInstances, b.shadowInstances) << where << ": no caster culled against the view";
           EXPECT_GT(a.afterOcclusion, 0u) << where;
         }
       }
@@ -66,6 +74,70 @@ TEST(RenderFrustum, PictureIsTheSameWithAndWithoutFrustumCulling) {
   }
   destroyContext(ctx);
   EXPECT_EQ(ctx.validationErrors.load(), 0);
+}
+
+// The shadow casters a cascade keeps (frame.shadowReceivers, as cull.comp tests them) include
+// every sphere that a point the camera sees in that cascade's depth slice looks through toward
+// the sun, and leave out spheres far behind and below the eye. The reference builds each
+// caster on the receiver's ray to the sun, not from the planes.
+TEST(RenderFrustum, ShadowCastersKeptForEveryPointTheCascadeShades) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(0, 1);
+  int kept = 0, checked = 0, behindRejected = 0, behind = 0;
+  for (int trial = 0; trial < 24; ++trial) {
+    Camera cam = camera(float(1000 * u(rng)), float(50 + 500 * u(rng)), float(1000 * u(rng)), float(360 * u(rng)),
+                        float(-80 + 90 * u(rng)));
+    cam.fovYDeg = float(30 + 70 * u(rng));
+    const int w = trial % 2 ? 960 : 400, h = 540;
+    gpu::FrameData f = makeFrameData(cam, w, h, CullSettings{});
+    const Vec3 sun = sunDirection(float(360 * u(rng)), float(10 + 75 * u(rng)));
+    f.sun = {sun.x, sun.y, sun.z, 1};
+    ShadowSettings settings;
+    settings.distance = float(300 + 2000 * u(rng));
+    setShadowCascades(f, settings, 800);
+    const double ex = f.eye.x, ey = f.eye.y, ez = f.eye.z;
+    auto axis = [](const gpu::vec4& v) { return std::array<double, 3>{v.x, v.y, v.z}; };
+    const auto right = axis(f.right), up = axis(f.up), fwd = axis(f.forward);
+    const double tx = 1.0 / double(f.proj.x), ty = 1.0 / double(f.proj.y);
+    double begin = f.eye.w;
+    for (uint32_t c = 0; c < gpu::CASCADE_COUNT; ++c) {
+      const double end = (&f.shadowSplits.x)[c];
+      const gpu::vec4* planes = &f.shadowReceivers[c * gpu::FRUSTUM_PLANES];
+      auto keeps = [&](double x, double y, double z, double r) {
+        for (uint32_t k = 0; k < gpu::FRUSTUM_PLANES; ++k)
+          if (double(planes[k].x) * x + double(planes[k].y) * y + double(planes[k].z) * z + double(planes[k].w) < -r)
+            return false;
+        return true;
+      };
+      for (int i = 0; i < 400; ++i) {
+        // a point the camera sees at depth d in the slice, anywhere on the screen
+        const double d = begin + (end - begin) * u(rng), sx = 2 * u(rng) - 1, sy = 2 * u(rng) - 1;
+        double p[3];
+        const double eye[3] = {ex, ey, ez};
+        for (int a = 0; a < 3; ++a) p[a] = eye[a] + fwd[size_t(a)] * d + right[size_t(a)] * sx * d * tx + up[size_t(a)] * sy * d * ty;
+        // a sphere of radius r holding a point of that point's ray to the sun
+        const double t = 3000 * u(rng) * u(rng), r = 0.3 + 25 * u(rng);
+        double dir[3] = {2 * u(rng) - 1, 2 * u(rng) - 1, 2 * u(rng) - 1};
+        const double len = std::sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]) + 1e-9, off = r * u(rng);
+        const double toSun[3] = {sun.x, sun.y, sun.z};
+        double centre[3];
+        for (int a = 0; a < 3; ++a) centre[a] = p[a] + toSun[a] * t + dir[a] / len * off;
+        ++checked;
+        kept += keeps(centre[0], centre[1], centre[2], r);
+        // a sphere well behind the eye and below it: its shadow runs away from the view unless
+        // the sun is behind the camera and high
+        const double back = 200 + 400 * u(rng);
+        double q[3];
+        for (int a = 0; a < 3; ++a) q[a] = eye[a] - fwd[size_t(a)] * back;
+        q[1] = ey - 100 - 200 * u(rng);
+        ++behind;
+        behindRejected += !keeps(q[0], q[1], q[2], 10);
+      }
+      begin = end;
+    }
+  }
+  EXPECT_EQ(kept, checked) << checked - kept << " casters whose shadow reaches a point the camera sees were culled";
+  EXPECT_GT(behindRejected, behind / 4) << behindRejected << " of " << behind << " spheres behind and below the eye culled";
 }
 
 }  // namespace

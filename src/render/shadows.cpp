@@ -65,6 +65,22 @@ void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float maxY) {
     planes[gpu::FRUSTUM_TOP] = plane(lu * -1.f, dot(lu, centre) + r);
     planes[gpu::FRUSTUM_NEAR] = {0, 0, 0, 1};  // toward the sun: never rejects
     planes[gpu::FRUSTUM_FAR] = plane(lf * -1.f, dot(lf, centre) + zFar);
+    // The cascade is read only by pixels in the camera's view between begin and end, and a
+    // lookup reaches at most 2.5 texels from its pixel (1.5 of normal offset, 1 of filtering).
+    // A caster's shadow runs from it away from the sun, so it can reach that slice only if,
+    // for every plane of the slice, it is inside the plane (less the reach) or the sunlight
+    // crosses the plane inward. One plane at a time is conservative: the shadow map keeps
+    // every texel a pixel reads, and the pass draws what the sun casts onto the view only.
+    gpu::vec4* receivers = &f.shadowReceivers[c * gpu::FRUSTUM_PLANES];
+    const float reach = 3 * texel;
+    for (uint32_t k = 0; k < gpu::FRUSTUM_PLANES; ++k) {
+      gpu::vec4 p = f.frustum[k];
+      if (k == gpu::FRUSTUM_NEAR) p = plane(forward, -dot(forward, eye) - begin);
+      if (k == gpu::FRUSTUM_FAR) p = plane(forward * -1.f, dot(forward, eye) + end);
+      const float towardLight = p.x * toSun.x + p.y * toSun.y + p.z * toSun.z;
+      // the shadow moves along -toSun: inward across this plane when the normal faces away from the sun
+      receivers[k] = towardLight < 0 ? gpu::vec4{0, 0, 0, 1} : gpu::vec4{p.x, p.y, p.z, p.w + reach};
+    }
     texels[c] = texel;
     begin = end;
   }

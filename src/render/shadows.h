@@ -24,8 +24,8 @@ struct ShadowSettings {
   float split = 0.75f;       // practical split scheme: 0 uniform slices, 1 logarithmic
 };
 
-// Fills frame.shadowClip, shadowPlanes, shadowSplits and shadowTexel from the camera in
-// `frame` (eye, basis, proj, near) and frame.sun. maxY: the world's highest point plus its
+// Fills frame.shadowClip, shadowPlanes, shadowReceivers, shadowSplits and shadowTexel from the camera in
+// `frame` (eye, basis, proj, near, frustum) and frame.sun. maxY: the world's highest point plus its
 // tallest plant, so casters between the sun and a cascade are inside its depth range.
 void setShadowCascades(gpu::FrameData& frame, const ShadowSettings& settings, float maxY);
 
