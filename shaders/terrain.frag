@@ -45,14 +45,20 @@ float valueNoise(vec2 p, float scale) {
   return mix(mix(hash12(i), hash12(i + vec2(1, 0)), u.x), mix(hash12(i + vec2(0, 1)), hash12(i + vec2(1, 1)), u.x), u.y);
 }
 
-// What grows around a point, from the far-field layers (render/far_field.h) two levels above
-// their finest (32 m at 8 m texels: a stand, not single plants): x the share of the ground under
-// tree and shrub crowns, y under grass and ground cover. (-1, -1) before any survey data.
-vec2 plantsAround(vec2 uv) {
-  if (frame.farField.w < 0.5) return vec2(-1.0);
+// Each kind's crown area per ground area around a point, from the far-field layers
+// (render/far_field.h) two levels above their finest (32 m at 8 m texels: a stand, not single
+// plants). Read once: the ground's colour and the canopy's lift both use it.
+vec4 standCover(vec2 uv) {
   vec4 a, coverMax = vec4(FAR_COVER_MAX);
   for (int k = 0; k < int(FAR_LAYERS); ++k) a[k] = textureLod(farField, vec3(uv, k), 2.0).a * coverMax[k];
-  return vec2(min(a[0] + a[1], 1.0), a[2] + a[3]);
+  return a;
+}
+
+// What grows around a point: x the share of the ground under tree and shrub crowns, y under
+// grass and ground cover. (-1, -1) before any survey data.
+vec2 plantsAround(vec4 stands) {
+  if (frame.farField.w < 0.5) return vec2(-1.0);
+  return vec2(min(stands.x + stands.y, 1.0), stands.z + stands.w);
 }
 
 // Ground albedo from the config's palette (FrameData.palette): grass where grass and ground
@@ -104,7 +110,7 @@ struct FarPlants {
   float crownSun[FAR_LAYERS];  // share of the sun-facing foliage its neighbours leave in sun
 };
 
-FarPlants farPlants(vec3 n, float riverDistance) {
+FarPlants farPlants(vec3 n, float riverDistance, vec4 stands) {
   FarPlants p;
   for (int k = 0; k < int(FAR_LAYERS); ++k) p.seen[k] = p.t[k] = p.sunDepth[k] = 0.0, p.crownSun[k] = 1.0;
   p.castsShadow = 0.0;
@@ -142,9 +148,7 @@ FarPlants farPlants(vec3 n, float riverDistance) {
   // fall: past a stand's far edge (the near bank's trees hide the water's near
   // half, as drawn ones do) and no longer at its near edge, where the ground shows in front of
   // the first trunks.
-  float lift = canopyLift(frame, vec2(textureLod(farField, vec3(uv, 0), 2.0).a, textureLod(farField, vec3(uv, 1), 2.0).a) *
-                                     vec4(FAR_COVER_MAX).xy,
-                          vec2(p.t[0], p.t[1]), riverDistance);
+  float lift = canopyLift(frame, stands.xy, vec2(p.t[0], p.t[1]), riverDistance);
   vec2 towardEye = length(v.xz) > 1e-4 ? normalize(v.xz) : vec2(0.0);
   float cotElevation = length(v.xz) / max(v.y, 0.1);
   for (int k = 0; k < int(FAR_LAYERS); ++k) {
@@ -183,7 +187,8 @@ void main() {
   float noise = 0.6 * valueNoise(inWorld.xz, 23.0) + 0.4 * valueNoise(inWorld.xz, 5.0);
   vec2 layerUv = (inWorld.xz / frame.terrain.x + 0.5) / frame.terrain.yz;  // heightmap samples
   float riverDistance = frame.water.x > 0.5 ? frame.water.w + texture(river, layerUv).r * frame.water.y : 1e30;
-  vec3 albedo = groundAlbedo(n, inWorld.y, noise, plantsAround(inWorld.xz * frame.farField.xy), riverDistance);
+  const vec4 stands = standCover(inWorld.xz * frame.farField.xy);
+  vec3 albedo = groundAlbedo(n, inWorld.y, noise, plantsAround(stands), riverDistance);
   float shadow = sunShadow(inWorld, n);
   vec3 ambient = ambientLight(frame, n);
 
@@ -192,7 +197,7 @@ void main() {
   // ground there; the cascades hold only the instances drawn: letting the faded-out ones cast
   // too matched the all-instance frame a little better, 12.1 against 12.7 levels worst, but
   // doubled the shadow pass on lavapipe). Their crowns' shading by neighbours: farPlants.
-  FarPlants far = farPlants(n, riverDistance);
+  FarPlants far = farPlants(n, riverDistance, stands);
   float shadeGround = 1.0;
   for (int k = int(FAR_LAYERS) - 1; k >= 0; --k) shadeGround *= exp(-far.sunDepth[k] * far.t[k] * far.castsShadow);
   vec3 color = albedo * (sunLight(frame, n) * shadow * shadeGround + ambient);
@@ -244,7 +249,10 @@ void main() {
     // kind's crown spacing, its radius chosen so crowns take `seen` of the ground and its sunlit
     // side `lit.x` of each crown, so the pattern averages to `mean`; faded to the mean as a
     // crown shrinks toward a pixel (no shimmer).
-    float r = frame.crownSize[k];
+    // (trees and shrubs only: far_field.cpp gives grass and ground cover no crown size. The
+    // test on k, known in each unrolled iteration, drops their crown code, which lavapipe, which
+    // runs both sides of a branch for every pixel, paid on all the ground: 1.5 km view 10 %)
+    float r = k < 2 ? frame.crownSize[k] : 0.0;
     // a pixel's width at this distance (ndc = x fy / depth over proj.w pixels)
     float footprint = distance(frame.eye.xyz, inWorld) * 2.0 / (frame.proj.y * frame.proj.w);
     float detail = r > 0.0 ? 1.0 - smoothstep(0.5, 1.0, footprint / r) : 0.0;
