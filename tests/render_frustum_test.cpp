@@ -77,9 +77,9 @@ TEST(RenderFrustum, PictureIsTheSameWithAndWithoutFrustumCulling) {
 }
 
 // The shadow casters a cascade keeps (frame.shadowReceivers, as cull.comp tests them) include
-// every sphere that a point the camera sees in that cascade's depth slice looks through toward
-// the sun, and leave out spheres far behind and below the eye. The reference builds each
-// caster on the receiver's ray to the sun, not from the planes.
+// every sphere that a point the camera sees in that cascade's depth slice, above the lowest
+// ground, looks through toward the sun, and leave out trees on low ground far behind the eye.
+// The reference builds each caster on the receiver's ray to the sun, not from the planes.
 TEST(RenderFrustum, ShadowCastersKeptForEveryPointTheCascadeShades) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(0, 1);
@@ -94,7 +94,9 @@ TEST(RenderFrustum, ShadowCastersKeptForEveryPointTheCascadeShades) {
     f.sun = {sun.x, sun.y, sun.z, 1};
     ShadowSettings settings;
     settings.distance = float(300 + 2000 * u(rng));
-    setShadowCascades(f, settings, 800);
+    // the lowest ground: somewhere below the eye, or above it (a camera over a lake under hills)
+    const float minY = cam.position.y - float(400 * u(rng)) + (trial % 4 == 3 ? 60.f : 0.f);
+    setShadowCascades(f, settings, minY, 800);
     const double ex = f.eye.x, ey = f.eye.y, ez = f.eye.z;
     auto axis = [](const gpu::vec4& v) { return std::array<double, 3>{v.x, v.y, v.z}; };
     const auto right = axis(f.right), up = axis(f.up), fwd = axis(f.forward);
@@ -115,6 +117,7 @@ TEST(RenderFrustum, ShadowCastersKeptForEveryPointTheCascadeShades) {
         double p[3];
         const double eye[3] = {ex, ey, ez};
         for (int a = 0; a < 3; ++a) p[a] = eye[a] + fwd[size_t(a)] * d + right[size_t(a)] * sx * d * tx + up[size_t(a)] * sy * d * ty;
+        if (p[1] < double(minY)) continue;  // nothing stands below the lowest ground
         // a sphere of radius r holding a point of that point's ray to the sun
         const double t = 3000 * u(rng) * u(rng), r = 0.3 + 25 * u(rng);
         double dir[3] = {2 * u(rng) - 1, 2 * u(rng) - 1, 2 * u(rng) - 1};
@@ -124,12 +127,13 @@ TEST(RenderFrustum, ShadowCastersKeptForEveryPointTheCascadeShades) {
         for (int a = 0; a < 3; ++a) centre[a] = p[a] + toSun[a] * t + dir[a] / len * off;
         ++checked;
         kept += keeps(centre[0], centre[1], centre[2], r);
-        // a sphere well behind the eye and below it: its shadow runs away from the view unless
-        // the sun is behind the camera and high
+        // a tree on the lowest ground well behind the eye, 100 m or more below it: its shadow
+        // ends on that ground before it reaches the view, unless the view looks down steeply
+        // on it or the sun is low behind the camera
         const double back = 200 + 400 * u(rng);
         double q[3];
         for (int a = 0; a < 3; ++a) q[a] = eye[a] - fwd[size_t(a)] * back;
-        q[1] = ey - 100 - 200 * u(rng);
+        q[1] = std::min(double(minY), ey - 100) + 10;
         ++behind;
         behindRejected += !keeps(q[0], q[1], q[2], 10);
       }

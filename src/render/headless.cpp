@@ -161,6 +161,7 @@ std::string statsJson(const HeadlessResult& r, const ViewerOptions& o) {
                       {"vegetation_triangles", s.vegetationTriangles},
                       {"shadows", s.shadows},
                       {"shadow_instances", s.shadowInstances},
+                      {"shadow_triangles", s.shadowTriangles},
                       {"tiles_resident", s.tilesResident},
                       {"tile_loads", s.tileLoads},
                       {"tile_unloads", s.tileUnloads},

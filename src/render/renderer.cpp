@@ -469,7 +469,11 @@ FrameStats Renderer::finishFrame(FrameSlot& slot) {
     if (d / gpu::LOD_COUNT < meshes_.species.size())
       s.vegetationTriangles += uint64_t(draws[d].instanceCount) * meshes_.species[d / gpu::LOD_COUNT].triangles[d % gpu::LOD_COUNT];
   }
-  for (uint32_t d = perView; d < lastDraws_.size(); ++d) s.shadowInstances += draws[d].instanceCount;
+  for (uint32_t d = perView; d < lastDraws_.size(); ++d) {
+    s.shadowInstances += draws[d].instanceCount;
+    const uint32_t k = (d % perView) / gpu::LOD_COUNT;
+    if (k < meshes_.species.size()) s.shadowTriangles += uint64_t(draws[d].instanceCount) * meshes_.species[k].triangles[d % gpu::LOD_COUNT];
+  }
   if (s.metered) {
     // the next frames' exposure: the metered one, eased in over about half a second (at once
     // while settling)
@@ -533,7 +537,7 @@ void Renderer::setLight(gpu::FrameData& frame) const {
   bool anyCaster = false;
   for (uint32_t k = 0; k < speciesCount_; ++k) anyCaster = anyCaster || (casts_[k] && !view_.hiddenSpecies[k]);
   if (options_.shadows.enabled && view_.shadows && sun.y > 0.02f) {
-    setShadowCascades(frame, options_.shadows, maxY_);
+    setShadowCascades(frame, options_.shadows, minY_, maxY_);
     if (anyCaster) frame.cull.y |= gpu::CULL_SHADOWS;
   }
 }

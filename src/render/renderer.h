@@ -81,6 +81,7 @@ struct FrameStats {
   std::vector<double> speciesCover;  // by species id: Renderer::speciesCover() when the frame finished
   uint64_t vegetationTriangles = 0;
   uint64_t shadowInstances = 0;  // drawn into the shadow cascades, all cascades together
+  uint64_t shadowTriangles = 0;  // their triangles
   bool shadows = false;          // the cascades were drawn
   uint64_t uploadedBytes = 0;   // tile records written this frame
   uint64_t residentBytes = 0;   // GPU memory held for instances: pages, page tables, visible list

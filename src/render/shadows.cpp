@@ -18,7 +18,7 @@ Vec3 sunDirection(float azimuthDeg, float elevationDeg) {
   return normalize(Vec3{std::sin(az) * std::cos(el), std::sin(el), -std::cos(az) * std::cos(el)});
 }
 
-void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float maxY) {
+void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float minY, float maxY) {
   const Vec3 eye{f.eye.x, f.eye.y, f.eye.z};
   const Vec3 forward{f.forward.x, f.forward.y, f.forward.z};
   const Vec3 toSun = normalize(Vec3{f.sun.x, f.sun.y, f.sun.z});
@@ -65,21 +65,28 @@ void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float maxY) {
     planes[gpu::FRUSTUM_TOP] = plane(lu * -1.f, dot(lu, centre) + r);
     planes[gpu::FRUSTUM_NEAR] = {0, 0, 0, 1};  // toward the sun: never rejects
     planes[gpu::FRUSTUM_FAR] = plane(lf * -1.f, dot(lf, centre) + zFar);
-    // The cascade is read only by pixels in the camera's view between begin and end, and a
-    // lookup reaches at most 2.5 texels from its pixel (1.5 of normal offset, 1 of filtering).
-    // A caster's shadow runs from it away from the sun, so it can reach that slice only if,
-    // for every plane of the slice, it is inside the plane (less the reach) or the sunlight
-    // crosses the plane inward. One plane at a time is conservative: the shadow map keeps
-    // every texel a pixel reads, and the pass draws what the sun casts onto the view only.
+    // The cascade is read only by pixels in the camera's view between begin and end, at or
+    // above minY, and a lookup reaches at most 2.5 texels from its pixel (1.5 of normal offset,
+    // 1 of filtering). A caster's shadow runs from it away from the sun, down to minY: from a
+    // sphere (c, r) it is the segment from c to c - T toSun, T = (c.y + r - minY) / toSun.y,
+    // widened by r. For each plane (n, d) of the slice the segment's far end is the farther
+    // inside when n.toSun < 0; there n.(c - T toSun) + d with q = n.toSun / toSun.y is
+    // (n - q y).c + d + q minY - q r, so the test `>= -r` of that end is one plane scaled by
+    // 1 / (1 - q). One plane at a time is conservative: the shadow map keeps every texel a
+    // visible pixel reads.
     gpu::vec4* receivers = &f.shadowReceivers[c * gpu::FRUSTUM_PLANES];
-    const float reach = 3 * texel;
+    const float reach = 3 * texel, floor = minY - reach;
     for (uint32_t k = 0; k < gpu::FRUSTUM_PLANES; ++k) {
       gpu::vec4 p = f.frustum[k];
       if (k == gpu::FRUSTUM_NEAR) p = plane(forward, -dot(forward, eye) - begin);
       if (k == gpu::FRUSTUM_FAR) p = plane(forward * -1.f, dot(forward, eye) + end);
-      const float towardLight = p.x * toSun.x + p.y * toSun.y + p.z * toSun.z;
-      // the shadow moves along -toSun: inward across this plane when the normal faces away from the sun
-      receivers[k] = towardLight < 0 ? gpu::vec4{0, 0, 0, 1} : gpu::vec4{p.x, p.y, p.z, p.w + reach};
+      const float q = (p.x * toSun.x + p.y * toSun.y + p.z * toSun.z) / std::max(toSun.y, 1e-3f);
+      if (q >= 0) {
+        receivers[k] = {p.x, p.y, p.z, p.w + reach};
+      } else {
+        const float scale = 1 / (1 - q);
+        receivers[k] = {p.x * scale, (p.y - q) * scale, p.z * scale, (p.w + q * floor + reach) * scale};
+      }
     }
     texels[c] = texel;
     begin = end;

@@ -24,9 +24,11 @@ struct ShadowSettings {
   float split = 0.75f;       // practical split scheme: 0 uniform slices, 1 logarithmic
 };
 
-// Fills frame.shadowClip, shadowPlanes, shadowReceivers, shadowSplits and shadowTexel from the camera in
-// `frame` (eye, basis, proj, near, frustum) and frame.sun. maxY: the world's highest point plus its
-// tallest plant, so casters between the sun and a cascade are inside its depth range.
-void setShadowCascades(gpu::FrameData& frame, const ShadowSettings& settings, float maxY);
+// Fills frame.shadowClip, shadowPlanes, shadowReceivers, shadowSplits and shadowTexel from the
+// camera in `frame` (eye, basis, proj, near, frustum) and frame.sun. minY: the lowest point
+// anything receiving a shadow can stand (the terrain's lowest height): a caster's shadow ends
+// there. maxY: the world's highest point plus its tallest plant, so casters between the sun and
+// a cascade are inside its depth range.
+void setShadowCascades(gpu::FrameData& frame, const ShadowSettings& settings, float minY, float maxY);
 
 }  // namespace eco::render
