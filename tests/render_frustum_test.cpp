@@ -96,7 +96,14 @@ TEST(RenderFrustum, ShadowCastersKeptForEveryPointTheCascadeShades) {
     settings.distance = float(300 + 2000 * u(rng));
     // the lowest ground: somewhere below the eye, or above it (a camera over a lake under hills)
     const float minY = cam.position.y - float(400 * u(rng)) + (trial % 4 == 3 ? 60.f : 0.f);
-    setShadowCascades(f, settings, minY, 800);
+    // every other trial, ground that rises 0.2 m per metre toward +x from minY at x = 0 (below
+    // it nothing receives), given to the cascades as its lowest height over a rectangle
+    const bool ramp = trial % 2 == 0;
+    auto groundAt = [&](double x) { return ramp ? double(minY) + 0.2 * std::max(x, 0.0) : double(minY); };
+    setShadowCascades(f, settings, minY, 800, ramp ? LowestGround([&](float x0, float, float, float) {
+                                                    return float(groundAt(double(x0)));
+                                                  })
+                                                : LowestGround());
     const double ex = f.eye.x, ey = f.eye.y, ez = f.eye.z;
     auto axis = [](const gpu::vec4& v) { return std::array<double, 3>{v.x, v.y, v.z}; };
     const auto right = axis(f.right), up = axis(f.up), fwd = axis(f.forward);
@@ -117,7 +124,7 @@ TEST(RenderFrustum, ShadowCastersKeptForEveryPointTheCascadeShades) {
         double p[3];
         const double eye[3] = {ex, ey, ez};
         for (int a = 0; a < 3; ++a) p[a] = eye[a] + fwd[size_t(a)] * d + right[size_t(a)] * sx * d * tx + up[size_t(a)] * sy * d * ty;
-        if (p[1] < double(minY)) continue;  // nothing stands below the lowest ground
+        if (p[1] < groundAt(p[0])) continue;  // under the ground: no receiver
         // a sphere of radius r holding a point of that point's ray to the sun
         const double t = 3000 * u(rng) * u(rng), r = 0.3 + 25 * u(rng);
         double dir[3] = {2 * u(rng) - 1, 2 * u(rng) - 1, 2 * u(rng) - 1};

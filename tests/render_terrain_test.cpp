@@ -380,3 +380,46 @@ TEST(RenderTerrain, NoSkyShowsThroughAnOddSizedTerrain) {
       render::fixtures::camera(3000, 900, 600, 200, -40)};
   expectNoSkyBelowTheTerrain(view, cameras, width, height);
 }
+
+// The shadow cascades end each caster's shadow at lowestGround over their slice of the view:
+// it must never be above a height the heightmap has inside the rectangle, and it reads nodes,
+// so it may be lower only by what lies within two nodes of it. Brute force over the samples.
+TEST(RenderTerrain, LowestGroundBoundsTheHeightsUnderARectangle) {
+  render::preferLavapipe();
+  render::Context ctx;
+  if (!render::createContext(ctx, render::ContextOptions{}, nullptr)) GTEST_SKIP() << "no Vulkan device";
+  {
+    const render::Scene world = render::makeSyntheticScene(render::fixtures::smallWorld(0));
+    render::TerrainDraw t = render::createTerrainDraw(ctx, world.heights, world.cellSize, VK_FORMAT_R8G8B8A8_UNORM,
+                                                      VK_FORMAT_D32_SFLOAT);
+    const float cell = world.cellSize, node = float(gpu::TERRAIN_PATCH) * cell;
+    const float extentX = float(world.heights.width - 1) * cell, extentZ = float(world.heights.height - 1) * cell;
+    // the lowest sample with x0 - pad <= x <= x1 + pad (likewise z); +inf where none
+    auto brute = [&](float x0, float z0, float x1, float z1, float pad) {
+      float lowest = INFINITY;
+      for (int z = 0; z < world.heights.height; ++z)
+        for (int x = 0; x < world.heights.width; ++x) {
+          const float px = float(x) * cell, pz = float(z) * cell;
+          if (px >= x0 - pad && px <= x1 + pad && pz >= z0 - pad && pz <= z1 + pad)
+            lowest = std::min(lowest, world.heights.at(x, z));
+        }
+      return lowest;
+    };
+    uint32_t state = 12345;
+    auto next = [&] { return float((state = state * 1664525u + 1013904223u) >> 8) / 16777216.f; };
+    int tight = 0;
+    for (int i = 0; i < 300; ++i) {
+      const float x0 = -200 + (extentX + 400) * next(), z0 = -200 + (extentZ + 400) * next();
+      const float x1 = x0 + 600 * next() * next(), z1 = z0 + 600 * next() * next();
+      const float got = render::lowestGround(t, x0, z0, x1, z1);
+      const float inside = brute(x0, z0, x1, z1, 0), near = brute(x0, z0, x1, z1, 2 * node + cell);
+      EXPECT_LE(got, inside) << x0 << "," << z0 << " - " << x1 << "," << z1;
+      EXPECT_GE(got, near) << x0 << "," << z0 << " - " << x1 << "," << z1;
+      tight += got == inside;
+    }
+    EXPECT_GT(tight, 30) << "the bound reads the rectangle's own nodes";
+    EXPECT_EQ(render::lowestGround(t, extentX + 3 * node, 0, extentX + 4 * node, 100), INFINITY);
+    render::destroyTerrainDraw(ctx, t);
+  }
+  render::destroyContext(ctx);
+}

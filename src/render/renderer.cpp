@@ -537,7 +537,9 @@ void Renderer::setLight(gpu::FrameData& frame) const {
   bool anyCaster = false;
   for (uint32_t k = 0; k < speciesCount_; ++k) anyCaster = anyCaster || (casts_[k] && !view_.hiddenSpecies[k]);
   if (options_.shadows.enabled && view_.shadows && sun.y > 0.02f) {
-    setShadowCascades(frame, options_.shadows, minY_, maxY_);
+    setShadowCascades(frame, options_.shadows, minY_, maxY_, [this](float x0, float z0, float x1, float z1) {
+      return lowestGround(terrain_, x0, z0, x1, z1);
+    });
     if (anyCaster) frame.cull.y |= gpu::CULL_SHADOWS;
   }
 }

@@ -18,9 +18,10 @@ Vec3 sunDirection(float azimuthDeg, float elevationDeg) {
   return normalize(Vec3{std::sin(az) * std::cos(el), std::sin(el), -std::cos(az) * std::cos(el)});
 }
 
-void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float minY, float maxY) {
+void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float minY, float maxY, const LowestGround& lowest) {
   const Vec3 eye{f.eye.x, f.eye.y, f.eye.z};
   const Vec3 forward{f.forward.x, f.forward.y, f.forward.z};
+  const Vec3 right{f.right.x, f.right.y, f.right.z}, up{f.up.x, f.up.y, f.up.z};
   const Vec3 toSun = normalize(Vec3{f.sun.x, f.sun.y, f.sun.z});
   // light basis: lf looks from the sun; lr, lu span the map
   const Vec3 lf = toSun * -1.f;
@@ -75,7 +76,32 @@ void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float minY, f
     // 1 / (1 - q). One plane at a time is conservative: the shadow map keeps every texel a
     // visible pixel reads.
     gpu::vec4* receivers = &f.shadowReceivers[c * gpu::FRUSTUM_PLANES];
-    const float reach = 3 * texel, floor = minY - reach;
+    float ground = minY;
+    if (lowest) {
+      // The slice's ground: what of the slice lies below maxY (nothing receives above it), as
+      // the rectangle holding its corners there and where its edges cross maxY. Corner i:
+      // bit 0 the far end, bit 1 the right side, bit 2 the top.
+      Vec3 corner[8];
+      for (int j = 0; j < 8; ++j) {
+        const float d = j & 1 ? end : begin, sx = j & 2 ? 1.f : -1.f, sy = j & 4 ? 1.f : -1.f;
+        corner[j] = eye + forward * d + right * (sx * d * tx) + up * (sy * d * ty);
+      }
+      float x0 = INFINITY, z0 = INFINITY, x1 = -INFINITY, z1 = -INFINITY;
+      auto hold = [&](const Vec3& p) {
+        x0 = std::min(x0, p.x), x1 = std::max(x1, p.x), z0 = std::min(z0, p.z), z1 = std::max(z1, p.z);
+      };
+      for (int j = 0; j < 8; ++j) {
+        if (corner[j].y <= maxY) hold(corner[j]);
+        for (const int bit : {1, 2, 4}) {  // each edge once: from the corner without the bit
+          if (j & bit) continue;
+          const Vec3 a = corner[j], b = corner[j | bit];
+          if ((a.y - maxY) * (b.y - maxY) < 0) hold(a + (b - a) * ((maxY - a.y) / (b.y - a.y)));
+        }
+      }
+      // nothing under the slice (above the world, past its edge): no receivers; maxY keeps it finite
+      ground = x0 <= x1 ? std::clamp(lowest(x0, z0, x1, z1), minY, std::max(minY, maxY)) : std::max(minY, maxY);
+    }
+    const float reach = 3 * texel, floor = ground - reach;
     for (uint32_t k = 0; k < gpu::FRUSTUM_PLANES; ++k) {
       gpu::vec4 p = f.frustum[k];
       if (k == gpu::FRUSTUM_NEAR) p = plane(forward, -dot(forward, eye) - begin);

@@ -4,6 +4,8 @@
 // light view around the slice's bounding sphere, with its centre snapped to whole texels so
 // shadow edges do not crawl as the camera moves. The culling shader fills each cascade's draw
 // commands from the same instance pass as the camera's (cull.comp), for shadow-casting species.
+#include <functional>
+
 #include "core/types.h"
 #include "shaders/shared.h"
 
@@ -29,6 +31,10 @@ struct ShadowSettings {
 // anything receiving a shadow can stand (the terrain's lowest height): a caster's shadow ends
 // there. maxY: the world's highest point plus its tallest plant, so casters between the sun and
 // a cascade are inside its depth range.
-void setShadowCascades(gpu::FrameData& frame, const ShadowSettings& settings, float minY, float maxY);
+// lowest(x0, z0, x1, z1), when given: the lowest ground in that rectangle (at least minY), so
+// each cascade's shadows end at the lowest ground under its slice of the view.
+using LowestGround = std::function<float(float x0, float z0, float x1, float z1)>;
+void setShadowCascades(gpu::FrameData& frame, const ShadowSettings& settings, float minY, float maxY,
+                       const LowestGround& lowest = {});
 
 }  // namespace eco::render

@@ -341,6 +341,19 @@ void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& 
   if (quarter > 0) vkCmdDrawIndexed(cmd, t.quarterIndexCount, quarter, t.fullIndexCount, 0, first + full);
 }
 
+float lowestGround(const TerrainDraw& t, float x0, float z0, float x1, float z1) {
+  const TerrainLevel& l = t.levels[0];
+  const float node = float(kPatch) * t.cellSize;
+  // the node holding v, clamped before the conversion (a long shadow distance, a far eye)
+  const auto index = [&](float v, uint32_t nodes) { return int(std::clamp(std::floor(v / node), -2.f, float(nodes) + 1)); };
+  const int ix0 = std::max(index(x0, l.nodesX) - 1, 0), iz0 = std::max(index(z0, l.nodesZ) - 1, 0);
+  const int ix1 = std::min(index(x1, l.nodesX) + 1, int(l.nodesX) - 1), iz1 = std::min(index(z1, l.nodesZ) + 1, int(l.nodesZ) - 1);
+  float lowest = INFINITY;
+  for (int iz = iz0; iz <= iz1; ++iz)
+    for (int ix = ix0; ix <= ix1; ++ix) lowest = std::min(lowest, l.minY[size_t(iz) * l.nodesX + size_t(ix)]);
+  return lowest;
+}
+
 void enableTerrainCapture(Context& ctx, TerrainDraw& t, uint32_t maxNodes) {
   if (!ctx.vertexStores) throw std::runtime_error("terrain capture needs vertexPipelineStoresAndAtomics");
   if (t.capturePipeline.pipeline) return;
