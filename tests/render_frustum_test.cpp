@@ -104,13 +104,13 @@ TEST(RenderFrustum, ShadowCastersKeptForEveryPointTheCascadeShades) {
                                                     return float(groundAt(double(x0)));
                                                   })
                                                 : LowestGround());
-    const double ex = f.eye.x, ey = f.eye.y, ez = f.eye.z;
-    auto axis = [](const gpu::vec4& v) { return std::array<double, 3>{v.x, v.y, v.z}; };
+    const double ex = double(f.eye.x), ey = double(f.eye.y), ez = double(f.eye.z);
+    auto axis = [](const gpu::vec4& v) { return std::array<double, 3>{double(v.x), double(v.y), double(v.z)}; };
     const auto right = axis(f.right), up = axis(f.up), fwd = axis(f.forward);
     const double tx = 1.0 / double(f.proj.x), ty = 1.0 / double(f.proj.y);
-    double begin = f.eye.w;
+    double begin = double(f.eye.w);
     for (uint32_t c = 0; c < gpu::CASCADE_COUNT; ++c) {
-      const double end = (&f.shadowSplits.x)[c];
+      const double end = double((&f.shadowSplits.x)[c]);
       const gpu::vec4* planes = &f.shadowReceivers[c * gpu::FRUSTUM_PLANES];
       auto keeps = [&](double x, double y, double z, double r) {
         for (uint32_t k = 0; k < gpu::FRUSTUM_PLANES; ++k)
@@ -129,7 +129,7 @@ TEST(RenderFrustum, ShadowCastersKeptForEveryPointTheCascadeShades) {
         const double t = 3000 * u(rng) * u(rng), r = 0.3 + 25 * u(rng);
         double dir[3] = {2 * u(rng) - 1, 2 * u(rng) - 1, 2 * u(rng) - 1};
         const double len = std::sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]) + 1e-9, off = r * u(rng);
-        const double toSun[3] = {sun.x, sun.y, sun.z};
+        const double toSun[3] = {double(sun.x), double(sun.y), double(sun.z)};
         double centre[3];
         for (int a = 0; a < 3; ++a) centre[a] = p[a] + toSun[a] * t + dir[a] / len * off;
         ++checked;
