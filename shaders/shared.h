@@ -135,9 +135,10 @@ struct FrameData {
   // rejects: casters there still shade the cascade), the view depth where each cascade ends.
   vec4 shadowClip[CASCADE_COUNT * 4];
   vec4 shadowPlanes[CASCADE_COUNT * FRUSTUM_PLANES];
-  // What each cascade shades: the camera's view between the cascade's split depths (FRUSTUM_*
-  // order), each plane pushed out by the lookup's reach, and a plane the sunlight crosses
-  // inward never rejects. A caster outside any of them throws no shadow that cascade is read for.
+  // What each cascade shades (FRUSTUM_* order; render/shadows.cpp): per plane of the camera's
+  // view between the cascade's split depths, the test of a caster's shadow from its sphere down
+  // to the lowest ground, widened by the lookup's reach. A caster outside any of them throws no
+  // shadow that the cascade is read for.
   vec4 shadowReceivers[CASCADE_COUNT * FRUSTUM_PLANES];
   vec4 shadowSplits; // xyz: end of cascade 0, 1, 2 (metres along the view direction), w: 1 when on
   vec4 shadowTexel;  // x: world metres per shadow texel of each cascade (xyz), w: map size in texels

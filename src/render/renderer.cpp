@@ -852,9 +852,9 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
                    VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                    VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
   beginPass(color_.view, depth_.view, VK_ATTACHMENT_LOAD_OP_LOAD, 0.0f, w, h);
-  if (!getenv("ECO_SKIP_T")) recordTerrainDraw(cmd, terrain_, slot.frame, textures, fs, TerrainPass::Color);
+  recordTerrainDraw(cmd, terrain_, slot.frame, textures, fs, TerrainPass::Color);
   if (pages_.pageCount > 0) recordVegetationDraw(cmd, vegetation_, vegetationInputs, 0);
-  if (!getenv("ECO_SKIP_S")) {
+  {
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, sky_.pipeline);
     DescriptorWrites d;
     d.buffer(0, kUbo, slot.frame);

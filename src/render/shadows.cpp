@@ -66,20 +66,20 @@ void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float minY, f
     planes[gpu::FRUSTUM_TOP] = plane(lu * -1.f, dot(lu, centre) + r);
     planes[gpu::FRUSTUM_NEAR] = {0, 0, 0, 1};  // toward the sun: never rejects
     planes[gpu::FRUSTUM_FAR] = plane(lf * -1.f, dot(lf, centre) + zFar);
-    // The cascade is read only by pixels in the camera's view between begin and end, at or
-    // above minY, and a lookup reaches at most 2.5 texels from its pixel (1.5 of normal offset,
-    // 1 of filtering). A caster's shadow runs from it away from the sun, down to minY: from a
-    // sphere (c, r) it is the segment from c to c - T toSun, T = (c.y + r - minY) / toSun.y,
-    // widened by r. For each plane (n, d) of the slice the segment's far end is the farther
+    // The cascade is read only by pixels in the camera's view between begin and end, none below
+    // the lowest ground under that slice (`ground`), and a lookup reaches at most 2.5 texels
+    // from its pixel (1.5 of normal offset, 1 of filtering). A caster's shadow runs from it away
+    // from the sun, down to that ground (less the reach, `floor`): from a sphere (c, r) it is the
+    // segment from c to c - T toSun, T = (c.y + r - floor) / toSun.y, widened by r. For each plane (n, d) of the slice the segment's far end is the farther
     // inside when n.toSun < 0; there n.(c - T toSun) + d with q = n.toSun / toSun.y is
-    // (n - q y).c + d + q minY - q r, so the test `>= -r` of that end is one plane scaled by
+    // (n - q y).c + d + q floor - q r, so the test `>= -r` of that end is one plane scaled by
     // 1 / (1 - q). One plane at a time is conservative: the shadow map keeps every texel a
     // visible pixel reads.
     gpu::vec4* receivers = &f.shadowReceivers[c * gpu::FRUSTUM_PLANES];
     float ground = minY;
     if (lowest) {
       // The slice's ground: what of the slice lies below maxY (nothing receives above it), as
-      // the rectangle holding its corners there and where its edges cross maxY. Corner i:
+      // the rectangle holding its corners there and where its edges cross maxY. Corner j:
       // bit 0 the far end, bit 1 the right side, bit 2 the top.
       Vec3 corner[8];
       for (int j = 0; j < 8; ++j) {
