@@ -97,13 +97,29 @@ TEST(RenderFrustum, ShadowCastersKeptForEveryPointTheCascadeShades) {
     // the lowest ground: somewhere below the eye, or above it (a camera over a lake under hills)
     const float minY = cam.position.y - float(400 * u(rng)) + (trial % 4 == 3 ? 60.f : 0.f);
     // every other trial, ground that rises 0.2 m per metre toward +x from minY at x = 0 (below
-    // it nothing receives), given to the cascades as its lowest height over a rectangle
+    // it nothing receives), given to the cascades as its lowest height in a region: over the
+    // x-range of the region's part within 4 km of the eye (the slices end well before)
     const bool ramp = trial % 2 == 0;
     auto groundAt = [&](double x) { return ramp ? double(minY) + 0.2 * std::max(x, 0.0) : double(minY); };
-    setShadowCascades(f, settings, minY, 800, ramp ? LowestGround([&](float x0, float, float, float) {
-                                                    return float(groundAt(double(x0)));
-                                                  })
-                                                : LowestGround());
+    // the least x of the region: of the slice's eight corners (its near and far planes give
+    // the depths)
+    auto lowestX = [&](const gpu::vec4* planes) {
+      const Vec3 e = cam.position;
+      const gpu::vec4 fw = f.forward, rt = f.right, upv = f.up;
+      const double eyeDepth = double(fw.x * e.x + fw.y * e.y + fw.z * e.z);
+      const double depths[2] = {-(double(planes[gpu::FRUSTUM_NEAR].w) + eyeDepth),
+                                double(planes[gpu::FRUSTUM_FAR].w) - eyeDepth};
+      double lo = INFINITY;
+      for (double d : depths)
+        for (double sx : {-1.0, 1.0})
+          for (double sy : {-1.0, 1.0})
+            lo = std::min(lo, double(e.x) + double(fw.x) * d + double(rt.x) * sx * d / double(f.proj.x) +
+                                  double(upv.x) * sy * d / double(f.proj.y));
+      return lo;
+    };
+    setShadowCascades(f, settings, minY, 800,
+                      ramp ? LowestGround([&](const gpu::vec4* planes) { return float(groundAt(lowestX(planes))); })
+                           : LowestGround());
     const double ex = double(f.eye.x), ey = double(f.eye.y), ez = double(f.eye.z);
     auto axis = [](const gpu::vec4& v) { return std::array<double, 3>{double(v.x), double(v.y), double(v.z)}; };
     const auto right = axis(f.right), up = axis(f.up), fwd = axis(f.forward);

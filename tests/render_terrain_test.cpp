@@ -382,9 +382,11 @@ TEST(RenderTerrain, NoSkyShowsThroughAnOddSizedTerrain) {
 }
 
 // The shadow cascades end each caster's shadow at lowestGround over their slice of the view:
-// it must never be above a height the heightmap has inside the rectangle, and it reads nodes,
-// so it may be lower only by what lies within two nodes of it. Brute force over the samples.
-TEST(RenderTerrain, LowestGroundBoundsTheHeightsUnderARectangle) {
+// it must never be above a sample of the heightmap inside the region (camera frusta cut at
+// random depths), and it reads node bounds, so it may be lower (a node's box meets the region
+// where none of its samples is inside); a region above the terrain and its plants has none.
+// Brute force over the samples.
+TEST(RenderTerrain, LowestGroundBoundsTheHeightsInARegion) {
   render::preferLavapipe();
   render::Context ctx;
   if (!render::createContext(ctx, render::ContextOptions{}, nullptr)) GTEST_SKIP() << "no Vulkan device";
@@ -392,33 +394,43 @@ TEST(RenderTerrain, LowestGroundBoundsTheHeightsUnderARectangle) {
     const render::Scene world = render::makeSyntheticScene(render::fixtures::smallWorld(0));
     render::TerrainDraw t = render::createTerrainDraw(ctx, world.heights, world.cellSize, VK_FORMAT_R8G8B8A8_UNORM,
                                                       VK_FORMAT_D32_SFLOAT);
-    const float cell = world.cellSize, node = float(gpu::TERRAIN_PATCH) * cell;
+    const float cell = world.cellSize;
     const float extentX = float(world.heights.width - 1) * cell, extentZ = float(world.heights.height - 1) * cell;
-    // the lowest sample with x0 - pad <= x <= x1 + pad (likewise z); +inf where none
-    auto brute = [&](float x0, float z0, float x1, float z1, float pad) {
-      float lowest = INFINITY;
-      for (int z = 0; z < world.heights.height; ++z)
-        for (int x = 0; x < world.heights.width; ++x) {
-          const float px = float(x) * cell, pz = float(z) * cell;
-          if (px >= x0 - pad && px <= x1 + pad && pz >= z0 - pad && pz <= z1 + pad)
-            lowest = std::min(lowest, world.heights.at(x, z));
-        }
-      return lowest;
-    };
+    float top = -INFINITY;
+    for (float h : world.heights.values) top = std::max(top, h);
     uint32_t state = 12345;
     auto next = [&] { return float((state = state * 1664525u + 1013904223u) >> 8) / 16777216.f; };
-    int tight = 0;
-    for (int i = 0; i < 300; ++i) {
-      const float x0 = -200 + (extentX + 400) * next(), z0 = -200 + (extentZ + 400) * next();
-      const float x1 = x0 + 600 * next() * next(), z1 = z0 + 600 * next() * next();
-      const float got = render::lowestGround(t, x0, z0, x1, z1);
-      const float inside = brute(x0, z0, x1, z1, 0), near = brute(x0, z0, x1, z1, 2 * node + cell);
-      EXPECT_LE(got, inside) << x0 << "," << z0 << " - " << x1 << "," << z1;
-      EXPECT_GE(got, near) << x0 << "," << z0 << " - " << x1 << "," << z1;
-      tight += got == inside;
+    int equal = 0, regions = 0;
+    for (int i = 0; i < 200; ++i) {
+      render::Camera cam = render::fixtures::camera(extentX * next(), top * (0.5f + next()), extentZ * next(),
+                                                    360 * next(), -80 + 85 * next());
+      gpu::FrameData f = render::makeFrameData(cam, 400, 300, render::CullSettings{});
+      gpu::vec4 planes[gpu::FRUSTUM_PLANES];
+      std::copy(std::begin(f.frustum), std::end(f.frustum), planes);
+      const float near = 2000 * next() * next(), far = near + 50 + 1500 * next();
+      const gpu::vec4 fw = f.forward;
+      const float eyeDepth = fw.x * f.eye.x + fw.y * f.eye.y + fw.z * f.eye.z;
+      planes[gpu::FRUSTUM_NEAR] = {fw.x, fw.y, fw.z, -eyeDepth - near};
+      planes[gpu::FRUSTUM_FAR] = {-fw.x, -fw.y, -fw.z, eyeDepth + far};
+      float inside = INFINITY;
+      for (int z = 0; z < world.heights.height; ++z)
+        for (int x = 0; x < world.heights.width; ++x) {
+          const float px = float(x) * cell, py = world.heights.at(x, z), pz = float(z) * cell;
+          bool in = true;
+          for (const gpu::vec4& q : planes) in = in && q.x * px + q.y * py + q.z * pz + q.w >= 0;
+          if (in) inside = std::min(inside, py);
+        }
+      const float got = render::lowestGround(t, planes, gpu::FRUSTUM_PLANES, 0);
+      EXPECT_LE(got, inside) << "camera " << i;
+      regions += std::isfinite(inside);
+      equal += std::isfinite(inside) && got == inside;
     }
-    EXPECT_GT(tight, 30) << "the bound reads the rectangle's own nodes";
-    EXPECT_EQ(render::lowestGround(t, extentX + 3 * node, 0, extentX + 4 * node, 100), INFINITY);
+    EXPECT_GT(regions, 50);
+    EXPECT_GT(equal, regions / 5) << "the bound reads the region's own nodes";
+    // a slab above the highest ground: none, unless the plants standing on it reach in
+    const gpu::vec4 above[2] = {{0, 1, 0, -(top + 10)}, {0, -1, 0, top + 100}};
+    EXPECT_EQ(render::lowestGround(t, above, 2, 0), INFINITY);
+    EXPECT_LT(render::lowestGround(t, above, 2, 30), INFINITY);
     render::destroyTerrainDraw(ctx, t);
   }
   render::destroyContext(ctx);

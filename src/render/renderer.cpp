@@ -157,9 +157,8 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
     auto [lo, hi] = std::minmax_element(world.heights.values.begin(), world.heights.values.end());
     minY_ = world.heights.values.empty() ? 0 : *lo;
     maxY_ = world.heights.values.empty() ? 0 : *hi;
-    float tallest = 0;
-    for (const SpeciesRecord& sp : world.species) tallest = std::max(tallest, sp.meshHeight * sp.scaleMax);
-    maxY_ += tallest;
+    for (const SpeciesRecord& sp : world.species) tallest_ = std::max(tallest_, sp.meshHeight * sp.scaleMax);
+    maxY_ += tallest_;
   }
   const uint32_t mapSize = options_.shadows.enabled
                                ? std::clamp<uint32_t>(options_.shadows.mapSize, 64,
@@ -537,8 +536,9 @@ void Renderer::setLight(gpu::FrameData& frame) const {
   bool anyCaster = false;
   for (uint32_t k = 0; k < speciesCount_; ++k) anyCaster = anyCaster || (casts_[k] && !view_.hiddenSpecies[k]);
   if (options_.shadows.enabled && view_.shadows && sun.y > 0.02f) {
-    setShadowCascades(frame, options_.shadows, minY_, maxY_, [this](float x0, float z0, float x1, float z1) {
-      return lowestGround(terrain_, x0, z0, x1, z1);
+    // the ground and what stands on it (plants, the canopy lift) up to the tallest plant
+    setShadowCascades(frame, options_.shadows, minY_, maxY_, [this](const gpu::vec4* planes) {
+      return lowestGround(terrain_, planes, gpu::FRUSTUM_PLANES, tallest_);
     });
     if (anyCaster) frame.cull.y |= gpu::CULL_SHADOWS;
   }

@@ -225,6 +225,7 @@ class Renderer {
   Pipeline sky_;
   ViewSettings view_;
   float minY_ = 0, maxY_ = 0;  // terrain heights, maxY_ plus the tallest plant
+  float tallest_ = 0;          // the tallest plant: its height at its largest scale
   std::array<FrameSlot, kFramesInFlight> slots_;
   uint64_t frameIndex_ = 0;      // frames submitted
   uint64_t framesFinished_ = 0;  // frames whose fence has been waited for

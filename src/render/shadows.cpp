@@ -21,7 +21,6 @@ Vec3 sunDirection(float azimuthDeg, float elevationDeg) {
 void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float minY, float maxY, const LowestGround& lowest) {
   const Vec3 eye{f.eye.x, f.eye.y, f.eye.z};
   const Vec3 forward{f.forward.x, f.forward.y, f.forward.z};
-  const Vec3 right{f.right.x, f.right.y, f.right.z}, up{f.up.x, f.up.y, f.up.z};
   const Vec3 toSun = normalize(Vec3{f.sun.x, f.sun.y, f.sun.z});
   // light basis: lf looks from the sun; lr, lu span the map
   const Vec3 lf = toSun * -1.f;
@@ -66,8 +65,8 @@ void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float minY, f
     planes[gpu::FRUSTUM_TOP] = plane(lu * -1.f, dot(lu, centre) + r);
     planes[gpu::FRUSTUM_NEAR] = {0, 0, 0, 1};  // toward the sun: never rejects
     planes[gpu::FRUSTUM_FAR] = plane(lf * -1.f, dot(lf, centre) + zFar);
-    // The cascade is read only by pixels in the camera's view between begin and end, none below
-    // the lowest ground under that slice (`ground`), and a lookup reaches at most 2.5 texels
+    // The cascade is read only by pixels in the camera's view between begin and end (`slice`),
+    // none below the lowest ground in that slice (`ground`), and a lookup reaches at most 2.5 texels
     // from its pixel (1.5 of normal offset, 1 of filtering). A caster's shadow runs from it away
     // from the sun, down to that ground (less the reach, `floor`): from a sphere (c, r) it is the
     // segment from c to c - T toSun, T = (c.y + r - floor) / toSun.y, widened by r. For each plane (n, d) of the slice the segment's far end is the farther
@@ -76,36 +75,15 @@ void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float minY, f
     // 1 / (1 - q). One plane at a time is conservative: the shadow map keeps every texel a
     // visible pixel reads.
     gpu::vec4* receivers = &f.shadowReceivers[c * gpu::FRUSTUM_PLANES];
-    float ground = minY;
-    if (lowest) {
-      // The slice's ground: what of the slice lies below maxY (nothing receives above it), as
-      // the rectangle holding its corners there and where its edges cross maxY. Corner j:
-      // bit 0 the far end, bit 1 the right side, bit 2 the top.
-      Vec3 corner[8];
-      for (int j = 0; j < 8; ++j) {
-        const float d = j & 1 ? end : begin, sx = j & 2 ? 1.f : -1.f, sy = j & 4 ? 1.f : -1.f;
-        corner[j] = eye + forward * d + right * (sx * d * tx) + up * (sy * d * ty);
-      }
-      float x0 = INFINITY, z0 = INFINITY, x1 = -INFINITY, z1 = -INFINITY;
-      auto hold = [&](const Vec3& p) {
-        x0 = std::min(x0, p.x), x1 = std::max(x1, p.x), z0 = std::min(z0, p.z), z1 = std::max(z1, p.z);
-      };
-      for (int j = 0; j < 8; ++j) {
-        if (corner[j].y <= maxY) hold(corner[j]);
-        for (const int bit : {1, 2, 4}) {  // each edge once: from the corner without the bit
-          if (j & bit) continue;
-          const Vec3 a = corner[j], b = corner[j | bit];
-          if ((a.y - maxY) * (b.y - maxY) < 0) hold(a + (b - a) * ((maxY - a.y) / (b.y - a.y)));
-        }
-      }
-      // nothing under the slice (above the world, past its edge): no receivers; maxY keeps it finite
-      ground = x0 <= x1 ? std::clamp(lowest(x0, z0, x1, z1), minY, std::max(minY, maxY)) : std::max(minY, maxY);
-    }
+    gpu::vec4 slice[gpu::FRUSTUM_PLANES];
+    for (uint32_t k = 0; k < gpu::FRUSTUM_PLANES; ++k) slice[k] = f.frustum[k];
+    slice[gpu::FRUSTUM_NEAR] = plane(forward, -dot(forward, eye) - begin);
+    slice[gpu::FRUSTUM_FAR] = plane(forward * -1.f, dot(forward, eye) + end);
+    // nothing of the ground in the slice: no receivers (maxY keeps the planes finite)
+    const float ground = lowest ? std::clamp(lowest(slice), minY, std::max(minY, maxY)) : minY;
     const float reach = 3 * texel, floor = ground - reach;
     for (uint32_t k = 0; k < gpu::FRUSTUM_PLANES; ++k) {
-      gpu::vec4 p = f.frustum[k];
-      if (k == gpu::FRUSTUM_NEAR) p = plane(forward, -dot(forward, eye) - begin);
-      if (k == gpu::FRUSTUM_FAR) p = plane(forward * -1.f, dot(forward, eye) + end);
+      const gpu::vec4 p = slice[k];
       const float q = (p.x * toSun.x + p.y * toSun.y + p.z * toSun.z) / std::max(toSun.y, 1e-3f);
       if (q >= 0) {
         receivers[k] = {p.x, p.y, p.z, p.w + reach};

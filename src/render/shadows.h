@@ -31,9 +31,10 @@ struct ShadowSettings {
 // anything receiving a shadow can stand (the terrain's lowest height): a caster's shadow ends
 // there. maxY: the world's highest point plus its tallest plant, so casters between the sun and
 // a cascade are inside its depth range.
-// lowest(x0, z0, x1, z1), when given: the lowest ground in that rectangle (at least minY), so
-// each cascade's shadows end at the lowest ground under its slice of the view.
-using LowestGround = std::function<float(float x0, float z0, float x1, float z1)>;
+// lowest(planes), when given: the lowest ground inside the convex region of those
+// FRUSTUM_PLANES planes (at least minY; +infinity for none), so each cascade's shadows end at
+// the lowest ground in its slice of the view.
+using LowestGround = std::function<float(const gpu::vec4* planes)>;
 void setShadowCascades(gpu::FrameData& frame, const ShadowSettings& settings, float minY, float maxY,
                        const LowestGround& lowest = {});
 

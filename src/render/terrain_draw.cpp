@@ -341,17 +341,36 @@ void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& 
   if (quarter > 0) vkCmdDrawIndexed(cmd, t.quarterIndexCount, quarter, t.fullIndexCount, 0, first + full);
 }
 
-float lowestGround(const TerrainDraw& t, float x0, float z0, float x1, float z1) {
-  const TerrainLevel& l = t.levels[0];
-  const float node = float(kPatch) * t.cellSize;
-  // the node holding v, clamped before the conversion (a long shadow distance, a far eye)
-  const auto index = [&](float v, uint32_t nodes) { return int(std::clamp(std::floor(v / node), -2.f, float(nodes) + 1)); };
-  const int ix0 = std::max(index(x0, l.nodesX) - 1, 0), iz0 = std::max(index(z0, l.nodesZ) - 1, 0);
-  const int ix1 = std::min(index(x1, l.nodesX) + 1, int(l.nodesX) - 1), iz1 = std::min(index(z1, l.nodesZ) + 1, int(l.nodesZ) - 1);
-  float lowest = INFINITY;
-  for (int iz = iz0; iz <= iz1; ++iz)
-    for (int ix = ix0; ix <= ix1; ++ix) lowest = std::min(lowest, l.minY[size_t(iz) * l.nodesX + size_t(ix)]);
-  return lowest;
+float lowestGround(const TerrainDraw& t, const gpu::vec4* planes, uint32_t planeCount, float above) {
+  float best = INFINITY;
+  const float c = t.cellSize;
+  // a node's box meets the region when, for every plane, its corner farthest along the normal
+  // is inside
+  auto meets = [&](uint32_t level, uint32_t ix, uint32_t iz, float y0, float y1) {
+    const CellRect r = nodeCells(*t.heightsCpu, level, ix, iz);
+    const float x0 = float(r.x0) * c, z0 = float(r.z0) * c, x1 = float(r.x1) * c, z1 = float(r.z1) * c;
+    for (uint32_t p = 0; p < planeCount; ++p) {
+      const gpu::vec4& q = planes[p];
+      if (q.x * (q.x >= 0 ? x1 : x0) + q.y * (q.y >= 0 ? y1 : y0) + q.z * (q.z >= 0 ? z1 : z0) + q.w < 0) return false;
+    }
+    return true;
+  };
+  auto visit = [&](auto&& self, uint32_t level, uint32_t ix, uint32_t iz) -> void {
+    const TerrainLevel& l = t.levels[level];
+    const size_t i = size_t(iz) * l.nodesX + ix;
+    if (!(l.minY[i] < best) || !meets(level, ix, iz, l.minY[i], l.maxY[i] + above)) return;
+    if (level == 0) {
+      best = l.minY[i];
+      return;
+    }
+    const TerrainLevel& child = t.levels[level - 1];
+    for (uint32_t cz = iz * 2; cz < std::min(iz * 2 + 2, child.nodesZ); ++cz)
+      for (uint32_t cx = ix * 2; cx < std::min(ix * 2 + 2, child.nodesX); ++cx) self(self, level - 1, cx, cz);
+  };
+  const uint32_t top = uint32_t(t.levels.size() - 1);
+  for (uint32_t iz = 0; iz < t.levels[top].nodesZ; ++iz)
+    for (uint32_t ix = 0; ix < t.levels[top].nodesX; ++ix) visit(visit, top, ix, iz);
+  return best;
 }
 
 void enableTerrainCapture(Context& ctx, TerrainDraw& t, uint32_t maxNodes) {

@@ -56,10 +56,12 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& heights, float cellSize,
                               VkFormat depthFormat, VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT);
 void destroyTerrainDraw(Context& ctx, TerrainDraw& terrain);
 
-// The lowest terrain height over the rectangle [x0, x1] x [z0, z1] (metres), from the finest
-// nodes' bounds (a node past the rectangle's edge on each side included: what the vertices'
-// morphing reaches); +infinity where the rectangle misses the heightmap.
-float lowestGround(const TerrainDraw& t, float x0, float z0, float x1, float z1);
+// The lowest terrain height of the ground inside a convex region (planes: unit normals
+// pointing inside, dot(n, p) + d >= 0), from the quadtree's node bounds: the least minY of the
+// finest nodes whose box, raised by `above` (plants, the canopy lift), meets every plane;
+// +infinity where none does. Walks down from the root, skipping boxes outside or no lower than
+// the best so far.
+float lowestGround(const TerrainDraw& t, const gpu::vec4* planes, uint32_t planeCount, float above);
 
 // Selects this frame's nodes around frame.eye, culled by frame.frustum, into frame slot `slot`
 // and fills frame.terrain. The GPU must be done with the slot's previous frame.
