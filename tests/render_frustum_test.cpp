@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 
 #include "render/headless.h"
@@ -109,7 +110,7 @@ TEST(RenderFrustum, ShadowCastersKeptForEveryPointTheCascadeShades) {
       const double eyeDepth = double(fw.x * e.x + fw.y * e.y + fw.z * e.z);
       const double depths[2] = {-(double(planes[gpu::FRUSTUM_NEAR].w) + eyeDepth),
                                 double(planes[gpu::FRUSTUM_FAR].w) - eyeDepth};
-      double lo = INFINITY;
+      double lo = std::numeric_limits<double>::infinity();
       for (double d : depths)
         for (double sx : {-1.0, 1.0})
           for (double sy : {-1.0, 1.0})
