@@ -66,11 +66,12 @@ void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float minY, f
     planes[gpu::FRUSTUM_NEAR] = {0, 0, 0, 1};  // toward the sun: never rejects
     planes[gpu::FRUSTUM_FAR] = plane(lf * -1.f, dot(lf, centre) + zFar);
     // The cascade is read only by pixels in the camera's view between begin and end (`slice`),
-    // none below the lowest ground in that slice (`ground`), and a lookup reaches at most 2.5 texels
-    // from its pixel (1.5 of normal offset, 1 of filtering). A caster's shadow runs from it away
-    // from the sun, down to that ground (less the reach, `floor`): from a sphere (c, r) it is the
-    // segment from c to c - T toSun, T = (c.y + r - floor) / toSun.y, widened by r. For each plane (n, d) of the slice the segment's far end is the farther
-    // inside when n.toSun < 0; there n.(c - T toSun) + d with q = n.toSun / toSun.y is
+    // none below the lowest ground in that slice (`ground`), and a lookup reaches at most 2.5
+    // texels from its pixel (1.5 of normal offset, 1 of filtering). A caster's shadow runs from
+    // it away from the sun, down to that ground (less the reach, `floor`): from a sphere (c, r)
+    // it is the segment from c to c - T toSun, T = (c.y + r - floor) / toSun.y, widened by r.
+    // For each plane (n, d) of the slice the segment's far end is the farther inside when
+    // n.toSun < 0; there n.(c - T toSun) + d with q = n.toSun / toSun.y is
     // (n - q y).c + d + q floor - q r, so the test `>= -r` of that end is one plane scaled by
     // 1 / (1 - q). One plane at a time is conservative: the shadow map keeps every texel a
     // visible pixel reads.

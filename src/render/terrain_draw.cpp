@@ -72,32 +72,39 @@ CellRect nodeCells(const Grid& hm, uint32_t level, uint32_t ix, uint32_t iz) {
   return {x0, z0, std::min(x0 + size, uint32_t(hm.width - 1)), std::min(z0 + size, uint32_t(hm.height - 1))};
 }
 
+// A node's box in metres, its heights raised at the top by `above`.
+Box nodeBox(const TerrainDraw& t, uint32_t level, uint32_t ix, uint32_t iz, float above = 0) {
+  CellRect r = nodeCells(*t.heightsCpu, level, ix, iz);
+  const TerrainLevel& l = t.levels[level];
+  size_t i = size_t(iz) * l.nodesX + ix;
+  float c = t.cellSize;
+  return {float(r.x0) * c, float(r.z0) * c, float(r.x1) * c, float(r.z1) * c, l.minY[i], l.maxY[i] + above};
+}
+
+// Whether a box meets the region inside every plane (unit normals pointing inside): for each,
+// its corner farthest along the normal is inside.
+bool boxMeets(const Box& b, const gpu::vec4* planes, uint32_t planeCount) {
+  for (uint32_t p = 0; p < planeCount; ++p) {
+    const gpu::vec4& q = planes[p];
+    float x = q.x >= 0 ? b.x1 : b.x0, y = q.y >= 0 ? b.y1 : b.y0, z = q.z >= 0 ? b.z1 : b.z0;
+    if (q.x * x + q.y * y + q.z * z + q.w < 0) return false;
+  }
+  return true;
+}
+
 struct Selection {
   const TerrainDraw& t;
   float eyeX, eyeZ;
   const gpu::vec4* planes;
   std::vector<gpu::TerrainNode> full, quarter;
 
-  Box box(uint32_t level, uint32_t ix, uint32_t iz) const {
-    CellRect r = nodeCells(*t.heightsCpu, level, ix, iz);
-    const TerrainLevel& l = t.levels[level];
-    size_t i = size_t(iz) * l.nodesX + ix;
-    float c = t.cellSize;
-    return {float(r.x0) * c, float(r.z0) * c, float(r.x1) * c, float(r.z1) * c, l.minY[i], l.maxY[i]};
-  }
+  Box box(uint32_t level, uint32_t ix, uint32_t iz) const { return nodeBox(t, level, ix, iz); }
   bool withinRange(const Box& b, uint32_t level) const {
     float range = t.level0Range * float(1u << level);
     float dx = std::max({b.x0 - eyeX, 0.0f, eyeX - b.x1}), dz = std::max({b.z0 - eyeZ, 0.0f, eyeZ - b.z1});
     return dx * dx + dz * dz <= range * range;
   }
-  bool visible(const Box& b) const {
-    for (uint32_t p = 0; p < gpu::FRUSTUM_PLANES; ++p) {
-      const gpu::vec4& q = planes[p];
-      float x = q.x >= 0 ? b.x1 : b.x0, y = q.y >= 0 ? b.y1 : b.y0, z = q.z >= 0 ? b.z1 : b.z0;
-      if (q.x * x + q.y * y + q.z * z + q.w < 0) return false;
-    }
-    return true;
-  }
+  bool visible(const Box& b) const { return boxMeets(b, planes, gpu::FRUSTUM_PLANES); }
   // CDLOD selection. False: the node lies beyond its level's range, so its parent draws the
   // area. Otherwise the node's area is handled (drawn here or by children, or culled).
   bool select(uint32_t level, uint32_t ix, uint32_t iz) {
@@ -343,24 +350,12 @@ void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& 
 
 float lowestGround(const TerrainDraw& t, const gpu::vec4* planes, uint32_t planeCount, float above) {
   float best = INFINITY;
-  const float c = t.cellSize;
-  // a node's box meets the region when, for every plane, its corner farthest along the normal
-  // is inside
-  auto meets = [&](uint32_t level, uint32_t ix, uint32_t iz, float y0, float y1) {
-    const CellRect r = nodeCells(*t.heightsCpu, level, ix, iz);
-    const float x0 = float(r.x0) * c, z0 = float(r.z0) * c, x1 = float(r.x1) * c, z1 = float(r.z1) * c;
-    for (uint32_t p = 0; p < planeCount; ++p) {
-      const gpu::vec4& q = planes[p];
-      if (q.x * (q.x >= 0 ? x1 : x0) + q.y * (q.y >= 0 ? y1 : y0) + q.z * (q.z >= 0 ? z1 : z0) + q.w < 0) return false;
-    }
-    return true;
-  };
   auto visit = [&](auto&& self, uint32_t level, uint32_t ix, uint32_t iz) -> void {
     const TerrainLevel& l = t.levels[level];
-    const size_t i = size_t(iz) * l.nodesX + ix;
-    if (!(l.minY[i] < best) || !meets(level, ix, iz, l.minY[i], l.maxY[i] + above)) return;
+    const float low = l.minY[size_t(iz) * l.nodesX + ix];
+    if (!(low < best) || !boxMeets(nodeBox(t, level, ix, iz, above), planes, planeCount)) return;
     if (level == 0) {
-      best = l.minY[i];
+      best = low;
       return;
     }
     const TerrainLevel& child = t.levels[level - 1];

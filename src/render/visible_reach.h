@@ -5,7 +5,8 @@
 // of tiles that come that close, not every resident one: grass drawn to 600 m needs no slots
 // for the grass of tiles 2 km away that stream ahead of the camera. The list itself is sized
 // by the most any eye position can need (reachBound), so it is allocated once per draw
-// distance setting, and each frame's regions come from the resident tiles (reachableCounts).
+// distance setting, and each frame's regions count the resident tiles within reach of the eye
+// (boxDistance; Renderer::submitFrame).
 // Pure functions: the renderer calls them, the tests check them against brute force.
 #include <cstdint>
 #include <limits>
