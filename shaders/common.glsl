@@ -146,6 +146,15 @@ vec3 toneMap(FrameData f, vec3 c) {
   return clamp((c * (2.51 * c + 0.03)) / (c * (2.43 * c + 0.59) + 0.14), 0.0, 1.0);
 }
 
+// The far look table's coordinates (render/far_look.h) for unit vector v toward the eye:
+// azimuth from the sun's and elevation, both as [0, 1].
+vec2 farLookUv(FrameData f, vec3 v) {
+  vec2 sunH = f.sun.xz, eyeH = v.xz;
+  float h = length(sunH) * length(eyeH);
+  return vec2(h > 1e-6 ? acos(clamp(dot(sunH, eyeH) / h, -1.0, 1.0)) / 3.14159265 : 0.0,
+              asin(clamp(v.y, 0.0, 1.0)) * (2.0 / 3.14159265));
+}
+
 // The far field's canopy lift (terrain_vertex.glsl raises the ground by it; terrain.frag knows
 // how far the plants stand above that surface): toward a kind's canopy height where its crowns
 // are dense (crown area per ground area `cover` 0.05 to 0.4, read at 32 m texels: a stand, not a

@@ -162,6 +162,11 @@ ECO_CONST LOOK_FLAT_SKY = 1;  // the sky is the haze colour everywhere (no gradi
 // kind's FAR_COVER_MAX (crowns overlap: a dense stand holds more than its area; grass and
 // ground cover hold a few percent, kept at finer steps). Use as vec4(FAR_COVER_MAX) / {FAR_COVER_MAX}.
 ECO_CONST FAR_LAYERS = KIND_COUNT;
+// After the kinds' layers, one more holding every kind's alpha in one texel (rgba: kinds 0-3,
+// the same bytes): the shaders that want only the cover read it once instead of once per kind
+// (lavapipe pays every texture read on every pixel of the ground).
+ECO_CONST FAR_COVER_LAYER = FAR_LAYERS;
+ECO_CONST FAR_IMAGE_LAYERS = FAR_LAYERS + 1;
 #define FAR_COVER_MAX 2.0f, 2.0f, 0.5f, 0.5f
 // The far look table (render/far_look.h): per kind FAR_LOOK_LAYERS RGBA16F layers over
 // (azimuth from the sun's, 0-180 degrees) x (elevation of the eye above the horizon, 0-90

@@ -7,13 +7,16 @@ layout(binding = 2) uniform sampler2DArray farField;  // render/far_field.h: pre
 layout(binding = 5) uniform sampler2DArrayShadow shadowMap;
 layout(binding = 6) uniform sampler2D river;    // distance to the river: frame.water.w + texel * frame.water.y metres
 layout(binding = 7) uniform sampler2D overlay;  // the selected mask layer, 0..1 over its legend
-layout(binding = 8) uniform sampler2DArray farLook;  // render/far_look.h: each kind's look by direction
 #include "shadow.glsl"
 #include "overlay_ramp.h"
 #include "far_crowns.h"
 
 layout(location = 0) in vec3 inWorld;
 layout(location = 1) in vec3 inNormal;
+layout(location = 2) in vec4 inLookShape[FAR_LAYERS];  // terrain_vertex.glsl: the look table toward the eye
+layout(location = 6) in vec4 inLookLit[FAR_LAYERS];
+layout(location = 10) in vec4 inLookShade[2];
+layout(location = 12) flat in vec4 inSunArea;
 layout(location = 0) out vec4 outColor;
 
 float hash12(vec2 p) {
@@ -49,9 +52,8 @@ float valueNoise(vec2 p, float scale) {
 // (render/far_field.h) two levels above their finest (32 m at 8 m texels: a stand, not single
 // plants). Read once: the ground's colour and the canopy's lift both use it.
 vec4 standCover(vec2 uv) {
-  vec4 a, coverMax = vec4(FAR_COVER_MAX);
-  for (int k = 0; k < int(FAR_LAYERS); ++k) a[k] = textureLod(farField, vec3(uv, k), 2.0).a * coverMax[k];
-  return a;
+  vec4 coverMax = vec4(FAR_COVER_MAX);
+  return textureLod(farField, vec3(uv, FAR_COVER_LAYER), 2.0) * coverMax;
 }
 
 // What grows around a point: x the share of the ground under tree and shrub crowns, y under
@@ -118,12 +120,6 @@ FarPlants farPlants(vec3 n, float riverDistance, vec4 stands) {
   vec3 toEye = frame.eye.xyz - inWorld;
   float d = length(toEye);
   vec3 v = toEye / max(d, 1e-3);
-  // the look table's coordinates: azimuth from the sun's and elevation, both as [0, 1]
-  vec2 sunH = frame.sun.xz, eyeH = v.xz;
-  float h = length(sunH) * length(eyeH);
-  vec2 lookUv = vec2(h > 1e-6 ? acos(clamp(dot(sunH, eyeH) / h, -1.0, 1.0)) / 3.14159265 : 0.0,
-                     asin(clamp(v.y, 0.0, 1.0)) * (2.0 / 3.14159265));
-  vec2 sunUv = vec2(0.0, asin(clamp(frame.sun.y, 0.0, 1.0)) * (2.0 / 3.14159265));
   if (frame.shadowSplits.w > 0.5) {
     float depth = dot(inWorld - frame.eye.xyz, frame.forward.xyz), end = frame.shadowSplits.z;
     p.castsShadow = 1.0 - smoothstep(0.85 * end, end, depth);
@@ -161,20 +157,20 @@ FarPlants farPlants(vec3 n, float riverDistance, vec4 stands) {
     if (k < 2) {
       vec2 run = towardEye * (max(frame.canopy[k] - lift, 0.0) * cotElevation) * frame.farField.xy;
       if (dot(run, run) > 0.0)  // trapezoid rule over the run
-        layer.a = 0.25 * layer.a + 0.5 * texture(farField, vec3(uv + 0.5 * run, k), 1.0).a + 0.25 * texture(farField, vec3(uv + run, k), 1.0).a;
+        layer.a = 0.25 * layer.a + 0.5 * texture(farField, vec3(uv + 0.5 * run, FAR_COVER_LAYER), 1.0)[k] +
+                  0.25 * texture(farField, vec3(uv + run, FAR_COVER_LAYER), 1.0)[k];
     }
     if (layer.a < 1.0 / 512.0) continue;
-    int base = int(FAR_LOOK_LAYERS) * k;
-    p.shape[k] = textureLod(farLook, vec3(lookUv, base), 0.0);      // area, foliage share, bark sun, bark up
-    p.lit[k] = textureLod(farLook, vec3(lookUv, base + 1), 0.0);    // share facing the sun, its n.sun, n.y
-    p.shade[k] = textureLod(farLook, vec3(lookUv, base + 2), 0.0);  // the rest's -n.sun, n.y
+    p.shape[k] = inLookShape[k];  // area, foliage share, bark sun, bark up
+    p.lit[k] = inLookLit[k];      // share facing the sun, its n.sun, n.y
+    p.shade[k] = vec4(k % 2 == 0 ? inLookShade[k / 2].xy : inLookShade[k / 2].zw, 0.0, 0.0);  // the rest's -n.sun, n.y
     float a = layer.a * coverMax[k];
     // Over the fade band the far field stands for the fraction t of the instances cull.comp has
     // dropped (at random): their optical depth t a A s, so the ground the kept instances and
     // the layer leave together is exp(-a A s) as with all drawn (t times the full cover left
     // 5-13 levels of pale ground showing through the band)
     p.seen[k] = 1.0 - exp(-a * p.shape[k].x * surface * p.t[k]);
-    p.sunDepth[k] = a * textureLod(farLook, vec3(sunUv, base), 0.0).x * sunSurface;
+    p.sunDepth[k] = a * inSunArea[k] * sunSurface;
     p.tint[k] = layer.rgb * vary;
     p.crownSun[k] = mix(1.0, exp(-CROWN_SHADE * p.sunDepth[k]), p.castsShadow);
   }

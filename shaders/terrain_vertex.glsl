@@ -23,6 +23,9 @@ layout(binding = 1) readonly buffer Heights { float heights[]; };
 layout(binding = 6) uniform sampler2D river;  // distance to the river (terrain.frag), the canopy's gaps
 layout(binding = 3) readonly buffer Nodes { TerrainNode nodes[]; };
 layout(binding = 2) uniform sampler2DArray farField;  // render/far_field.h (the canopy below)
+#ifndef TERRAIN_DEPTH_ONLY
+layout(binding = 8) uniform sampler2DArray farLook;  // render/far_look.h: each kind's look by direction
+#endif
 #ifdef TERRAIN_CAPTURE
 // Debug: each vertex's world position at instance * TERRAIN_PATCH_VERTICES + vertex.
 layout(binding = 4) writeonly buffer Capture { vec4 captured[]; };
@@ -31,6 +34,19 @@ layout(push_constant) uniform Push { TerrainPush push; };
 
 layout(location = 0) out vec3 outWorld;
 layout(location = 1) out vec3 outNormal;
+#ifndef TERRAIN_DEPTH_ONLY
+// The far look table toward the eye, per kind (terrain.frag FarPlants): the view direction
+// turns slowly across a far triangle of a few pixels, so the table is read at the vertices and
+// interpolated (sixteen texture reads a pixel fewer, which lavapipe pays on all the ground).
+layout(location = 2) out vec4 outLookShape[FAR_LAYERS];  // area, foliage share, bark sun, bark up
+layout(location = 6) out vec4 outLookLit[FAR_LAYERS];    // share facing the sun, its n.sun, n.y, spread
+layout(location = 10) out vec4 outLookShade[2];          // the rest's -n.sun, n.y: kinds 0, 1 in [0], 2, 3 in [1]
+// each kind's area seen from the sun (the same for every vertex of a frame)
+layout(location = 12) flat out vec4 outSunArea;
+#endif
+// The depth pre-pass and the colour pass compile this file apart (the colour pass reads the
+// look table as well): their depths must match bit for bit (the colour pass tests >=).
+invariant gl_Position;
 
 ivec2 samples;  // heightmap size
 int step;       // cells per quad at this level
@@ -114,7 +130,7 @@ void main() {
   if (frame.farField.z > 0.5) {
     float d = distance(outWorld, frame.eye.xyz);
     vec2 uv = outWorld.xz * frame.farField.xy;
-    vec2 cover = vec2(textureLod(farField, vec3(uv, 0), 2.0).a, textureLod(farField, vec3(uv, 1), 2.0).a) * vec4(FAR_COVER_MAX).xy;
+    vec2 cover = textureLod(farField, vec3(uv, FAR_COVER_LAYER), 2.0).xy * vec4(FAR_COVER_MAX).xy;
     vec2 fade = clamp((vec2(d) - vec2(frame.fadeStart[0], frame.fadeStart[1])) /
                           max(vec2(frame.fadeEnd[0], frame.fadeEnd[1]) - vec2(frame.fadeStart[0], frame.fadeStart[1]), vec2(1e-3)),
                       0.0, 1.0);
@@ -126,6 +142,21 @@ void main() {
     outWorld.y += canopyLift(frame, cover, fade, riverDistance);
   }
   gl_Position = viewClip(frame, push.capture.y, outWorld);
+#ifndef TERRAIN_DEPTH_ONLY
+  {
+    vec2 lookUv = farLookUv(frame, normalize(frame.eye.xyz - outWorld));
+    vec2 sunUv = vec2(0.0, asin(clamp(frame.sun.y, 0.0, 1.0)) * (2.0 / 3.14159265));
+    for (int k = 0; k < int(FAR_LAYERS); ++k) {
+      int base = int(FAR_LOOK_LAYERS) * k;
+      outLookShape[k] = textureLod(farLook, vec3(lookUv, base), 0.0);
+      outLookLit[k] = textureLod(farLook, vec3(lookUv, base + 1), 0.0);
+      vec2 shade = textureLod(farLook, vec3(lookUv, base + 2), 0.0).xy;
+      if (k % 2 == 0) outLookShade[k / 2].xy = shade;
+      else outLookShade[k / 2].zw = shade;
+      outSunArea[k] = textureLod(farLook, vec3(sunUv, base), 0.0).x;
+    }
+  }
+#endif
 #ifdef TERRAIN_CAPTURE
   uint index = uint(gl_InstanceIndex) * TERRAIN_PATCH_VERTICES + uint(gl_VertexIndex);
   if (index < push.capture.x) captured[index] = vec4(outWorld, 1.0);

@@ -97,10 +97,17 @@ TEST(RenderFarField, CoarseMipsKeepTheMeanTransmittance) {
   l.mips = 5;
   std::vector<double> crownArea(1, 0.0);
   const FarFieldBlock b = surveyTile(tile, trees, {tree}, l, {}, crownArea);
-  // levels of 4 layers x side^2 RGBA8 texels: 16, 8, 4, 2, 1 texels a side
+  // levels of 5 layers (4 kinds, then their alphas side by side) x side^2 RGBA8 texels: 16, 8,
+  // 4, 2, 1 texels a side
   size_t coarsest = 0;
-  for (uint32_t side = 16; side > 1; side /= 2) coarsest += size_t(gpu::FAR_LAYERS) * side * side * 4;
-  ASSERT_EQ(b.texels.size(), coarsest + size_t(gpu::FAR_LAYERS) * 4);
+  for (uint32_t side = 16; side > 1; side /= 2) coarsest += 5 * side * side * 4;
+  ASSERT_EQ(b.texels.size(), coarsest + 5 * 4);
+  // the cover layer holds each kind's alpha at the same texel, on every level
+  for (size_t start = 0, side = 16; side >= 1; start += 5 * side * side * 4, side /= 2)
+    for (size_t t = 0; t < side * side; ++t)
+      for (size_t k = 0; k < 4; ++k)
+        ASSERT_EQ(b.texels[start + (4 * side * side + t) * 4 + k], b.texels[start + (k * side * side + t) * 4 + 3])
+            << "side " << side << " texel " << t << " kind " << k;
   const float coverMaxes[4] = {FAR_COVER_MAX};
   const double coverMax[1] = {double(coverMaxes[0])};
   const double west = 3.14159265358979 * 4 / 16;  // a crown of radius 2 per 4 x 4 m
@@ -357,10 +364,10 @@ TEST(RenderFarField, SpeciesCoverIsTheCrownAreaOverTheWorld) {
   o.camera = defaultCamera(w, o.width, o.height);
   const HeadlessResult r = runHeadless(w, o);
   ASSERT_EQ(r.frames.size(), 1u);
-  // the far field's memory, by hand: 128^2 texels and 5 mips down to 4^2, 4 bytes, 4 layers;
+  // the far field's memory, by hand: 128^2 texels and 5 mips down to 4^2, 4 bytes, 5 layers;
   // the look table 8 x 8 texels of 8 bytes, 3 layers per kind, 4 kinds
   const uint64_t texels = 128 * 128 + 64 * 64 + 32 * 32 + 16 * 16 + 8 * 8 + 4 * 4;
-  EXPECT_EQ(r.frames[0].farFieldBytes, texels * 4 * 4 + 8 * 8 * 8 * 3 * 4);
+  EXPECT_EQ(r.frames[0].farFieldBytes, texels * 4 * 5 + 8 * 8 * 8 * 3 * 4);
   const std::vector<double>& cover = r.frames[0].speciesCover;
   ASSERT_EQ(cover.size(), w.species.size());
   std::vector<double> area(w.species.size(), 0.0);

@@ -78,6 +78,7 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
                          std::vector<double>& crownArea) {
   const uint32_t n = l.texelsPerTile;
   const uint32_t L = gpu::FAR_LAYERS;
+  static_assert(gpu::FAR_LAYERS == 4, "FAR_COVER_LAYER holds one kind per channel of an RGBA texel");
   // level 0 accumulators per (kind, texel): crown area, area * r, g, b (0..255)
   std::vector<float> level(size_t(L) * n * n * 4, 0.0f);
   const int x0 = tile.x * int(n), z0 = tile.z * int(n);
@@ -144,6 +145,7 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
       transmittance.swap(thinner);
     }
     const float area = texelArea * float(1u << m) * float(1u << m);  // of one texel at this level
+    const size_t levelStart = block.texels.size();
     for (uint32_t k = 0; k < L; ++k)
       for (size_t t = 0; t < size_t(size) * size; ++t) {
         const float* a = &level[(size_t(k) * size * size + t) * 4];
@@ -153,6 +155,9 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
                               : -std::log(std::max(transmittance[size_t(k) * size * size + t], 1e-30f)) / kOptical;
         block.texels.push_back(unorm8(density / coverMax[k]));
       }
+    // FAR_COVER_LAYER: the kinds' alphas side by side
+    for (size_t t = 0; t < size_t(size) * size; ++t)
+      for (uint32_t k = 0; k < L; ++k) block.texels.push_back(block.texels[levelStart + (size_t(k) * size * size + t) * 4 + 3]);
   }
   return block;
 }
@@ -250,7 +255,7 @@ FarField createFarField(Context& ctx, const Scene& world, const MeshSet& meshes)
     spdlog::warn("far field off: {} tiles of {} m do not fit a {}-texel image", world.tiles.size(), world.tileSize,
                  kFarFieldMaxSize);
   f.image = createImage(ctx, w, h, l.mips, VK_FORMAT_R8G8B8A8_UNORM,
-                        VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, gpu::FAR_LAYERS);
+                        VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, gpu::FAR_IMAGE_LAYERS);
   VkSamplerCreateInfo si{.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
   si.magFilter = si.minFilter = VK_FILTER_LINEAR;
   si.mipmapMode = VK_SAMPLER_MIPMAP_MODE_LINEAR;  // far away, a texel is far below a pixel
@@ -347,11 +352,11 @@ uint64_t updateFarField(Context& ctx, FarField& f, VkCommandBuffer cmd, uint64_t
     for (uint32_t m = 0, size = l.texelsPerTile; m < l.mips; ++m, size /= 2) {
       VkBufferImageCopy r{};
       r.bufferOffset = offset;
-      r.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, m, 0, gpu::FAR_LAYERS};
+      r.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, m, 0, gpu::FAR_IMAGE_LAYERS};
       r.imageOffset = {int32_t(b.x0 >> m), int32_t(b.z0 >> m), 0};
       r.imageExtent = {size, size, 1};
       regions.push_back(r);
-      offset += VkDeviceSize(size) * size * 4 * gpu::FAR_LAYERS;
+      offset += VkDeviceSize(size) * size * 4 * gpu::FAR_IMAGE_LAYERS;
     }
   }
   // Write-after-read: earlier submissions on this queue sample the image in their terrain
@@ -390,7 +395,7 @@ uint64_t farFieldBytes(const FarField& f) {
   uint64_t layers = 0;
   for (uint32_t m = 0, w = std::max(1u, f.layout.width), h = std::max(1u, f.layout.height); m < f.layout.mips;
        ++m, w = std::max(1u, w / 2), h = std::max(1u, h / 2))
-    layers += uint64_t(w) * h * 4 * gpu::FAR_LAYERS;
+    layers += uint64_t(w) * h * 4 * gpu::FAR_IMAGE_LAYERS;
   const uint64_t look = uint64_t(gpu::FAR_LOOK_AZIMUTHS) * gpu::FAR_LOOK_ELEVATIONS * 8 * gpu::FAR_LOOK_LAYERS * gpu::KIND_COUNT;
   return layers + (f.look.image ? look : 0);
 }

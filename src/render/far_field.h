@@ -48,7 +48,7 @@ struct FarFieldStats {
 
 struct FarField {
   FarFieldLayout layout;
-  GpuImage image;  // 2D array, FAR_LAYERS layers, SHADER_READ_ONLY_OPTIMAL between frames
+  GpuImage image;  // 2D array, FAR_IMAGE_LAYERS layers, SHADER_READ_ONLY_OPTIMAL between frames
   VkSampler sampler = VK_NULL_HANDLE;
   // The kinds' look from every direction (render/far_look.h): RGBA16F, FAR_LOOK_AZIMUTHS x
   // FAR_LOOK_ELEVATIONS, 2 * KIND_COUNT layers, read through `sampler` at level 0.
@@ -82,8 +82,9 @@ uint64_t updateFarField(Context& ctx, FarField& far, VkCommandBuffer cmd, uint64
 // buffers on ctx.queue; call between frames, from the thread that submits them). For
 // renderers that settle before a frame (headless screenshots, tests).
 void finishFarField(Context& ctx, FarField& far);
-// One tile's texels with its mip chain: level L holds FAR_LAYERS layers of (n >> L)^2 RGBA8
-// texels, layer after layer, rows tightly packed (vkCmdCopyBufferToImage's packed layout).
+// One tile's texels with its mip chain: level L holds FAR_IMAGE_LAYERS layers of (n >> L)^2
+// RGBA8 texels, layer after layer (the kinds', then FAR_COVER_LAYER with their alphas), rows
+// tightly packed (vkCmdCopyBufferToImage's packed layout).
 struct FarFieldBlock {
   uint32_t x0 = 0, z0 = 0;  // level-0 texel of the tile's corner
   std::vector<uint8_t> texels;

@@ -41,7 +41,7 @@ std::vector<BindingDesc> terrainBindings(bool capture) {
                                 {5, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
                                 {6, kSampled, kVF},  // the river: its colour, and the canopy's gap
                                 {7, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
-                                {8, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT}};
+                                {8, kSampled, kVF}};  // the far look: read at the vertices
   if (capture) b.push_back({4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT});
   return b;
 }
@@ -213,7 +213,7 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFo
   color.depthCompare = VK_COMPARE_OP_GREATER_OR_EQUAL;
   color.samples = samples;
   t.pipeline = createGraphicsPipeline(ctx, color, bindings, sizeof(gpu::TerrainPush));
-  GraphicsDesc depth{"terrain.vert", nullptr, {}, {}, VK_FORMAT_UNDEFINED, depthFormat, VK_CULL_MODE_NONE};
+  GraphicsDesc depth{"terrain_depth.vert", nullptr, {}, {}, VK_FORMAT_UNDEFINED, depthFormat, VK_CULL_MODE_NONE};
   depth.samples = samples;
   t.depthPipeline = createGraphicsPipeline(ctx, depth, bindings, sizeof(gpu::TerrainPush));
   GraphicsDesc shadow = depth;
