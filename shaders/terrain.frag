@@ -19,6 +19,15 @@ layout(location = 10) in vec4 inLookShade[2];
 layout(location = 12) flat in vec4 inSunArea;
 layout(location = 0) out vec4 outColor;
 
+// Specialised per terrain node by where it lies from the eye (render/terrain_draw.h
+// TerrainShadingBits): lavapipe runs every branch for every pixel, so what a node cannot need is
+// compiled out rather than branched around.
+layout(constant_id = 0) const bool FAR_PLANTS = true;        // some kind's far field fades in
+layout(constant_id = 1) const bool FAR_CROWN_DETAIL = true;  // crowns over a pixel wide
+layout(constant_id = 2) const bool SUN_SHADOWS = true;       // the shadow cascades reach
+// (SUN_SHADOWS leaves out the shadow map's reads only: also folding the far field's
+// castsShadow to 0 made lavapipe's code for the crown variant 1.3x slower, 1.5 km view)
+
 float hash12(vec2 p) {
   uvec2 q = uvec2(ivec2(floor(p)) + 32768);
   uint h = q.x * 0x9E3779B1u ^ q.y * 0x85EBCA77u;
@@ -116,7 +125,7 @@ FarPlants farPlants(vec3 n, float riverDistance, vec4 stands) {
   FarPlants p;
   for (int k = 0; k < int(FAR_LAYERS); ++k) p.seen[k] = p.t[k] = p.sunDepth[k] = 0.0, p.crownSun[k] = 1.0;
   p.castsShadow = 0.0;
-  if (frame.farField.z < 0.5) return p;
+  if (!FAR_PLANTS || frame.farField.z < 0.5) return p;
   vec3 toEye = frame.eye.xyz - inWorld;
   float d = length(toEye);
   vec3 v = toEye / max(d, 1e-3);
@@ -185,7 +194,7 @@ void main() {
   float riverDistance = frame.water.x > 0.5 ? frame.water.w + texture(river, layerUv).r * frame.water.y : 1e30;
   const vec4 stands = standCover(inWorld.xz * frame.farField.xy);
   vec3 albedo = groundAlbedo(n, inWorld.y, noise, plantsAround(stands), riverDistance);
-  float shadow = sunShadow(inWorld, n);
+  float shadow = SUN_SHADOWS ? sunShadow(inWorld, n) : 1.0;
   vec3 ambient = ambientLight(frame, n);
 
   // The far field's plants here: per kind how much of the ground they hide from the eye, and
@@ -225,7 +234,7 @@ void main() {
   vec2 across = vec2(-away.y, away.x);
   float slant = sqrt(clamp(dot(n, toEye), 0.55, 1.0));
   vec2 toSun = length(frame.sun.xz) > 1e-4 ? normalize(frame.sun.xz) : vec2(1.0, 0.0);
-  for (int k = int(FAR_LAYERS) - 1; k >= 0; --k) {
+  for (int k = int(FAR_LAYERS) - 1; k >= 0 && FAR_PLANTS; --k) {
     if (far.seen[k] <= 0.0) continue;
     vec4 shape = far.shape[k], lit = far.lit[k], shade = far.shade[k];
     // the parts lit, each fogged and tone-mapped apart as their pixels would be, then mixed by
@@ -248,7 +257,7 @@ void main() {
     // (trees and shrubs only: far_field.cpp gives grass and ground cover no crown size. The
     // test on k, known in each unrolled iteration, drops their crown code, which lavapipe, which
     // runs both sides of a branch for every pixel, paid on all the ground: 1.5 km view 10 %)
-    float r = k < 2 ? frame.crownSize[k] : 0.0;
+    float r = k < 2 && FAR_CROWN_DETAIL ? frame.crownSize[k] : 0.0;
     // a pixel's width at this distance (ndc = x fy / depth over proj.w pixels)
     float footprint = distance(frame.eye.xyz, inWorld) * 2.0 / (frame.proj.y * frame.proj.w);
     float detail = r > 0.0 ? 1.0 - smoothstep(0.5, 1.0, footprint / r) : 0.0;

@@ -46,7 +46,7 @@ layout(location = 12) flat out vec4 outSunArea;
 #endif
 // The depth pre-pass and the colour pass compile this file apart (the colour pass reads the
 // look table as well): their depths must match bit for bit (the colour pass tests >=).
-invariant gl_Position;
+precise gl_Position;
 
 ivec2 samples;  // heightmap size
 int step;       // cells per quad at this level

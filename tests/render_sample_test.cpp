@@ -2,6 +2,7 @@
 // library, open the folder in the renderer and draw it headless on lavapipe.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -117,6 +118,53 @@ TEST(RenderSample, FrustumCullingKeepsTheSampleViewsIntact) {
     EXPECT_LT(on.frames.back().afterFrustum, off.frames.back().afterFrustum * 3 / 4);
     EXPECT_GT(on.frames.back().afterOcclusion, 1000u);
   }
+}
+
+// The colour pass draws each terrain node with terrain.frag specialised to what its pixels can
+// need (render/terrain_draw.h TerrainShadingBits): the picture must be the one the whole shader
+// draws everywhere. Two views of the baked block hold every variant between them: ground near
+// the eye with shadows, the far field's crowns inside and beyond the shadows' reach, the far
+// field without crowns or shadows. One sample per pixel, as above.
+TEST(RenderSample, TerrainShadingVariantsKeepThePicture) {
+  if (std::string why = sampleSkipReason(); !why.empty()) GTEST_SKIP() << why;
+  test::TempDir dir;
+  eco::World bakeWorld = loadWorld(kSampleConfig);
+  bakeSampleTiles(bakeWorld, dir.file("bake"), TileRange{14, 22, 38, 40});  // x 1.8-4.9 km, z 2.8-5.1 km
+  render::Scene world = render::openBake(dir.file("bake"));
+  // a long lens: at 180 rows the far field's crowns are a few pixels wide out to 2.2 km (at 60
+  // degrees only to 0.7 km, where the trees' far field has not begun)
+  render::Camera views[] = {render::fixtures::camera(1900, bakeWorld.terrain.heightAt(1900, 3900) + 40, 3900, 90, -4),
+                            render::fixtures::camera(1900, 1200, 3900, 90, -25)};
+  std::array<uint32_t, render::kTerrainShadings> used{};
+  for (render::Camera& cam : views) {
+    cam.fovYDeg = 20;
+    render::ViewerOptions o;
+    o.width = 320;
+    o.height = 180;
+    o.camera = cam;
+    o.validation = true;
+    o.renderer.stream.loadRadius = 1500;  // ecoview's defaults
+    o.renderer.stream.unloadRadius = 2000;
+    o.renderer.samples = 1;
+    const render::HeadlessResult variants = render::runHeadless(world, o);
+    o.renderer.terrainShadingClasses = false;
+    const render::HeadlessResult whole = render::runHeadless(world, o);
+    EXPECT_EQ(variants.validationErrors, 0);
+    ASSERT_EQ(variants.pixels.size(), whole.pixels.size());
+    size_t differing = 0;
+    for (size_t i = 0; i < whole.pixels.size(); i += 4)
+      differing += std::memcmp(&variants.pixels[i], &whole.pixels[i], 4) != 0;
+    EXPECT_EQ(differing, 0u) << "camera " << cam.position.x << "," << cam.position.y << "," << cam.position.z;
+    for (uint32_t c = 0; c < render::kTerrainShadings; ++c) used[c] += variants.frames.back().terrainNodesByShading[c];
+    for (uint32_t c = 0; c + 1 < render::kTerrainShadings; ++c)
+      EXPECT_EQ(whole.frames.back().terrainNodesByShading[c], 0u) << "without the variants every node takes the whole shader";
+  }
+  using namespace render;
+  for (uint32_t c : {0u + kShadeShadows, kShadeFarPlants + kShadeShadows, kShadeFarPlants + kShadeCrowns + kShadeShadows,
+                     kShadeFarPlants + kShadeCrowns, 0u + kShadeFarPlants})
+    EXPECT_GT(used[c], 0u) << "variant " << c << " drawn; nodes by variant: " << used[0] << " " << used[1] << " "
+                           << used[2] << " " << used[3] << " " << used[4] << " " << used[5] << " " << used[6] << " "
+                           << used[7];
 }
 
 // The ground reads its biome (issue #29): the same 768 m block of the sample world baked with

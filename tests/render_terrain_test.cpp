@@ -435,3 +435,62 @@ TEST(RenderTerrain, LowestGroundBoundsTheHeightsInARegion) {
   }
   render::destroyContext(ctx);
 }
+
+// terrainShading picks the terrain.frag variant for ground lying between two distances from
+// the eye: it must keep every part a pixel in that range can need. The reference evaluates the
+// shaders' own conditions, restated here, at distances across the range: kind k's far field is
+// mixed where t = clamp((d - start) / (end - start), 0, 1) > 0; trees' and shrubs' crowns are
+// drawn where also detail = 1 - smoothstep(0.5, 1, footprint / r) > 0 with footprint = 2 d /
+// (proj.y proj.w); shadow.glsl reads the map where the view depth is at most the last split.
+// The variant should also not carry parts no pixel needs (beyond sampling's reach).
+TEST(RenderTerrain, ShadingVariantKeepsWhatEveryPixelInRangeNeeds) {
+  uint32_t state = 777;
+  auto next = [&] { return float((state = state * 1664525u + 1013904223u) >> 8) / 16777216.f; };
+  auto smoothstep = [](double a, double b, double x) {
+    const double t = std::clamp((x - a) / (b - a), 0.0, 1.0);
+    return t * t * (3 - 2 * t);
+  };
+  int superfluous = 0, withCrowns = 0, withPlants = 0, withShadows = 0;
+  const int trials = 20000;
+  for (int i = 0; i < trials; ++i) {
+    gpu::FrameData f{};
+    f.farField.z = i % 10 == 0 ? 0.f : 1.f;
+    f.proj = {1.0f, 0.5f + 2.5f * next(), 0.0f, 100.0f + 2000.0f * next()};
+    for (int k = 0; k < 4; ++k) {
+      const float start = 3000 * next() * next(), end = start + 500 * next();
+      const bool hidden = next() < 0.1f;  // the renderer's fade for a kind with no species shown
+      (&f.fadeStart.x)[k] = hidden ? 1e30f : start;
+      (&f.fadeEnd.x)[k] = hidden ? 1e30f : end;
+      (&f.crownSize.x)[k] = next() < 0.1f ? 0.0f : (k < 2 ? 8.0f : 0.5f) * next();
+    }
+    f.shadowSplits = {0, 0, 10 + 3000 * next(), i % 7 == 0 ? 0.f : 1.f};
+    const float nearest = 5000 * next() * next(), farthest = nearest + 3000 * next() * next();
+    const float depth = nearest - 200 * next();  // a point's view depth is at most its distance
+    const uint32_t got = render::terrainShading(nearest, farthest, depth, f);
+    uint32_t need = 0;
+    if (f.shadowSplits.w > 0.5f && depth <= f.shadowSplits.z) need |= render::kShadeShadows;
+    for (int s = 0; s <= 256 && f.farField.z > 0.5f; ++s) {
+      const double d = double(nearest) + (double(farthest) - double(nearest)) * s / 256;
+      for (int k = 0; k < 4; ++k) {
+        const double start = (&f.fadeStart.x)[k], end = (&f.fadeEnd.x)[k];
+        const double t = std::clamp((d - start) / std::max(end - start, 1e-3), 0.0, 1.0);
+        if (t <= 0) continue;
+        need |= render::kShadeFarPlants;
+        const double r = (&f.crownSize.x)[k], footprint = 2 * d / (double(f.proj.y) * double(f.proj.w));
+        if (k < 2 && r > 0 && 1 - smoothstep(0.5, 1.0, footprint / r) > 0) need |= render::kShadeCrowns;
+      }
+    }
+    ASSERT_EQ(need & ~got, 0u) << "trial " << i << ": nearest " << nearest << " farthest " << farthest << " depth "
+                               << depth << " needs " << need << ", got " << got;
+    superfluous += got != need;
+    withCrowns += (got & render::kShadeCrowns) != 0;
+    withPlants += got == render::kShadeFarPlants;
+    withShadows += (got & render::kShadeShadows) != 0;
+  }
+  EXPECT_LT(superfluous, trials / 100);
+  // every part is left out in a good share of the cases
+  EXPECT_GT(withCrowns, trials / 10);
+  EXPECT_GT(withPlants, trials / 10);
+  EXPECT_GT(withShadows, trials / 10);
+  EXPECT_LT(withShadows, trials * 9 / 10);
+}

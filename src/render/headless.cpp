@@ -150,6 +150,7 @@ std::string statsJson(const HeadlessResult& r, const ViewerOptions& o) {
                       {"gpu_shadow_ms", ms(s.shadowMs)},
                       {"gpu_color_ms", ms(s.colorMs)},
                       {"terrain_triangles", s.terrainTriangles},
+                      {"terrain_nodes_by_shading", s.terrainNodesByShading},
                       {"instances_resident", s.resident},
                       {"instances_tested", s.tested},
                       {"visible_after_frustum", s.afterFrustum},

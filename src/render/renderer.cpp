@@ -595,6 +595,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
     for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k)
       if (!shown[k]) (&frame.fadeStart.x)[k] = (&frame.fadeEnd.x)[k] = 1e30f;
   }
+  if (options_.terrainShadingClasses) prepareTerrainShading(terrain_, frame, fs);  // the far field's fades are final
   {
     // the indirect records with their regions of the visible list: the camera's species in
     // order, then each cascade's casters, each as large as the species' resident instances
@@ -659,6 +660,9 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   s.farFieldBytes = farFieldBytes(farField_);
   s.staged = staged_;
   s.terrainTriangles = terrain_.triangles[frameIndex_ % kFramesInFlight];
+  for (uint32_t c = 0; c < kTerrainShadings; ++c)
+    s.terrainNodesByShading[c] = terrain_.fullByShading[frameIndex_ % kFramesInFlight][c] +
+                                 terrain_.quarterByShading[frameIndex_ % kFramesInFlight][c];
   s.tilesResident = streamer_->residentTiles();
   s.tileLoads = streamer_->loads();
   s.tileUnloads = streamer_->unloads();

@@ -57,6 +57,10 @@ struct RendererOptions {
   // Multisampling of the colour pass (1, 2, 4 or 8; lowered to what the device offers): the
   // edges of leaves, blades and trunks are geometry, so MSAA is what smooths them.
   uint32_t samples = 4;
+  // Terrain nodes drawn with terrain.frag specialised to what their pixels can need
+  // (render/terrain_draw.h TerrainShadingBits); false: the whole shader everywhere (the same
+  // picture, slower on lavapipe; tests compare the two)
+  bool terrainShadingClasses = true;
 };
 
 struct FrameStats {
@@ -72,6 +76,7 @@ struct FrameStats {
   double gpuMs = -1, terrainMs = -1, pyramidMs = -1, cullMs = -1, shadowMs = -1, colorMs = -1;
   uint64_t resident = 0, tested = 0, afterFrustum = 0, afterOcclusion = 0;
   uint64_t terrainTriangles = 0;  // drawn by the terrain LOD selection
+  std::array<uint32_t, kTerrainShadings> terrainNodesByShading{};  // its nodes by TerrainShadingBits
   uint32_t drawCalls = 0;       // vkCmdDrawIndexedIndirect calls recorded for vegetation
   uint32_t drawCommands = 0;    // indirect command records they consume
   uint32_t nonEmptyDraws = 0;   // camera records with instanceCount > 0, as the GPU wrote them

@@ -1,6 +1,7 @@
 #include "render/terrain_draw.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -209,10 +210,16 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFo
 
   const std::vector<BindingDesc> bindings = terrainBindings(false);
   GraphicsDesc color{"terrain.vert", "terrain.frag", {}, {}, colorFormat, depthFormat, VK_CULL_MODE_NONE};
-  // after the depth pre-pass: the same vertex shader gives the same depths, which pass >=
+  // after the depth pre-pass: the same vertex positions (gl_Position is invariant) give the
+  // same depths, which pass >=
   color.depthCompare = VK_COMPARE_OP_GREATER_OR_EQUAL;
   color.samples = samples;
-  t.pipeline = createGraphicsPipeline(ctx, color, bindings, sizeof(gpu::TerrainPush));
+  for (uint32_t s = 0; s < kTerrainShadings; ++s) {
+    if ((s & kShadeCrowns) && !(s & kShadeFarPlants)) continue;  // terrainShading never asks for it
+    // terrain.frag's FAR_PLANTS, FAR_CROWN_DETAIL, SUN_SHADOWS
+    color.fragmentConstants = {(s & kShadeFarPlants) != 0, (s & kShadeCrowns) != 0, (s & kShadeShadows) != 0};
+    t.pipelines[s] = createGraphicsPipeline(ctx, color, bindings, sizeof(gpu::TerrainPush));
+  }
   GraphicsDesc depth{"terrain_depth.vert", nullptr, {}, {}, VK_FORMAT_UNDEFINED, depthFormat, VK_CULL_MODE_NONE};
   depth.samples = samples;
   t.depthPipeline = createGraphicsPipeline(ctx, depth, bindings, sizeof(gpu::TerrainPush));
@@ -263,7 +270,7 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFo
 }
 
 void destroyTerrainDraw(Context& ctx, TerrainDraw& t) {
-  destroyPipeline(ctx, t.pipeline);
+  for (Pipeline& p : t.pipelines) destroyPipeline(ctx, p);
   destroyPipeline(ctx, t.depthPipeline);
   destroyPipeline(ctx, t.shadowPipeline);
   destroyImage(ctx, t.noShadow);
@@ -305,6 +312,61 @@ void prepareTerrainFrame(TerrainDraw& t, gpu::FrameData& frame, uint32_t slot) {
   for (uint32_t v = 1; v < gpu::VIEW_COUNT; ++v) t.fullNodes[slot][v] = t.quarterNodes[slot][v] = 0;
   t.triangles[slot] = uint64_t(t.fullNodes[slot][0]) * t.fullIndexCount / 3 +
                       uint64_t(t.quarterNodes[slot][0]) * t.quarterIndexCount / 3;
+  t.fullByShading[slot] = t.quarterByShading[slot] = {};
+  t.fullByShading[slot].back() = t.fullNodes[slot][0];
+  t.quarterByShading[slot].back() = t.quarterNodes[slot][0];
+}
+
+uint32_t terrainShading(float nearest, float farthest, float nearestDepth, const gpu::FrameData& f) {
+  uint32_t need = 0;
+  // shadow.glsl: lit (1) past the last split's view depth; terrain.frag: castsShadow 0 there
+  if (f.shadowSplits.w > 0.5f && !(nearestDepth > f.shadowSplits.z)) need |= kShadeShadows;
+  if (f.farField.z < 0.5f) return need;  // terrain.frag: farPlants draws nothing
+  // terrain.frag: kind k's far field fades in where d > fadeStart[k] (t > 0), and its crowns are
+  // drawn where a pixel's footprint, 2 d / (proj.y proj.w) metres, is under the crown radius
+  // (detail > 0); trees and shrubs only
+  const float crownPixels = 0.5f * f.proj.y * f.proj.w;  // d below crownSize x this: detail > 0
+  for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k) {
+    const float start = (&f.fadeStart.x)[k], r = (&f.crownSize.x)[k];
+    if (!(farthest > start)) continue;
+    need |= kShadeFarPlants;
+    // some d in the range both past the fade's start and near enough
+    if (k < 2 && r > 0 && std::max(nearest, start) < r * crownPixels) need |= kShadeCrowns;
+  }
+  return need;
+}
+
+void prepareTerrainShading(TerrainDraw& t, const gpu::FrameData& frame, uint32_t slot) {
+  const Vec3 eye{frame.eye.x, frame.eye.y, frame.eye.z};
+  // terrain_vertex.glsl lifts the ground by at most the higher canopy
+  const float lift = std::max({frame.canopy.x, frame.canopy.y, 0.0f});
+  auto shading = [&](const gpu::TerrainNode& n) {
+    // the node's place in the quadtree: quarter nodes are drawn one level above their own
+    const uint32_t extent = n.cell.w << n.cell.z, level = uint32_t(std::countr_zero(extent / kPatch));
+    const Box b = nodeBox(t, level, n.cell.x / extent, n.cell.y / extent, lift);
+    const float dx = std::max({b.x0 - eye.x, 0.0f, eye.x - b.x1}), dy = std::max({b.y0 - eye.y, 0.0f, eye.y - b.y1}),
+                dz = std::max({b.z0 - eye.z, 0.0f, eye.z - b.z1});
+    const float fx = std::max(eye.x - b.x0, b.x1 - eye.x), fy = std::max(eye.y - b.y0, b.y1 - eye.y),
+                fz = std::max(eye.z - b.z0, b.z1 - eye.z);
+    // a metre and a thousandth either way: the shader's float distances to morphed vertices
+    const float nearest = std::sqrt(dx * dx + dy * dy + dz * dz), farthest = std::sqrt(fx * fx + fy * fy + fz * fz);
+    // the box's least depth along the view: its corner farthest against the forward axis
+    const Vec3 forward{frame.forward.x, frame.forward.y, frame.forward.z};
+    const float depth = (forward.x > 0 ? b.x0 : b.x1) * forward.x + (forward.y > 0 ? b.y0 : b.y1) * forward.y +
+                        (forward.z > 0 ? b.z0 : b.z1) * forward.z - (eye.x * forward.x + eye.y * forward.y + eye.z * forward.z);
+    return terrainShading(nearest * 0.999f - 1.0f, farthest * 1.001f + 1.0f, depth - 0.001f * std::abs(depth) - 1.0f,
+                          frame);
+  };
+  auto* nodes = static_cast<gpu::TerrainNode*>(t.nodes[slot].data);  // the camera's: view 0
+  auto order = [&](gpu::TerrainNode* first, uint32_t count, std::array<uint32_t, kTerrainShadings>& counts) {
+    counts = {};
+    for (uint32_t i = 0; i < count; ++i) ++counts[shading(first[i])];
+    // stable: within a class the nodes stay nearest first
+    std::stable_sort(first, first + count,
+                     [&](const gpu::TerrainNode& a, const gpu::TerrainNode& b) { return shading(a) < shading(b); });
+  };
+  order(nodes, t.fullNodes[slot][0], t.fullByShading[slot]);
+  order(nodes + t.fullNodes[slot][0], t.quarterNodes[slot][0], t.quarterByShading[slot]);
 }
 
 void prepareTerrainShadows(TerrainDraw& t, const gpu::FrameData& frame, uint32_t slot) {
@@ -312,13 +374,14 @@ void prepareTerrainShadows(TerrainDraw& t, const gpu::FrameData& frame, uint32_t
     selectView(t, frame, &frame.shadowPlanes[c * gpu::FRUSTUM_PLANES], slot, 1 + c);
 }
 
-void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& frameUbo,
-                       const TerrainTextures& tex, uint32_t slot, TerrainPass pass, uint32_t view) {
-  bool capture = pass == TerrainPass::Color && t.capturePipeline.pipeline != VK_NULL_HANDLE;
-  const Pipeline& p = capture                          ? t.capturePipeline
-                      : pass == TerrainPass::Color  ? t.pipeline
-                      : pass == TerrainPass::Depth  ? t.depthPipeline
-                                                    : t.shadowPipeline;
+namespace {
+
+// Draws view `view`'s full nodes [firstFull, + fullCount) and quarter nodes [firstQuarter, +
+// quarterCount) of the slot with pipeline p.
+void recordTerrainNodes(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& frameUbo, const TerrainTextures& tex,
+                        uint32_t slot, TerrainPass pass, uint32_t view, const Pipeline& p, uint32_t firstFull,
+                        uint32_t fullCount, uint32_t firstQuarter, uint32_t quarterCount) {
+  const bool capture = &p == &t.capturePipeline;
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline);
   DescriptorWrites d;
   d.buffer(0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, frameUbo);
@@ -342,11 +405,33 @@ void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& 
   push.capture.y = view;
   vkCmdPushConstants(cmd, p.layout, kVF, 0, sizeof(push), &push);
   vkCmdBindIndexBuffer(cmd, t.indices.buffer, 0, VK_INDEX_TYPE_UINT16);
-  uint32_t full = t.fullNodes[slot][view], quarter = t.quarterNodes[slot][view];
-  uint32_t first = view * t.nodeCapacity;
-  if (full > 0) vkCmdDrawIndexed(cmd, t.fullIndexCount, full, 0, 0, first);
-  if (quarter > 0) vkCmdDrawIndexed(cmd, t.quarterIndexCount, quarter, t.fullIndexCount, 0, first + full);
+  const uint32_t first = view * t.nodeCapacity;
+  if (fullCount > 0) vkCmdDrawIndexed(cmd, t.fullIndexCount, fullCount, 0, 0, first + firstFull);
+  if (quarterCount > 0) vkCmdDrawIndexed(cmd, t.quarterIndexCount, quarterCount, t.fullIndexCount, 0, first + firstQuarter);
 }
+
+}  // namespace
+
+void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& frameUbo,
+                       const TerrainTextures& tex, uint32_t slot, TerrainPass pass, uint32_t view) {
+  bool capture = pass == TerrainPass::Color && t.capturePipeline.pipeline != VK_NULL_HANDLE;
+  const uint32_t full = t.fullNodes[slot][view], quarter = t.quarterNodes[slot][view];
+  if (pass == TerrainPass::Color && !capture) {  // each shading class with its own pipeline
+    for (uint32_t s = 0, firstFull = 0, firstQuarter = full; s < kTerrainShadings; ++s) {
+      const uint32_t f = t.fullByShading[slot][s], q = t.quarterByShading[slot][s];
+      if (f + q > 0)
+        recordTerrainNodes(cmd, t, frameUbo, tex, slot, pass, view, t.pipelines[s], firstFull, f, firstQuarter, q);
+      firstFull += f;
+      firstQuarter += q;
+    }
+    return;
+  }
+  const Pipeline& p = capture                          ? t.capturePipeline
+                      : pass == TerrainPass::Depth  ? t.depthPipeline
+                                                    : t.shadowPipeline;
+  recordTerrainNodes(cmd, t, frameUbo, tex, slot, pass, view, p, 0, full, full, quarter);
+}
+
 
 float lowestGround(const TerrainDraw& t, const gpu::vec4* planes, uint32_t planeCount, float above) {
   float best = INFINITY;

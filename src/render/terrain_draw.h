@@ -22,6 +22,17 @@ struct TerrainLevel {
   std::vector<float> minY, maxY;  // row-major, nodesX x nodesZ
 };
 
+// Which parts of terrain.frag a node's pixels can need, by where the node lies from the eye: the
+// colour pass draws each combination with the shader specialised to it (its constants
+// FAR_PLANTS, FAR_CROWN_DETAIL, SUN_SHADOWS). Lavapipe runs every branch of a shader for every
+// pixel, so code a node cannot need costs as much as code it runs.
+enum TerrainShadingBits : uint32_t {
+  kShadeFarPlants = 1,  // some shown kind's far field fades in (else the ground alone)
+  kShadeCrowns = 2,     // the far field's crowns are over a pixel wide (trees, shrubs)
+  kShadeShadows = 4,    // within the shadow cascades' view depth
+};
+constexpr uint32_t kTerrainShadings = 8;  // every combination of the bits (crowns only with plants)
+
 struct TerrainDraw {
   const Grid* heightsCpu = nullptr;
   float cellSize = 1;
@@ -36,9 +47,15 @@ struct TerrainDraw {
   std::array<Buffer, kFramesInFlight> nodes;
   std::array<std::array<uint32_t, gpu::VIEW_COUNT>, kFramesInFlight> fullNodes{}, quarterNodes{};
   std::array<uint64_t, kFramesInFlight> triangles{};  // camera view
+  // The camera's full and quarter nodes of each slot by shading (TerrainShadingBits), in that
+  // order within each (prepareTerrainShading; prepareTerrainFrame counts them all as needing
+  // every part)
+  std::array<std::array<uint32_t, kTerrainShadings>, kFramesInFlight> fullByShading{}, quarterByShading{};
   VkFormat colorFormat = VK_FORMAT_UNDEFINED, depthFormat = VK_FORMAT_UNDEFINED;
   VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;  // of the camera's targets
-  Pipeline pipeline;       // colour: shading, after the depth pre-pass (depth test >=)
+  // colour: shading, after the depth pre-pass (depth test >=), by TerrainShadingBits (a
+  // combination no node can need has none)
+  std::array<Pipeline, kTerrainShadings> pipelines;
   Pipeline depthPipeline;  // the camera's depth pre-pass (the Hi-Z pyramid's source)
   Pipeline shadowPipeline; // shadow cascades (D32, depth test <, depth bias)
   // Bound where the caller has no texture of its own: a lit 1x1 shadow map array and a 1x1
@@ -66,6 +83,14 @@ float lowestGround(const TerrainDraw& t, const gpu::vec4* planes, uint32_t plane
 // Selects this frame's nodes around frame.eye, culled by frame.frustum, into frame slot `slot`
 // and fills frame.terrain. The GPU must be done with the slot's previous frame.
 void prepareTerrainFrame(TerrainDraw& terrain, gpu::FrameData& frame, uint32_t slot);
+// The parts of the shading (TerrainShadingBits) ground needs whose points all lie between
+// nearest and farthest metres from the eye and at least nearestDepth along the view direction,
+// under frame's far field (farField.z), fade distances, crown sizes, projection and shadow splits.
+uint32_t terrainShading(float nearest, float farthest, float nearestDepth, const gpu::FrameData& frame);
+// Orders the camera's nodes of slot `slot` by the shading each needs (their boxes' distances from
+// the eye, raised by the canopy lift). Call after prepareTerrainFrame once frame's far field and
+// fade distances are set; without it every node is drawn with the whole shader.
+void prepareTerrainShading(TerrainDraw& terrain, const gpu::FrameData& frame, uint32_t slot);
 // The same selection (levels by distance from the eye) culled by each cascade's planes
 // (frame.shadowPlanes), for the shadow pass. Call after setShadowCascades.
 void prepareTerrainShadows(TerrainDraw& terrain, const gpu::FrameData& frame, uint32_t slot);
@@ -74,7 +99,7 @@ enum class TerrainPass { Color, Depth, Shadow };
 
 // What the colour pass samples; null views fall back to TerrainDraw's defaults.
 struct TerrainTextures {
-  VkImageView farField = VK_NULL_HANDLE;  // 2D array of FAR_LAYERS layers (render/far_field.h)
+  VkImageView farField = VK_NULL_HANDLE;  // 2D array of FAR_IMAGE_LAYERS layers (render/far_field.h)
   VkSampler farSampler = VK_NULL_HANDLE;
   VkImageView farLook = VK_NULL_HANDLE;   // RGBA16F 2D array (render/far_look.h), farSampler
   VkImageView shadowMap = VK_NULL_HANDLE;  // D32 2D array of CASCADE_COUNT layers, compare sampler

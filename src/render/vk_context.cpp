@@ -412,9 +412,14 @@ Pipeline createGraphicsPipeline(Context& ctx, const GraphicsDesc& desc, const st
   createLayouts(ctx, p, bindings, pushSize, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT);
   VkShaderModule vs = loadModule(ctx, desc.vertexShader);
   VkShaderModule fs = desc.fragmentShader ? loadModule(ctx, desc.fragmentShader) : VK_NULL_HANDLE;
+  std::vector<VkSpecializationMapEntry> entries;
+  for (uint32_t i = 0; i < desc.fragmentConstants.size(); ++i) entries.push_back({i, i * 4, 4});
+  const VkSpecializationInfo constants{uint32_t(entries.size()), entries.data(), desc.fragmentConstants.size() * 4,
+                                       desc.fragmentConstants.data()};
   VkPipelineShaderStageCreateInfo stages[2] = {
       {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_VERTEX_BIT, vs, "main", nullptr},
-      {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_FRAGMENT_BIT, fs, "main", nullptr}};
+      {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_FRAGMENT_BIT, fs, "main",
+       entries.empty() ? nullptr : &constants}};
   VkPipelineVertexInputStateCreateInfo vertexInput{.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
   vertexInput.vertexBindingDescriptionCount = uint32_t(desc.vertexBindings.size());
   vertexInput.pVertexBindingDescriptions = desc.vertexBindings.data();

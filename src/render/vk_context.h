@@ -116,6 +116,8 @@ struct GraphicsDesc {
   bool depthBias = false;  // dynamic depth bias (vkCmdSetDepthBias), for shadow maps
   VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
   bool alphaBlend = false;  // colour = src * src.a + dst * (1 - src.a) (the UI); else replace
+  // The fragment shader's specialization constants: value i for constant_id i (bools as 0 / 1)
+  std::vector<uint32_t> fragmentConstants;
 };
 // depthFormat VK_FORMAT_UNDEFINED: no depth attachment, so no depth test or write.
 Pipeline createGraphicsPipeline(Context& ctx, const GraphicsDesc& desc,
