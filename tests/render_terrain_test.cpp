@@ -472,11 +472,11 @@ TEST(RenderTerrain, ShadingVariantKeepsWhatEveryPixelInRangeNeeds) {
     for (int s = 0; s <= 256 && f.farField.z > 0.5f; ++s) {
       const double d = double(nearest) + (double(farthest) - double(nearest)) * s / 256;
       for (int k = 0; k < 4; ++k) {
-        const double start = (&f.fadeStart.x)[k], end = (&f.fadeEnd.x)[k];
+        const double start = double((&f.fadeStart.x)[k]), end = double((&f.fadeEnd.x)[k]);
         const double t = std::clamp((d - start) / std::max(end - start, 1e-3), 0.0, 1.0);
         if (t <= 0) continue;
         need |= render::kShadeFarPlants;
-        const double r = (&f.crownSize.x)[k], footprint = 2 * d / (double(f.proj.y) * double(f.proj.w));
+        const double r = double((&f.crownSize.x)[k]), footprint = 2 * d / (double(f.proj.y) * double(f.proj.w));
         if (k < 2 && r > 0 && 1 - smoothstep(0.5, 1.0, footprint / r) > 0) need |= render::kShadeCrowns;
       }
     }
