@@ -1,5 +1,5 @@
 #version 460
-// terrain.vert for the depth-only passes (the depth pre-pass, the shadow cascades): no far look
-// for the colour pass (the same depths: gl_Position is invariant).
+// terrain.vert for the depth-only passes (the depth pre-pass, the shadow cascades): without the
+// colour pass's far look (the same depths: gl_Position is precise).
 #define TERRAIN_DEPTH_ONLY
 #include "terrain_vertex.glsl"

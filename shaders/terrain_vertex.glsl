@@ -1,5 +1,6 @@
-// Terrain vertex shader body (render/terrain_draw.h), included by terrain.vert and, with
-// TERRAIN_CAPTURE defined, by terrain_capture.vert.
+// Terrain vertex shader body (render/terrain_draw.h), included by terrain.vert, with
+// TERRAIN_DEPTH_ONLY defined by terrain_depth.vert and with TERRAIN_CAPTURE defined by
+// terrain_capture.vert.
 //
 // Each instance is one selected quadtree node (TerrainNode): a patch of n x n quads at level L,
 // one quad per 2^L cells. Vertices carry no attributes: gl_VertexIndex < (n + 1)^2 is a grid
