@@ -22,9 +22,10 @@ layout(location = 0) out vec4 outColor;
 // Specialised per terrain node by where it lies from the eye (render/terrain_draw.h
 // TerrainShadingBits): lavapipe runs every branch for every pixel, so what a node cannot need is
 // compiled out rather than branched around.
-layout(constant_id = 0) const bool FAR_PLANTS = true;        // some kind's far field fades in
-layout(constant_id = 1) const bool FAR_CROWN_DETAIL = true;  // crowns over a pixel wide
-layout(constant_id = 2) const bool SUN_SHADOWS = true;       // the shadow cascades reach
+layout(constant_id = 0) const uint FAR_KINDS = 15u;    // bit k: kind k's far field fades in
+layout(constant_id = 1) const uint CROWN_KINDS = 3u;   // bit k: kind k's crowns are over a pixel wide
+layout(constant_id = 2) const bool SUN_SHADOWS = true;  // the shadow cascades reach
+bool farKind(int k) { return (FAR_KINDS & (1u << uint(k))) != 0u; }
 // (SUN_SHADOWS leaves out the shadow map's reads only: also folding the far field's
 // castsShadow to 0 made lavapipe's code for the crown variant 1.3x slower, 1.5 km view)
 
@@ -125,7 +126,7 @@ FarPlants farPlants(vec3 n, float riverDistance, vec4 stands) {
   FarPlants p;
   for (int k = 0; k < int(FAR_LAYERS); ++k) p.seen[k] = p.t[k] = p.sunDepth[k] = 0.0, p.crownSun[k] = 1.0;
   p.castsShadow = 0.0;
-  if (!FAR_PLANTS || frame.farField.z < 0.5) return p;
+  if (FAR_KINDS == 0u || frame.farField.z < 0.5) return p;
   vec3 toEye = frame.eye.xyz - inWorld;
   float d = length(toEye);
   vec3 v = toEye / max(d, 1e-3);
@@ -143,7 +144,7 @@ FarPlants farPlants(vec3 n, float riverDistance, vec4 stands) {
   // light variation at stand scale, so the far field does not read as flat paint
   float vary = 0.9 + 0.2 * (0.65 * valueNoise(inWorld.xz, 60.0) + 0.35 * valueNoise(inWorld.xz, 17.0));
   for (int k = 0; k < int(FAR_LAYERS); ++k)
-    p.t[k] = clamp((d - frame.fadeStart[k]) / max(frame.fadeEnd[k] - frame.fadeStart[k], 1e-3), 0.0, 1.0);
+    p.t[k] = farKind(k) ? clamp((d - frame.fadeStart[k]) / max(frame.fadeEnd[k] - frame.fadeStart[k], 1e-3), 0.0, 1.0) : 0.0;
   // How far the trees and shrubs stand above this surface (the vertices lifted it by
   // canopyLift; none near the river): the line of sight crosses their canopy over a run of
   // `above` x cot(elevation) toward the eye, and the plants it meets are those of that run, not
@@ -159,7 +160,7 @@ FarPlants farPlants(vec3 n, float riverDistance, vec4 stands) {
   for (int k = 0; k < int(FAR_LAYERS); ++k) {
     // cull.comp keeps a fraction 1 - t of the instances at t = (d - start) / (end - start):
     // the far field comes in linearly over the same band
-    if (p.t[k] <= 0.0) continue;
+    if (!farKind(k) || p.t[k] <= 0.0) continue;
     // one mip level coarser than the screen asks for: a texel holds a handful of crowns,
     // magnified it would read as blotches rather than as a stand of plants
     vec4 layer = texture(farField, vec3(uv, k), 1.0);
@@ -234,8 +235,8 @@ void main() {
   vec2 across = vec2(-away.y, away.x);
   float slant = sqrt(clamp(dot(n, toEye), 0.55, 1.0));
   vec2 toSun = length(frame.sun.xz) > 1e-4 ? normalize(frame.sun.xz) : vec2(1.0, 0.0);
-  for (int k = int(FAR_LAYERS) - 1; k >= 0 && FAR_PLANTS; --k) {
-    if (far.seen[k] <= 0.0) continue;
+  for (int k = int(FAR_LAYERS) - 1; k >= 0 && FAR_KINDS != 0u; --k) {
+    if (!farKind(k) || far.seen[k] <= 0.0) continue;
     vec4 shape = far.shape[k], lit = far.lit[k], shade = far.shade[k];
     // the parts lit, each fogged and tone-mapped apart as their pixels would be, then mixed by
     // their shares
@@ -257,7 +258,7 @@ void main() {
     // (trees and shrubs only: far_field.cpp gives grass and ground cover no crown size. The
     // test on k, known in each unrolled iteration, drops their crown code, which lavapipe, which
     // runs both sides of a branch for every pixel, paid on all the ground: 1.5 km view 10 %)
-    float r = k < 2 && FAR_CROWN_DETAIL ? frame.crownSize[k] : 0.0;
+    float r = k < 2 && (CROWN_KINDS & (1u << uint(k))) != 0u ? frame.crownSize[k] : 0.0;
     // a pixel's width at this distance (ndc = x fy / depth over proj.w pixels)
     float footprint = distance(frame.eye.xyz, inWorld) * 2.0 / (frame.proj.y * frame.proj.w);
     float detail = r > 0.0 ? 1.0 - smoothstep(0.5, 1.0, footprint / r) : 0.0;

@@ -450,7 +450,7 @@ TEST(RenderTerrain, ShadingVariantKeepsWhatEveryPixelInRangeNeeds) {
     const double t = std::clamp((x - a) / (b - a), 0.0, 1.0);
     return t * t * (3 - 2 * t);
   };
-  int superfluous = 0, withCrowns = 0, withPlants = 0, withShadows = 0;
+  int superfluous = 0, withCrowns = 0, withPlants = 0, someKinds = 0, withShadows = 0;
   const int trials = 20000;
   for (int i = 0; i < trials; ++i) {
     gpu::FrameData f{};
@@ -475,22 +475,24 @@ TEST(RenderTerrain, ShadingVariantKeepsWhatEveryPixelInRangeNeeds) {
         const double start = double((&f.fadeStart.x)[k]), end = double((&f.fadeEnd.x)[k]);
         const double t = std::clamp((d - start) / std::max(end - start, 1e-3), 0.0, 1.0);
         if (t <= 0) continue;
-        need |= render::kShadeFarPlants;
+        need |= 1u << uint32_t(k);
         const double r = double((&f.crownSize.x)[k]), footprint = 2 * d / (double(f.proj.y) * double(f.proj.w));
-        if (k < 2 && r > 0 && 1 - smoothstep(0.5, 1.0, footprint / r) > 0) need |= render::kShadeCrowns;
+        if (k < 2 && r > 0 && 1 - smoothstep(0.5, 1.0, footprint / r) > 0) need |= 1u << (render::kShadeCrownShift + uint32_t(k));
       }
     }
     ASSERT_EQ(need & ~got, 0u) << "trial " << i << ": nearest " << nearest << " farthest " << farthest << " depth "
                                << depth << " needs " << need << ", got " << got;
     superfluous += got != need;
-    withCrowns += (got & render::kShadeCrowns) != 0;
-    withPlants += got == render::kShadeFarPlants;
+    withCrowns += (got & render::kShadeCrownKinds) != 0;
+    withPlants += (got & render::kShadeFarKinds) != 0 && (got & render::kShadeCrownKinds) == 0;
+    someKinds += (got & render::kShadeFarKinds) != 0 && (got & render::kShadeFarKinds) != render::kShadeFarKinds;
     withShadows += (got & render::kShadeShadows) != 0;
   }
   EXPECT_LT(superfluous, trials / 100);
   // every part is left out in a good share of the cases
   EXPECT_GT(withCrowns, trials / 10);
   EXPECT_GT(withPlants, trials / 10);
+  EXPECT_GT(someKinds, trials / 10);
   EXPECT_GT(withShadows, trials / 10);
   EXPECT_LT(withShadows, trials * 9 / 10);
 }

@@ -20,6 +20,15 @@
 namespace eco::render {
 
 namespace {
+// The terrain nodes drawn per shading key (render/terrain_draw.h), the keys in use only: an
+// object of key (decimal) to count.
+nlohmann::json shadingCounts(const FrameStats& s) {
+  nlohmann::json o = nlohmann::json::object();
+  for (uint32_t key = 0; key < kTerrainShadings; ++key)
+    if (s.terrainNodesByShading[key] > 0) o[std::to_string(key)] = s.terrainNodesByShading[key];
+  return o;
+}
+
 Camera lerpCamera(const Camera& a, const Camera& b, float t) {
   Camera c = a;
   c.position = a.position + (b.position - a.position) * t;
@@ -150,7 +159,7 @@ std::string statsJson(const HeadlessResult& r, const ViewerOptions& o) {
                       {"gpu_shadow_ms", ms(s.shadowMs)},
                       {"gpu_color_ms", ms(s.colorMs)},
                       {"terrain_triangles", s.terrainTriangles},
-                      {"terrain_nodes_by_shading", s.terrainNodesByShading},
+                      {"terrain_nodes_by_shading", shadingCounts(s)},
                       {"instances_resident", s.resident},
                       {"instances_tested", s.tested},
                       {"visible_after_frustum", s.afterFrustum},

@@ -595,7 +595,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
     for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k)
       if (!shown[k]) (&frame.fadeStart.x)[k] = (&frame.fadeEnd.x)[k] = 1e30f;
   }
-  if (options_.terrainShadingClasses) prepareTerrainShading(terrain_, frame, fs);  // the far field's fades are final
+  if (options_.terrainShadingClasses) prepareTerrainShading(ctx_, terrain_, frame, fs);  // the far field's fades are final
   {
     // the indirect records with their regions of the visible list: the camera's species in
     // order, then each cascade's casters, each as large as the species' resident instances

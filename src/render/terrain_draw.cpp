@@ -214,12 +214,8 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFo
   // same depths, which pass >=
   color.depthCompare = VK_COMPARE_OP_GREATER_OR_EQUAL;
   color.samples = samples;
-  for (uint32_t s = 0; s < kTerrainShadings; ++s) {
-    if ((s & kShadeCrowns) && !(s & kShadeFarPlants)) continue;  // terrainShading never asks for it
-    // terrain.frag's FAR_PLANTS, FAR_CROWN_DETAIL, SUN_SHADOWS
-    color.fragmentConstants = {(s & kShadeFarPlants) != 0, (s & kShadeCrowns) != 0, (s & kShadeShadows) != 0};
-    t.pipelines[s] = createGraphicsPipeline(ctx, color, bindings, sizeof(gpu::TerrainPush));
-  }
+  t.colorDesc = color;  // the other shading pipelines: prepareTerrainShading
+  t.pipelines.back() = createGraphicsPipeline(ctx, color, bindings, sizeof(gpu::TerrainPush));  // the whole shader
   GraphicsDesc depth{"terrain_depth.vert", nullptr, {}, {}, VK_FORMAT_UNDEFINED, depthFormat, VK_CULL_MODE_NONE};
   depth.samples = samples;
   t.depthPipeline = createGraphicsPipeline(ctx, depth, bindings, sizeof(gpu::TerrainPush));
@@ -329,14 +325,14 @@ uint32_t terrainShading(float nearest, float farthest, float nearestDepth, const
   for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k) {
     const float start = (&f.fadeStart.x)[k], r = (&f.crownSize.x)[k];
     if (!(farthest > start)) continue;
-    need |= kShadeFarPlants;
+    need |= 1u << k;
     // some d in the range both past the fade's start and near enough
-    if (k < 2 && r > 0 && std::max(nearest, start) < r * crownPixels) need |= kShadeCrowns;
+    if (k < 2 && r > 0 && std::max(nearest, start) < r * crownPixels) need |= 1u << (kShadeCrownShift + k);
   }
   return need;
 }
 
-void prepareTerrainShading(TerrainDraw& t, const gpu::FrameData& frame, uint32_t slot) {
+void prepareTerrainShading(Context& ctx, TerrainDraw& t, const gpu::FrameData& frame, uint32_t slot) {
   const Vec3 eye{frame.eye.x, frame.eye.y, frame.eye.z};
   // terrain_vertex.glsl lifts the ground by at most the higher canopy
   const float lift = std::max({frame.canopy.x, frame.canopy.y, 0.0f});
@@ -367,6 +363,14 @@ void prepareTerrainShading(TerrainDraw& t, const gpu::FrameData& frame, uint32_t
   };
   order(nodes, t.fullNodes[slot][0], t.fullByShading[slot]);
   order(nodes + t.fullNodes[slot][0], t.quarterNodes[slot][0], t.quarterByShading[slot]);
+  for (uint32_t key = 0; key < kTerrainShadings; ++key) {
+    if (t.fullByShading[slot][key] + t.quarterByShading[slot][key] == 0 || t.pipelines[key].pipeline) continue;
+    GraphicsDesc desc = t.colorDesc;
+    // terrain.frag's FAR_KINDS, CROWN_KINDS, SUN_SHADOWS
+    desc.fragmentConstants = {key & kShadeFarKinds, (key & kShadeCrownKinds) >> kShadeCrownShift,
+                              (key & kShadeShadows) != 0};
+    t.pipelines[key] = createGraphicsPipeline(ctx, desc, terrainBindings(false), sizeof(gpu::TerrainPush));
+  }
 }
 
 void prepareTerrainShadows(TerrainDraw& t, const gpu::FrameData& frame, uint32_t slot) {
@@ -420,7 +424,8 @@ void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& 
     for (uint32_t s = 0, firstFull = 0, firstQuarter = full; s < kTerrainShadings; ++s) {
       const uint32_t f = t.fullByShading[slot][s], q = t.quarterByShading[slot][s];
       if (f + q > 0)
-        recordTerrainNodes(cmd, t, frameUbo, tex, slot, pass, view, t.pipelines[s], firstFull, f, firstQuarter, q);
+        recordTerrainNodes(cmd, t, frameUbo, tex, slot, pass, view,
+                           t.pipelines[s].pipeline ? t.pipelines[s] : t.pipelines.back(), firstFull, f, firstQuarter, q);
       firstFull += f;
       firstQuarter += q;
     }

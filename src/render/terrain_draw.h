@@ -24,14 +24,15 @@ struct TerrainLevel {
 
 // Which parts of terrain.frag a node's pixels can need, by where the node lies from the eye: the
 // colour pass draws each combination with the shader specialised to it (its constants
-// FAR_PLANTS, FAR_CROWN_DETAIL, SUN_SHADOWS). Lavapipe runs every branch of a shader for every
-// pixel, so code a node cannot need costs as much as code it runs.
+// FAR_KINDS, CROWN_KINDS, SUN_SHADOWS). Lavapipe runs every branch of a shader for every pixel,
+// so code a node cannot need costs as much as code it runs. A key is an OR of:
 enum TerrainShadingBits : uint32_t {
-  kShadeFarPlants = 1,  // some shown kind's far field fades in (else the ground alone)
-  kShadeCrowns = 2,     // the far field's crowns are over a pixel wide (trees, shrubs)
-  kShadeShadows = 4,    // within the shadow cascades' view depth
+  kShadeFarKinds = 0xF,     // bit k: kind k's far field fades in over some of the node
+  kShadeCrownKinds = 0x30,  // bit 4 + k: kind k's crowns (trees, shrubs) are over a pixel wide there
+  kShadeShadows = 0x40,     // within the shadow cascades' view depth
 };
-constexpr uint32_t kTerrainShadings = 8;  // every combination of the bits (crowns only with plants)
+constexpr uint32_t kShadeCrownShift = 4;
+constexpr uint32_t kTerrainShadings = 128;  // keys; the whole shader is kTerrainShadings - 1
 
 struct TerrainDraw {
   const Grid* heightsCpu = nullptr;
@@ -53,9 +54,10 @@ struct TerrainDraw {
   std::array<std::array<uint32_t, kTerrainShadings>, kFramesInFlight> fullByShading{}, quarterByShading{};
   VkFormat colorFormat = VK_FORMAT_UNDEFINED, depthFormat = VK_FORMAT_UNDEFINED;
   VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;  // of the camera's targets
-  // colour: shading, after the depth pre-pass (depth test >=), by TerrainShadingBits (a
-  // combination no node can need has none)
+  // colour: shading, after the depth pre-pass (depth test >=), by TerrainShadingBits key, each
+  // made the first time a frame needs it (a frame uses a handful of the keys)
   std::array<Pipeline, kTerrainShadings> pipelines;
+  GraphicsDesc colorDesc;  // what they are made from
   Pipeline depthPipeline;  // the camera's depth pre-pass (the Hi-Z pyramid's source)
   Pipeline shadowPipeline; // shadow cascades (D32, depth test <, depth bias)
   // Bound where the caller has no texture of its own: a lit 1x1 shadow map array and a 1x1
@@ -83,14 +85,15 @@ float lowestGround(const TerrainDraw& t, const gpu::vec4* planes, uint32_t plane
 // Selects this frame's nodes around frame.eye, culled by frame.frustum, into frame slot `slot`
 // and fills frame.terrain. The GPU must be done with the slot's previous frame.
 void prepareTerrainFrame(TerrainDraw& terrain, gpu::FrameData& frame, uint32_t slot);
-// The parts of the shading (TerrainShadingBits) ground needs whose points all lie between
+// The parts of the shading (a TerrainShadingBits key) ground needs whose points all lie between
 // nearest and farthest metres from the eye and at least nearestDepth along the view direction,
 // under frame's far field (farField.z), fade distances, crown sizes, projection and shadow splits.
 uint32_t terrainShading(float nearest, float farthest, float nearestDepth, const gpu::FrameData& frame);
 // Orders the camera's nodes of slot `slot` by the shading each needs (their boxes' distances from
 // the eye, raised by the canopy lift). Call after prepareTerrainFrame once frame's far field and
 // fade distances are set; without it every node is drawn with the whole shader.
-void prepareTerrainShading(TerrainDraw& terrain, const gpu::FrameData& frame, uint32_t slot);
+// Makes the pipelines of the keys it uses that do not exist yet.
+void prepareTerrainShading(Context& ctx, TerrainDraw& terrain, const gpu::FrameData& frame, uint32_t slot);
 // The same selection (levels by distance from the eye) culled by each cascade's planes
 // (frame.shadowPlanes), for the shadow pass. Call after setShadowCascades.
 void prepareTerrainShadows(TerrainDraw& terrain, const gpu::FrameData& frame, uint32_t slot);
