@@ -160,6 +160,7 @@ std::string statsJson(const HeadlessResult& r, const ViewerOptions& o) {
                       {"gpu_color_ms", ms(s.colorMs)},
                       {"terrain_triangles", s.terrainTriangles},
                       {"terrain_nodes_by_shading", shadingCounts(s)},
+                      {"terrain_fallback_nodes", s.terrainFallbackNodes},
                       {"instances_resident", s.resident},
                       {"instances_tested", s.tested},
                       {"visible_after_frustum", s.afterFrustum},

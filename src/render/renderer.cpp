@@ -660,9 +660,11 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   s.farFieldBytes = farFieldBytes(farField_);
   s.staged = staged_;
   s.terrainTriangles = terrain_.triangles[frameIndex_ % kFramesInFlight];
-  for (uint32_t c = 0; c < kTerrainShadings; ++c)
+  for (uint32_t c = 0; c < kTerrainShadings; ++c) {
     s.terrainNodesByShading[c] = terrain_.fullByShading[frameIndex_ % kFramesInFlight][c] +
                                  terrain_.quarterByShading[frameIndex_ % kFramesInFlight][c];
+    if (!terrain_.pipelines[c].pipeline) s.terrainFallbackNodes += s.terrainNodesByShading[c];
+  }
   s.tilesResident = streamer_->residentTiles();
   s.tileLoads = streamer_->loads();
   s.tileUnloads = streamer_->unloads();

@@ -76,7 +76,8 @@ struct FrameStats {
   double gpuMs = -1, terrainMs = -1, pyramidMs = -1, cullMs = -1, shadowMs = -1, colorMs = -1;
   uint64_t resident = 0, tested = 0, afterFrustum = 0, afterOcclusion = 0;
   uint64_t terrainTriangles = 0;  // drawn by the terrain LOD selection
-  std::array<uint32_t, kTerrainShadings> terrainNodesByShading{};  // its nodes by TerrainShadingBits
+  std::array<uint32_t, kTerrainShadings> terrainNodesByShading{};  // its nodes by TerrainShadingBits key
+  uint32_t terrainFallbackNodes = 0;  // of those, drawn with the whole shader: their key's pipeline is not made yet
   uint32_t drawCalls = 0;       // vkCmdDrawIndexedIndirect calls recorded for vegetation
   uint32_t drawCommands = 0;    // indirect command records they consume
   uint32_t nonEmptyDraws = 0;   // camera records with instanceCount > 0, as the GPU wrote them

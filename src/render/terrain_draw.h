@@ -92,7 +92,8 @@ uint32_t terrainShading(float nearest, float farthest, float nearestDepth, const
 // Orders the camera's nodes of slot `slot` by the shading each needs (their boxes' distances from
 // the eye, raised by the canopy lift). Call after prepareTerrainFrame once frame's far field and
 // fade distances are set; without it every node is drawn with the whole shader.
-// Makes the pipelines of the keys it uses that do not exist yet.
+// Makes pipelines for the keys it uses that have none yet, two per call at most (the keys with
+// most nodes first); until then those nodes are drawn with the whole shader.
 void prepareTerrainShading(Context& ctx, TerrainDraw& terrain, const gpu::FrameData& frame, uint32_t slot);
 // The same selection (levels by distance from the eye) culled by each cascade's planes
 // (frame.shadowPlanes), for the shadow pass. Call after setShadowCascades.
