@@ -209,18 +209,18 @@ void collectOthers(const SamplerSetup& setup, const TileBounds& b, int cls, Tile
   const size_t n = setup.params->classes.size();
   ClassGrid& grid = s.grids[size_t(cls)];
   s.others.clear();
-  for (size_t d = 0; d < n; ++d) {
+  for (const int partner : setup.partners[size_t(cls)]) {
+    const size_t d = size_t(partner);
     const float dist = setup.pair[size_t(cls) * n + d];
-    if (d == size_t(cls) || !(dist > 0.f)) continue;
     if (s.grids[d].aliveCount > 0)
       s.others.push_back({&s.grids[d], nullptr, dist, dist * dist * kSpacingMargin});
     else if (!s.alive[d].empty())
       s.others.push_back({nullptr, &s.alive[d], dist, dist * dist * kSpacingMargin});
   }
   if (withNear) grid.resetNear();
-  for (size_t d = 0; d < n; ++d) {
+  for (const int partner : setup.partners[size_t(cls)]) {
+    const size_t d = size_t(partner);
     const float dist = setup.pair[size_t(cls) * n + d];
-    if (d == size_t(cls) || !(dist > 0.f)) continue;
     const NearDisc disc = withNear ? grid.nearDisc(dist) : NearDisc{};
     for (const Point& q : s.alive[d])
       if (q.x > b.x0 - dist && q.x < b.x1 + dist && q.z > b.z0 - dist && q.z < b.z1 + dist) {
@@ -254,6 +254,10 @@ SamplerSetup makeSetup(const SamplerParams& params, const DensityField* density)
     }
     s.margin[size_t(c)] = m;
   }
+  s.partners.resize(size_t(n));
+  for (int c = 0; c < n; ++c)
+    for (int d = 0; d < n; ++d)
+      if (d != c && s.pair[size_t(c) * size_t(n) + size_t(d)] > 0.f) s.partners[size_t(c)].push_back(d);
   // A pool unit reads its class's density out to the other classes' exclusion distances (their
   // samples' holes); Bridson units in the tile. The wider bound over the margin (gridRadius)
   // takes coarse blocks only.
@@ -358,17 +362,20 @@ void generateUnit(const SamplerSetup& setup, const UnitTask& task, TileScratch& 
   auto inMargin = [&](const FixedSample& f, float m) {
     return f.x >= b.x0 - m && f.x < b.x1 + m && f.z >= b.z0 - m && f.z < b.z1 + m;
   };
+  // (only the class's partners' entries are read: collectOthers)
   scratch.grids.resize(n);
   scratch.alive.resize(n);
-  for (size_t d = 0; d < n; ++d) {
-    scratch.alive[d].clear();
-    scratch.grids[d].clear();
+  for (const int d : setup.partners[size_t(c)]) {
+    scratch.alive[size_t(d)].clear();
+    scratch.grids[size_t(d)].clear();
   }
+  scratch.alive[size_t(c)].clear();
+  scratch.grids[size_t(c)].clear();
   // Higher layers that exclude this class: their alive samples in the tile and its margin, from
   // the whole neighbourhood (all final: the schedule's layer rule): a grid where there are many.
   std::vector<const FixedSample*>& near = scratch.nearSamples;
-  for (int d = 0; d < c; ++d) {
-    if (!(setup.pair[size_t(c) * n + size_t(d)] > 0.f)) continue;
+  for (const int d : setup.partners[size_t(c)]) {
+    if (d >= c) break;  // ascending: the rest are placed after this class
     near.clear();
     const float m = setup.margin[size_t(d)];
     forNeighbourhood(setup, task, d, [](int) { return true; }, [&](const FixedSample& f) {

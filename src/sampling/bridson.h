@@ -52,6 +52,9 @@ struct SamplerSetup {
   int tilesX = 0, tilesZ = 0;
   std::vector<float> margin;  // per class: its largest radius and pair distance
   std::vector<float> pair;    // n x n pairDistance
+  // Per class c, the classes d != c it interacts with (pair distance > 0), ascending: the
+  // exclusion matrix's non-zero pairs, so per-class work never scans every other class.
+  std::vector<std::vector<int>> partners;
   std::vector<float> densityReach;  // per class: how far past its tile a unit reads its density
   std::vector<uint8_t> poolClass;  // per class: 1 placed from the pool, 0 by Bridson growth
   bool fromPool(size_t cls) const { return poolClass[cls] != 0; }
