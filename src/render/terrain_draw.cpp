@@ -7,6 +7,8 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/error.h"
 
@@ -358,12 +360,17 @@ void prepareTerrainShading(Context& ctx, TerrainDraw& t, const gpu::FrameData& f
                           frame);
   };
   auto* nodes = static_cast<gpu::TerrainNode*>(t.nodes[slot].data);  // the camera's: view 0
+  std::vector<std::pair<uint32_t, gpu::TerrainNode>> keyed;
   auto order = [&](gpu::TerrainNode* first, uint32_t count, std::array<uint32_t, kTerrainShadings>& counts) {
     counts = {};
-    for (uint32_t i = 0; i < count; ++i) ++counts[shading(first[i])];
-    // stable: within a class the nodes stay nearest first
-    std::stable_sort(first, first + count,
-                     [&](const gpu::TerrainNode& a, const gpu::TerrainNode& b) { return shading(a) < shading(b); });
+    keyed.clear();
+    for (uint32_t i = 0; i < count; ++i) {
+      keyed.push_back({shading(first[i]), first[i]});
+      ++counts[keyed.back().first];
+    }
+    // stable: within a key the nodes stay nearest first
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (uint32_t i = 0; i < count; ++i) first[i] = keyed[i].second;
   };
   order(nodes, t.fullNodes[slot][0], t.fullByShading[slot]);
   order(nodes + t.fullNodes[slot][0], t.quarterNodes[slot][0], t.quarterByShading[slot]);
