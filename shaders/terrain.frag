@@ -25,6 +25,7 @@ layout(location = 0) out vec4 outColor;
 layout(constant_id = 0) const uint FAR_KINDS = 15u;    // bit k: kind k's far field fades in
 layout(constant_id = 1) const uint CROWN_KINDS = 3u;   // bit k: kind k's crowns are over a pixel wide
 layout(constant_id = 2) const bool SUN_SHADOWS = true;  // the shadow cascades reach
+layout(constant_id = 3) const bool WATER = true;        // the river's water may lie here
 bool farKind(int k) { return (FAR_KINDS & (1u << uint(k))) != 0u; }
 // (SUN_SHADOWS leaves out the shadow map's reads only: also folding the far field's
 // castsShadow to 0 made lavapipe's code for the crown variant 1.3x slower, 1.5 km view)
@@ -209,7 +210,7 @@ void main() {
   vec3 color = albedo * (sunLight(frame, n) * shadow * shadeGround + ambient);
 
   // rivers: still water where the river field says the channel is, reflecting the sky
-  if (frame.water.x > 0.5) {
+  if (WATER && frame.water.x > 0.5) {
     float wet = 1.0 - smoothstep(frame.water.z * 0.8, frame.water.z, riverDistance);
     if (wet > 0.0) {
       vec3 wn = normalize(vec3(0.04 * (valueNoise(inWorld.xz + frame.eye.w, 3.0) - 0.5), 1.0,

@@ -147,7 +147,7 @@ TEST(RenderSample, TerrainShadingVariantsKeepThePicture) {
     o.renderer.stream.loadRadius = 1500;  // ecoview's defaults
     o.renderer.stream.unloadRadius = 2000;
     o.renderer.samples = 1;
-    o.frames = 5;  // the variants' pipelines are made two a frame (drawn with the whole shader till then)
+    o.frames = 8;  // the variants' pipelines are made two a frame (drawn with the whole shader till then)
     const render::HeadlessResult variants = render::runHeadless(world, o);
     firstFrameFallbacks += variants.frames.front().terrainFallbackNodes;
     EXPECT_EQ(variants.frames.back().terrainFallbackNodes, 0u) << "every node with its own variant";
@@ -178,6 +178,9 @@ TEST(RenderSample, TerrainShadingVariantsKeepThePicture) {
   EXPECT_GT(any([](uint32_t key) { return (key & kShadeCrownKinds) != 0 && (key & kShadeShadows) == 0; }), 0u);
   EXPECT_GT(any([](uint32_t key) { return (key & kShadeFarKinds) != 0 && (key & (kShadeCrownKinds | kShadeShadows)) == 0; }),
             0u);
+  // the block's river: nodes with its water and without
+  EXPECT_GT(any([](uint32_t key) { return (key & kShadeWater) != 0; }), 0u);
+  EXPECT_GT(any([](uint32_t key) { return (key & kShadeWater) == 0; }), 0u);
 }
 
 // The ground reads its biome (issue #29): the same 768 m block of the sample world baked with

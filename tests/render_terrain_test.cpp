@@ -441,7 +441,8 @@ TEST(RenderTerrain, LowestGroundBoundsTheHeightsInARegion) {
 // shaders' own conditions, restated here, at distances across the range: kind k's far field is
 // mixed where t = clamp((d - start) / (end - start), 0, 1) > 0; trees' and shrubs' crowns are
 // drawn where also detail = 1 - smoothstep(0.5, 1, footprint / r) > 0 with footprint = 2 d /
-// (proj.y proj.w); shadow.glsl reads the map where the view depth is at most the last split.
+// (proj.y proj.w); shadow.glsl reads the map where the view depth is at most the last split;
+// the water is mixed where wet = 1 - smoothstep(0.8 w, w, river distance) > 0.
 // The variant should also not carry parts no pixel needs (beyond sampling's reach).
 TEST(RenderTerrain, ShadingVariantKeepsWhatEveryPixelInRangeNeeds) {
   uint32_t state = 777;
@@ -450,7 +451,7 @@ TEST(RenderTerrain, ShadingVariantKeepsWhatEveryPixelInRangeNeeds) {
     const double t = std::clamp((x - a) / (b - a), 0.0, 1.0);
     return t * t * (3 - 2 * t);
   };
-  int superfluous = 0, withCrowns = 0, withPlants = 0, someKinds = 0, withShadows = 0;
+  int superfluous = 0, withCrowns = 0, withPlants = 0, someKinds = 0, withShadows = 0, withWater = 0;
   const int trials = 20000;
   for (int i = 0; i < trials; ++i) {
     gpu::FrameData f{};
@@ -464,10 +465,16 @@ TEST(RenderTerrain, ShadingVariantKeepsWhatEveryPixelInRangeNeeds) {
       (&f.crownSize.x)[k] = next() < 0.1f ? 0.0f : (k < 2 ? 8.0f : 0.5f) * next();
     }
     f.shadowSplits = {0, 0, 10 + 3000 * next(), i % 7 == 0 ? 0.f : 1.f};
+    f.water = {i % 5 == 0 ? 0.f : 1.f, 0, 5 + 40 * next(), 0};  // on, the water's distance
+    const float river = i % 11 == 0 ? -INFINITY : 100 * next() * next();  // the node's least river distance
     const float nearest = 5000 * next() * next(), farthest = nearest + 3000 * next() * next();
     const float depth = nearest - 200 * next();  // a point's view depth is at most its distance
-    const uint32_t got = render::terrainShading(nearest, farthest, depth, f);
+    const uint32_t got = render::terrainShading(nearest, farthest, depth, river, f);
     uint32_t need = 0;
+    for (int s = 0; s <= 256 && f.water.x > 0.5f; ++s) {  // river distances the node may hold
+      const double d = std::max(double(river), -1.0) + 200.0 * s / 256, w = double(f.water.z);
+      if (1 - smoothstep(0.8 * w, w, d) > 0) need |= render::kShadeWater;
+    }
     if (f.shadowSplits.w > 0.5f && depth <= f.shadowSplits.z) need |= render::kShadeShadows;
     for (int s = 0; s <= 256 && f.farField.z > 0.5f; ++s) {
       const double d = double(nearest) + (double(farthest) - double(nearest)) * s / 256;
@@ -487,6 +494,7 @@ TEST(RenderTerrain, ShadingVariantKeepsWhatEveryPixelInRangeNeeds) {
     withPlants += (got & render::kShadeFarKinds) != 0 && (got & render::kShadeCrownKinds) == 0;
     someKinds += (got & render::kShadeFarKinds) != 0 && (got & render::kShadeFarKinds) != render::kShadeFarKinds;
     withShadows += (got & render::kShadeShadows) != 0;
+    withWater += (got & render::kShadeWater) != 0;
   }
   EXPECT_LT(superfluous, trials / 100);
   // every part is left out in a good share of the cases
@@ -495,4 +503,6 @@ TEST(RenderTerrain, ShadingVariantKeepsWhatEveryPixelInRangeNeeds) {
   EXPECT_GT(someKinds, trials / 10);
   EXPECT_GT(withShadows, trials / 10);
   EXPECT_LT(withShadows, trials * 9 / 10);
+  EXPECT_GT(withWater, trials / 10);
+  EXPECT_LT(withWater, trials * 9 / 10);
 }

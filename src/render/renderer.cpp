@@ -151,6 +151,18 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
       }
   }
   terrain_ = createTerrainDraw(ctx, world.heights, world.cellSize, kColorFormat, kDepthFormat, samples_);
+  if (world.riverLayer >= 0 && size_t(world.riverLayer) < world.layers.size()) {
+    // the nodes' least river distance: the water's shader code only where it can be
+    const SceneLayer& l = world.layers[size_t(world.riverLayer)];
+    if (l.width == world.heights.width && l.height == world.heights.height) {
+      std::vector<float> metres(size_t(l.width) * size_t(l.height));
+      for (int j = 0; j < l.height; ++j)
+        for (int i = 0; i < l.width; ++i)
+          metres[size_t(j) * size_t(l.width) + size_t(i)] =
+              l.valueMin + float(l.code(i, j)) / float(l.codeMax) * (l.valueMax - l.valueMin);
+      setTerrainRiver(terrain_, metres);
+    }
+  }
   layers_ = uploadLayers(ctx, world.layers);
   farField_ = createFarField(ctx, world, meshes_);
   {

@@ -319,8 +319,33 @@ void prepareTerrainFrame(TerrainDraw& t, gpu::FrameData& frame, uint32_t slot) {
   t.quarterByShading[slot].back() = t.quarterNodes[slot][0];
 }
 
-uint32_t terrainShading(float nearest, float farthest, float nearestDepth, const gpu::FrameData& f) {
+void setTerrainRiver(TerrainDraw& t, const std::vector<float>& distance) {
+  const Grid& hm = *t.heightsCpu;
+  if (distance.size() != hm.values.size()) throw std::logic_error("setTerrainRiver: not the heights' size");
+  for (size_t level = 0; level < t.levels.size(); ++level) {
+    TerrainLevel& l = t.levels[level];
+    l.minRiver.assign(size_t(l.nodesX) * l.nodesZ, INFINITY);
+    for (uint32_t iz = 0; iz < l.nodesZ; ++iz)
+      for (uint32_t ix = 0; ix < l.nodesX; ++ix) {
+        float& low = l.minRiver[size_t(iz) * l.nodesX + ix];
+        if (level == 0) {
+          const CellRect r = nodeCells(hm, 0, ix, iz);
+          for (uint32_t z = r.z0; z <= r.z1; ++z)
+            for (uint32_t x = r.x0; x <= r.x1; ++x) low = std::min(low, distance[size_t(z) * size_t(hm.width) + x]);
+          continue;
+        }
+        const TerrainLevel& c = t.levels[level - 1];
+        for (uint32_t cz = iz * 2; cz < std::min(iz * 2 + 2, c.nodesZ); ++cz)
+          for (uint32_t cx = ix * 2; cx < std::min(ix * 2 + 2, c.nodesX); ++cx)
+            low = std::min(low, c.minRiver[size_t(cz) * c.nodesX + cx]);
+      }
+  }
+}
+
+uint32_t terrainShading(float nearest, float farthest, float nearestDepth, float nearestRiver, const gpu::FrameData& f) {
   uint32_t need = 0;
+  // terrain.frag: wet = 1 - smoothstep(0.8 w, w, d) > 0 where the river distance d < w
+  if (f.water.x > 0.5f && !(nearestRiver >= f.water.z)) need |= kShadeWater;
   // shadow.glsl: lit (1) past the last split's view depth; terrain.frag: castsShadow 0 there
   if (f.shadowSplits.w > 0.5f && !(nearestDepth > f.shadowSplits.z)) need |= kShadeShadows;
   if (f.farField.z < 0.5f) return need;  // terrain.frag: farPlants draws nothing
@@ -356,8 +381,12 @@ void prepareTerrainShading(Context& ctx, TerrainDraw& t, const gpu::FrameData& f
     const Vec3 forward{frame.forward.x, frame.forward.y, frame.forward.z};
     const float depth = (forward.x > 0 ? b.x0 : b.x1) * forward.x + (forward.y > 0 ? b.y0 : b.y1) * forward.y +
                         (forward.z > 0 ? b.z0 : b.z1) * forward.z - (eye.x * forward.x + eye.y * forward.y + eye.z * forward.z);
+    // the river's distance interpolates the samples' (their least bounds it), a metre of slack
+    const TerrainLevel& l = t.levels[level];
+    const float river = l.minRiver.empty() ? -INFINITY
+                                           : l.minRiver[size_t(n.cell.y / extent) * l.nodesX + n.cell.x / extent] * 0.999f - 1.0f;
     return terrainShading(nearest * 0.999f - 1.0f, farthest * 1.001f + 1.0f, depth - 0.001f * std::abs(depth) - 1.0f,
-                          frame);
+                          river, frame);
   };
   auto* nodes = static_cast<gpu::TerrainNode*>(t.nodes[slot].data);  // the camera's: view 0
   std::vector<std::pair<uint32_t, gpu::TerrainNode>> keyed;
@@ -385,9 +414,9 @@ void prepareTerrainShading(Context& ctx, TerrainDraw& t, const gpu::FrameData& f
   for (size_t i = 0; i < missing.size() && i < kTerrainPipelinesPerFrame; ++i) {
     const uint32_t key = missing[i].second;
     GraphicsDesc desc = t.colorDesc;
-    // terrain.frag's FAR_KINDS, CROWN_KINDS, SUN_SHADOWS
+    // terrain.frag's FAR_KINDS, CROWN_KINDS, SUN_SHADOWS, WATER
     desc.fragmentConstants = {key & kShadeFarKinds, (key & kShadeCrownKinds) >> kShadeCrownShift,
-                              (key & kShadeShadows) != 0};
+                              (key & kShadeShadows) != 0, (key & kShadeWater) != 0};
     t.pipelines[key] = createGraphicsPipeline(ctx, desc, terrainBindings(false), sizeof(gpu::TerrainPush));
   }
 }

@@ -20,19 +20,22 @@ namespace eco::render {
 struct TerrainLevel {
   uint32_t nodesX = 0, nodesZ = 0;
   std::vector<float> minY, maxY;  // row-major, nodesX x nodesZ
+  // the least distance to the river (metres) at the node's samples; empty: not known (setTerrainRiver)
+  std::vector<float> minRiver;
 };
 
 // Which parts of terrain.frag a node's pixels can need, by where the node lies from the eye: the
 // colour pass draws each combination with the shader specialised to it (its constants
-// FAR_KINDS, CROWN_KINDS, SUN_SHADOWS). Lavapipe runs every branch of a shader for every pixel,
+// FAR_KINDS, CROWN_KINDS, SUN_SHADOWS, WATER). Lavapipe runs every branch of a shader for every pixel,
 // so code a node cannot need costs as much as code it runs. A key is an OR of:
 enum TerrainShadingBits : uint32_t {
   kShadeFarKinds = 0xF,     // bit k: kind k's far field fades in over some of the node
   kShadeCrownKinds = 0x30,  // bit 4 + k: kind k's crowns (trees, shrubs) are over a pixel wide there
   kShadeShadows = 0x40,     // within the shadow cascades' view depth
+  kShadeWater = 0x80,       // the river's water: some of the node lies within its water distance
 };
 constexpr uint32_t kShadeCrownShift = 4;
-constexpr uint32_t kTerrainShadings = 128;  // keys; the whole shader is kTerrainShadings - 1
+constexpr uint32_t kTerrainShadings = 256;  // keys; the whole shader is kTerrainShadings - 1
 
 struct TerrainDraw {
   const Grid* heightsCpu = nullptr;
@@ -86,9 +89,14 @@ float lowestGround(const TerrainDraw& t, const gpu::vec4* planes, uint32_t plane
 // and fills frame.terrain. The GPU must be done with the slot's previous frame.
 void prepareTerrainFrame(TerrainDraw& terrain, gpu::FrameData& frame, uint32_t slot);
 // The parts of the shading (a TerrainShadingBits key) ground needs whose points all lie between
-// nearest and farthest metres from the eye and at least nearestDepth along the view direction,
-// under frame's far field (farField.z), fade distances, crown sizes, projection and shadow splits.
-uint32_t terrainShading(float nearest, float farthest, float nearestDepth, const gpu::FrameData& frame);
+// nearest and farthest metres from the eye, at least nearestDepth along the view direction and
+// at least nearestRiver from the river (-infinity: not known), under frame's far field
+// (farField.z), fade distances, crown sizes, projection, shadow splits and water.
+uint32_t terrainShading(float nearest, float farthest, float nearestDepth, float nearestRiver,
+                        const gpu::FrameData& frame);
+// The river's distance at every heightmap sample (metres, row-major, the heights' size), for
+// the nodes' least distance (TerrainLevel::minRiver); without it every node may hold water.
+void setTerrainRiver(TerrainDraw& terrain, const std::vector<float>& distance);
 // Orders the camera's nodes of slot `slot` by the shading each needs (their boxes' distances from
 // the eye, raised by the canopy lift). Call after prepareTerrainFrame once frame's far field and
 // fade distances are set; without it every node is drawn with the whole shader.
