@@ -35,7 +35,7 @@ constexpr float kQuadsPerRange = 64;
 constexpr float kMorphStart = 0.8f;
 constexpr float kMorphEnd = 0.98f;
 
-// Shading pipelines made per frame at most (prepareTerrainShading).
+// Shading pipelines made per frame at most after the first (prepareTerrainShading).
 constexpr size_t kTerrainPipelinesPerFrame = 2;
 
 // One binding list for every terrain pipeline (depth-only ones leave the samplers unused).
@@ -403,15 +403,18 @@ void prepareTerrainShading(Context& ctx, TerrainDraw& t, const gpu::FrameData& f
   };
   order(nodes, t.fullNodes[slot][0], t.fullByShading[slot]);
   order(nodes + t.fullNodes[slot][0], t.quarterNodes[slot][0], t.quarterByShading[slot]);
-  // Pipelines this frame lacks: the two with the most nodes now, the rest on later frames
-  // (recordTerrainDraw draws a key without one with the whole shader: the same picture), so no
-  // frame waits for more than two compilations, however far the eye jumps.
+  // Pipelines this frame lacks: the first frame makes all its view needs (start-up); later ones
+  // the two with the most nodes, the rest on the frames after (recordTerrainDraw draws a key
+  // without one with the whole shader: the same picture), so no frame in flight waits for more
+  // than two compilations, however far the eye jumps.
   std::vector<std::pair<uint32_t, uint32_t>> missing;  // (nodes, key)
   for (uint32_t key = 0; key < kTerrainShadings; ++key)
     if (const uint32_t n = t.fullByShading[slot][key] + t.quarterByShading[slot][key]; n > 0 && !t.pipelines[key].pipeline)
       missing.push_back({n, key});
   std::sort(missing.begin(), missing.end(), std::greater<>());
-  for (size_t i = 0; i < missing.size() && i < kTerrainPipelinesPerFrame; ++i) {
+  const size_t limit = t.shadingStarted ? kTerrainPipelinesPerFrame : missing.size();
+  t.shadingStarted = true;
+  for (size_t i = 0; i < missing.size() && i < limit; ++i) {
     const uint32_t key = missing[i].second;
     GraphicsDesc desc = t.colorDesc;
     // terrain.frag's FAR_KINDS, CROWN_KINDS, SUN_SHADOWS, WATER

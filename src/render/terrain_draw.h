@@ -61,6 +61,7 @@ struct TerrainDraw {
   // made the first time a frame needs it (a frame uses a handful of the keys)
   std::array<Pipeline, kTerrainShadings> pipelines;
   GraphicsDesc colorDesc;  // what they are made from
+  bool shadingStarted = false;  // the first frame's have been made
   Pipeline depthPipeline;  // the camera's depth pre-pass (the Hi-Z pyramid's source)
   Pipeline shadowPipeline; // shadow cascades (D32, depth test <, depth bias)
   // Bound where the caller has no texture of its own: a lit 1x1 shadow map array and a 1x1
@@ -100,8 +101,9 @@ void setTerrainRiver(TerrainDraw& terrain, const std::vector<float>& distance);
 // Orders the camera's nodes of slot `slot` by the shading each needs (their boxes' distances from
 // the eye, raised by the canopy lift). Call after prepareTerrainFrame once frame's far field and
 // fade distances are set; without it every node is drawn with the whole shader.
-// Makes pipelines for the keys it uses that have none yet, two per call at most (the keys with
-// most nodes first); until then those nodes are drawn with the whole shader.
+// Makes pipelines for the keys it uses that have none yet: all of them on the first call, two per
+// call after that (the keys with most nodes first); until then those nodes are drawn with the
+// whole shader.
 void prepareTerrainShading(Context& ctx, TerrainDraw& terrain, const gpu::FrameData& frame, uint32_t slot);
 // The same selection (levels by distance from the eye) culled by each cascade's planes
 // (frame.shadowPlanes), for the shadow pass. Call after setShadowCascades.
