@@ -160,6 +160,28 @@ TEST(RenderSample, TerrainShadingVariantsKeepThePicture) {
     for (uint32_t c = 0; c + 1 < render::kTerrainShadings; ++c)
       EXPECT_EQ(whole.frames.back().terrainNodesByShading[c], 0u) << "without the variants every node takes the whole shader";
   }
+  // After the first frame a frame makes two missing pipelines at most and draws the rest of its
+  // nodes with the whole shader: a jump from the high view down to the low one in the second
+  // frame leaves nodes waiting, and the picture is still the whole shader's.
+  {
+    render::ViewerOptions o;
+    o.width = 320;
+    o.height = 180;
+    o.camera = views[1];
+    o.cameraEnd = views[0];
+    o.frames = 2;
+    o.renderer.stream.loadRadius = 1500;
+    o.renderer.stream.unloadRadius = 2000;
+    o.renderer.samples = 1;
+    const render::HeadlessResult jump = render::runHeadless(world, o);
+    o.renderer.terrainShadingClasses = false;
+    const render::HeadlessResult whole = render::runHeadless(world, o);
+    EXPECT_EQ(jump.frames.front().terrainFallbackNodes, 0u);
+    EXPECT_GT(jump.frames.back().terrainFallbackNodes, 0u) << "more than two new variants after the jump";
+    size_t differing = 0;
+    for (size_t i = 0; i < whole.pixels.size(); i += 4) differing += std::memcmp(&jump.pixels[i], &whole.pixels[i], 4) != 0;
+    EXPECT_EQ(differing, 0u) << "nodes waiting for their variant";
+  }
   // the variants used: the ground alone near the eye; some kinds' far field; crowns inside and
   // beyond the shadows' reach; the far field with neither
   using namespace render;
