@@ -102,12 +102,6 @@ TEST(RenderFarField, CoarseMipsKeepTheMeanTransmittance) {
   size_t coarsest = 0;
   for (uint32_t side = 16; side > 1; side /= 2) coarsest += 5 * side * side * 4;
   ASSERT_EQ(b.texels.size(), coarsest + 5 * 4);
-  // the cover layer holds each kind's alpha at the same texel, on every level
-  for (size_t start = 0, side = 16; side >= 1; start += 5 * side * side * 4, side /= 2)
-    for (size_t t = 0; t < side * side; ++t)
-      for (size_t k = 0; k < 4; ++k)
-        ASSERT_EQ(b.texels[start + (4 * side * side + t) * 4 + k], b.texels[start + (k * side * side + t) * 4 + 3])
-            << "side " << side << " texel " << t << " kind " << k;
   const float coverMaxes[4] = {FAR_COVER_MAX};
   const double coverMax[1] = {double(coverMaxes[0])};
   const double west = 3.14159265358979 * 4 / 16;  // a crown of radius 2 per 4 x 4 m
@@ -116,6 +110,51 @@ TEST(RenderFarField, CoarseMipsKeepTheMeanTransmittance) {
   const double expected = -std::log((std::exp(-0.7 * west) + 1) / 2) / 0.7;
   const double got = b.texels[coarsest + 3] / 255.0 * coverMax[0];
   EXPECT_NEAR(got, expected, 1.0 / 255 * coverMax[0]) << "mean density would be " << west / 2;
+}
+
+// The fifth layer (FAR_COVER_LAYER) holds each kind's alpha in its own channel, texel for
+// texel and on every level. Four kinds on one tile, each in a different band of rows and at a
+// different spacing, so that every kind's alpha pattern differs from the others'.
+TEST(RenderFarField, CoverLayerHoldsEachKindsAlpha) {
+  SceneTile tile;
+  tile.maxX = tile.maxZ = 128;
+  std::vector<SpeciesRecord> species(4);
+  std::vector<Instance> plants;
+  for (uint32_t k = 0; k < 4; ++k) {
+    species[k].kind = uint8_t(k);
+    species[k].crownRadius = 0.5f + 0.5f * float(k);
+    const float spacing = 3.0f + 2.0f * float(k);
+    for (float x = 1; x < 128; x += spacing)
+      for (float z = 8 + 24 * float(k); z < 56 + 24 * float(k); z += spacing) {
+        Instance in{};
+        in.position = {x, 0, z};
+        in.scale = 1;
+        in.species = uint16_t(k);
+        plants.push_back(in);
+      }
+  }
+  FarFieldLayout l;
+  l.texelsPerTile = 16;
+  l.texelSize = 8;
+  l.width = l.height = 16;
+  l.mips = 5;
+  std::vector<double> crownArea(4, 0.0);
+  const FarFieldBlock b = surveyTile(tile, plants, species, l, {}, crownArea);
+  size_t start = 0;
+  for (size_t side = 16; side >= 1; start += 5 * side * side * 4, side /= 2) {
+    for (size_t t = 0; t < side * side; ++t)
+      for (size_t k = 0; k < 4; ++k)
+        ASSERT_EQ(b.texels[start + (4 * side * side + t) * 4 + k], b.texels[start + (k * side * side + t) * 4 + 3])
+            << "side " << side << " texel " << t << " kind " << k;
+  }
+  ASSERT_EQ(start, b.texels.size());
+  // the kinds' level-0 alphas differ pairwise somewhere (else a swap of channels would pass)
+  for (size_t a = 0; a < 4; ++a)
+    for (size_t c = a + 1; c < 4; ++c) {
+      bool differ = false;
+      for (size_t t = 0; t < 256; ++t) differ = differ || b.texels[(a * 256 + t) * 4 + 3] != b.texels[(c * 256 + t) * 4 + 3];
+      EXPECT_TRUE(differ) << "kinds " << a << " and " << c;
+    }
 }
 
 TEST(RenderFarField, DefaultCameraFramesTheWholeWorld) {

@@ -24,8 +24,7 @@ namespace {
 // object of key (decimal) to count.
 nlohmann::json shadingCounts(const FrameStats& s) {
   nlohmann::json o = nlohmann::json::object();
-  for (uint32_t key = 0; key < kTerrainShadings; ++key)
-    if (s.terrainNodesByShading[key] > 0) o[std::to_string(key)] = s.terrainNodesByShading[key];
+  for (const auto& [key, nodes] : s.terrainShadings) o[std::to_string(key)] = nodes;
   return o;
 }
 

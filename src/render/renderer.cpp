@@ -157,9 +157,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
     if (l.width == world.heights.width && l.height == world.heights.height) {
       std::vector<float> metres(size_t(l.width) * size_t(l.height));
       for (int j = 0; j < l.height; ++j)
-        for (int i = 0; i < l.width; ++i)
-          metres[size_t(j) * size_t(l.width) + size_t(i)] =
-              l.valueMin + float(l.code(i, j)) / float(l.codeMax) * (l.valueMax - l.valueMin);
+        for (int i = 0; i < l.width; ++i) metres[size_t(j) * size_t(l.width) + size_t(i)] = l.value(i, j);
       setTerrainRiver(terrain_, metres);
     }
   }
@@ -671,11 +669,12 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   s.residentBytes = residentBytes();
   s.farFieldBytes = farFieldBytes(farField_);
   s.staged = staged_;
-  s.terrainTriangles = terrain_.triangles[frameIndex_ % kFramesInFlight];
-  for (uint32_t c = 0; c < kTerrainShadings; ++c) {
-    s.terrainNodesByShading[c] = terrain_.fullByShading[frameIndex_ % kFramesInFlight][c] +
-                                 terrain_.quarterByShading[frameIndex_ % kFramesInFlight][c];
-    if (!terrain_.pipelines[c].pipeline) s.terrainFallbackNodes += s.terrainNodesByShading[c];
+  s.terrainTriangles = terrain_.triangles[fs];
+  for (uint32_t key = 0; key < kTerrainShadings; ++key) {
+    const uint32_t nodes = terrain_.fullByShading[fs][key] + terrain_.quarterByShading[fs][key];
+    if (nodes == 0) continue;
+    s.terrainShadings.push_back({key, nodes});
+    if (!terrain_.pipelines[key].pipeline) s.terrainFallbackNodes += nodes;
   }
   s.tilesResident = streamer_->residentTiles();
   s.tileLoads = streamer_->loads();

@@ -23,6 +23,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "render/camera.h"
@@ -76,7 +77,9 @@ struct FrameStats {
   double gpuMs = -1, terrainMs = -1, pyramidMs = -1, cullMs = -1, shadowMs = -1, colorMs = -1;
   uint64_t resident = 0, tested = 0, afterFrustum = 0, afterOcclusion = 0;
   uint64_t terrainTriangles = 0;  // drawn by the terrain LOD selection
-  std::array<uint32_t, kTerrainShadings> terrainNodesByShading{};  // its nodes by TerrainShadingBits key
+  // its nodes by TerrainShadingBits key: (key, nodes) of the keys in use, ascending (a frame
+  // uses a handful of the 256; headless runs keep every frame's stats)
+  std::vector<std::pair<uint32_t, uint32_t>> terrainShadings;
   uint32_t terrainFallbackNodes = 0;  // of those, drawn with the whole shader: their key's pipeline is not made yet
   uint32_t drawCalls = 0;       // vkCmdDrawIndexedIndirect calls recorded for vegetation
   uint32_t drawCommands = 0;    // indirect command records they consume

@@ -79,6 +79,32 @@ CellRect nodeCells(const Grid& hm, uint32_t level, uint32_t ix, uint32_t iz) {
   return {x0, z0, std::min(x0 + size, uint32_t(hm.width - 1)), std::min(z0 + size, uint32_t(hm.height - 1))};
 }
 
+// Fills `field` of every level's nodes: at level 0 pick (min or max) of value(x, z) over the
+// node's samples (its cells, edges included), above it pick over the node's children.
+template <class Value, class Pick>
+void boundNodes(TerrainDraw& t, std::vector<float> TerrainLevel::*field, float start, Value value, Pick pick) {
+  const Grid& hm = *t.heightsCpu;
+  for (size_t level = 0; level < t.levels.size(); ++level) {
+    TerrainLevel& l = t.levels[level];
+    std::vector<float>& out = l.*field;
+    out.assign(size_t(l.nodesX) * l.nodesZ, start);
+    for (uint32_t iz = 0; iz < l.nodesZ; ++iz)
+      for (uint32_t ix = 0; ix < l.nodesX; ++ix) {
+        float& v = out[size_t(iz) * l.nodesX + ix];
+        if (level == 0) {
+          const CellRect r = nodeCells(hm, 0, ix, iz);
+          for (uint32_t z = r.z0; z <= r.z1; ++z)
+            for (uint32_t x = r.x0; x <= r.x1; ++x) v = pick(v, value(x, z));
+          continue;
+        }
+        const TerrainLevel& c = t.levels[level - 1];
+        const std::vector<float>& below = c.*field;
+        for (uint32_t cz = iz * 2; cz < std::min(iz * 2 + 2, c.nodesZ); ++cz)
+          for (uint32_t cx = ix * 2; cx < std::min(ix * 2 + 2, c.nodesX); ++cx) v = pick(v, below[size_t(cz) * c.nodesX + cx]);
+      }
+  }
+}
+
 // A node's box in metres, its heights raised at the top by `above`.
 Box nodeBox(const TerrainDraw& t, uint32_t level, uint32_t ix, uint32_t iz, float above = 0) {
   CellRect r = nodeCells(*t.heightsCpu, level, ix, iz);
@@ -175,30 +201,13 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFo
     uint32_t size = kPatch << level;
     l.nodesX = (cellsX + size - 1) / size;
     l.nodesZ = (cellsZ + size - 1) / size;
-    l.minY.assign(size_t(l.nodesX) * l.nodesZ, INFINITY);
-    l.maxY.assign(l.minY.size(), -INFINITY);
-    for (uint32_t iz = 0; iz < l.nodesZ; ++iz)
-      for (uint32_t ix = 0; ix < l.nodesX; ++ix) {
-        size_t i = size_t(iz) * l.nodesX + ix;
-        if (level == 0) {
-          CellRect r = nodeCells(hm, 0, ix, iz);
-          for (uint32_t z = r.z0; z <= r.z1; ++z)
-            for (uint32_t x = r.x0; x <= r.x1; ++x) {
-              l.minY[i] = std::min(l.minY[i], hm.at(int(x), int(z)));
-              l.maxY[i] = std::max(l.maxY[i], hm.at(int(x), int(z)));
-            }
-          continue;
-        }
-        const TerrainLevel& c = t.levels.back();
-        for (uint32_t cz = iz * 2; cz < std::min(iz * 2 + 2, c.nodesZ); ++cz)
-          for (uint32_t cx = ix * 2; cx < std::min(ix * 2 + 2, c.nodesX); ++cx) {
-            l.minY[i] = std::min(l.minY[i], c.minY[size_t(cz) * c.nodesX + cx]);
-            l.maxY[i] = std::max(l.maxY[i], c.maxY[size_t(cz) * c.nodesX + cx]);
-          }
-      }
     t.levels.push_back(std::move(l));
     if (t.levels.back().nodesX == 1 && t.levels.back().nodesZ == 1) break;
   }
+  auto height = [&](uint32_t x, uint32_t z) { return hm.at(int(x), int(z)); };
+  boundNodes(t, &TerrainLevel::minY, INFINITY, height, [](float a, float b) { return std::min(a, b); });
+  boundNodes(t, &TerrainLevel::maxY, -INFINITY, height, [](float a, float b) { return std::max(a, b); });
+
   // Drawn nodes cover disjoint parts of the heightmap, each at least a level-0 node's
   // (quarters are drawn at level 1 and up), so there are never more than level 0 has.
   t.nodeCapacity = t.levels[0].nodesX * t.levels[0].nodesZ;
@@ -216,7 +225,7 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFo
 
   const std::vector<BindingDesc> bindings = terrainBindings(false);
   GraphicsDesc color{"terrain.vert", "terrain.frag", {}, {}, colorFormat, depthFormat, VK_CULL_MODE_NONE};
-  // after the depth pre-pass: the same vertex positions (gl_Position is invariant) give the
+  // after the depth pre-pass: the same vertex positions (gl_Position is precise) give the
   // same depths, which pass >=
   color.depthCompare = VK_COMPARE_OP_GREATER_OR_EQUAL;
   color.samples = samples;
@@ -322,24 +331,9 @@ void prepareTerrainFrame(TerrainDraw& t, gpu::FrameData& frame, uint32_t slot) {
 void setTerrainRiver(TerrainDraw& t, const std::vector<float>& distance) {
   const Grid& hm = *t.heightsCpu;
   if (distance.size() != hm.values.size()) throw std::logic_error("setTerrainRiver: not the heights' size");
-  for (size_t level = 0; level < t.levels.size(); ++level) {
-    TerrainLevel& l = t.levels[level];
-    l.minRiver.assign(size_t(l.nodesX) * l.nodesZ, INFINITY);
-    for (uint32_t iz = 0; iz < l.nodesZ; ++iz)
-      for (uint32_t ix = 0; ix < l.nodesX; ++ix) {
-        float& low = l.minRiver[size_t(iz) * l.nodesX + ix];
-        if (level == 0) {
-          const CellRect r = nodeCells(hm, 0, ix, iz);
-          for (uint32_t z = r.z0; z <= r.z1; ++z)
-            for (uint32_t x = r.x0; x <= r.x1; ++x) low = std::min(low, distance[size_t(z) * size_t(hm.width) + x]);
-          continue;
-        }
-        const TerrainLevel& c = t.levels[level - 1];
-        for (uint32_t cz = iz * 2; cz < std::min(iz * 2 + 2, c.nodesZ); ++cz)
-          for (uint32_t cx = ix * 2; cx < std::min(ix * 2 + 2, c.nodesX); ++cx)
-            low = std::min(low, c.minRiver[size_t(cz) * c.nodesX + cx]);
-      }
-  }
+  boundNodes(t, &TerrainLevel::minRiver, INFINITY,
+             [&](uint32_t x, uint32_t z) { return distance[size_t(z) * size_t(hm.width) + x]; },
+             [](float a, float b) { return std::min(a, b); });
 }
 
 uint32_t terrainShading(float nearest, float farthest, float nearestDepth, float nearestRiver, const gpu::FrameData& f) {
@@ -471,7 +465,7 @@ void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& 
                        const TerrainTextures& tex, uint32_t slot, TerrainPass pass, uint32_t view) {
   bool capture = pass == TerrainPass::Color && t.capturePipeline.pipeline != VK_NULL_HANDLE;
   const uint32_t full = t.fullNodes[slot][view], quarter = t.quarterNodes[slot][view];
-  if (pass == TerrainPass::Color && !capture) {  // each shading class with its own pipeline
+  if (pass == TerrainPass::Color && !capture) {  // each shading key with its own pipeline
     for (uint32_t s = 0, firstFull = 0, firstQuarter = full; s < kTerrainShadings; ++s) {
       const uint32_t f = t.fullByShading[slot][s], q = t.quarterByShading[slot][s];
       if (f + q > 0)
