@@ -70,6 +70,28 @@ void expectCornersInside(const Scene& world, int width, int height) {
   EXPECT_LT(cam.pitchDeg, -20.0f) << "looking down on it";
 }
 
+namespace {
+
+// The far-field layout of one 128 m tile of 8 m texels: 16 a side, 5 mips.
+FarFieldLayout oneTileLayout() {
+  FarFieldLayout l;
+  l.texelsPerTile = 16;
+  l.texelSize = 8;
+  l.width = l.height = 16;
+  l.mips = 5;
+  return l;
+}
+
+Instance plantAt(float x, float z, uint16_t species) {
+  Instance in{};
+  in.position = {x, 0, z};
+  in.scale = 1;
+  in.species = species;
+  return in;
+}
+
+}  // namespace
+
 // Coarser far-field mips keep the mean transmittance of the texels they stand for, not their
 // mean crown density (the shader's cover 1 - exp(-a A s) is concave: averaged density filled a
 // stand's gaps). One 128 m tile of 8 m texels, trees of crown radius 2 m on a 4 m grid over its
@@ -83,20 +105,9 @@ TEST(RenderFarField, CoarseMipsKeepTheMeanTransmittance) {
   tree.crownRadius = 2;
   std::vector<Instance> trees;
   for (float x = 2; x < 64; x += 4)
-    for (float z = 2; z < 128; z += 4) {
-      Instance in{};
-      in.position = {x, 0, z};
-      in.scale = 1;
-      in.species = 0;
-      trees.push_back(in);
-    }
-  FarFieldLayout l;
-  l.texelsPerTile = 16;
-  l.texelSize = 8;
-  l.width = l.height = 16;
-  l.mips = 5;
+    for (float z = 2; z < 128; z += 4) trees.push_back(plantAt(x, z, 0));
   std::vector<double> crownArea(1, 0.0);
-  const FarFieldBlock b = surveyTile(tile, trees, {tree}, l, {}, crownArea);
+  const FarFieldBlock b = surveyTile(tile, trees, {tree}, oneTileLayout(), {}, crownArea);
   // levels of 5 layers (4 kinds, then their alphas side by side) x side^2 RGBA8 texels: 16, 8,
   // 4, 2, 1 texels a side
   size_t coarsest = 0;
@@ -125,21 +136,10 @@ TEST(RenderFarField, CoverLayerHoldsEachKindsAlpha) {
     species[k].crownRadius = 0.5f + 0.5f * float(k);
     const float spacing = 3.0f + 2.0f * float(k);
     for (float x = 1; x < 128; x += spacing)
-      for (float z = 8 + 24 * float(k); z < 56 + 24 * float(k); z += spacing) {
-        Instance in{};
-        in.position = {x, 0, z};
-        in.scale = 1;
-        in.species = uint16_t(k);
-        plants.push_back(in);
-      }
+      for (float z = 8 + 24 * float(k); z < 56 + 24 * float(k); z += spacing) plants.push_back(plantAt(x, z, uint16_t(k)));
   }
-  FarFieldLayout l;
-  l.texelsPerTile = 16;
-  l.texelSize = 8;
-  l.width = l.height = 16;
-  l.mips = 5;
   std::vector<double> crownArea(4, 0.0);
-  const FarFieldBlock b = surveyTile(tile, plants, species, l, {}, crownArea);
+  const FarFieldBlock b = surveyTile(tile, plants, species, oneTileLayout(), {}, crownArea);
   size_t start = 0;
   for (size_t side = 16; side >= 1; start += 5 * side * side * 4, side /= 2) {
     for (size_t t = 0; t < side * side; ++t)
