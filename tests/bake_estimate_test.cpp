@@ -28,17 +28,17 @@ const Recorded kRecorded[] = {
     {"bench/configs/puget_forest.json", 34490715},
 };
 
-// Measured with the natural patterns (issue #28, survival drawn per pool point): 0.955, 0.912 and
-// 0.999 of the real totals.
-TEST(BakeEstimate, InstancesWithinTenPercentOfRecordedBakes) {
+// Issue #32 asks within 5 %. Measured with the sampler's count model (aloneCountPerArea):
+// 0.987, 0.992 and 0.981 of the real totals (the closed form before it: 0.957, 0.911, 0.997).
+TEST(BakeEstimate, InstancesWithinFivePercentOfRecordedBakes) {
   for (const Recorded& r : kRecorded) {
     const std::string path = eco::test::sourceDir() + "/" + r.config;
     if (std::string(r.config).find("puget") != std::string::npos && eco::test::demDir().empty()) continue;
     const eco::World world = eco::loadWorld(path);
     const eco::BakeEstimate e = eco::estimateBake(world, 2);
     std::printf("%s: estimate %.0f, actual %.0f, ratio %.3f\n", r.config, e.instances, r.instances, e.instances / r.instances);
-    EXPECT_GT(e.instances, r.instances * 0.9) << r.config;
-    EXPECT_LT(e.instances, r.instances * 1.1) << r.config;
+    EXPECT_GT(e.instances, r.instances * 0.95) << r.config;
+    EXPECT_LT(e.instances, r.instances * 1.05) << r.config;
     // Output: 16.1 bytes per instance in these bakes, plus the terrain copy.
     EXPECT_GT(e.outputBytes, r.instances * 16.0 * 0.9) << r.config;
     EXPECT_LT(e.outputBytes, r.instances * 16.2 * 1.1 + 5e6) << r.config;
@@ -80,6 +80,44 @@ eco::World flatWorld(int pixels, float cell, float height) {
   w.terrain.metres = eco::Grid(pixels, pixels, height);
   w.terrain.cellSize = cell;
   return w;
+}
+
+// The count model through the whole bake, one species on flat ground at a time: each kind's
+// natural pattern (hard core, clumps or gaps) with a wide size mix (scale 0.6-1.5: spacings
+// over a factor 2.5, which a closed form over E[m^2] put 20 % off), at full density and at a
+// low one (read between the measured densities there). Counted over the middle 4 x 4 of 8 x 8
+// tiles, as the world's edge cuts the clumps and gaps along it; the world 320 clump or gap
+// radii a side, so their share averages out (at 400 spacings, 60 clump radii, the counts of
+// the clumped kinds spread by 5-8 %).
+TEST(BakeEstimate, CountModelFollowsTheBakeOnFlatGround) {
+  const std::pair<eco::SpeciesKind, float> kinds[] = {{eco::SpeciesKind::Tree, 4.f}, {eco::SpeciesKind::Shrub, 2.f},
+                                                      {eco::SpeciesKind::Grass, 0.6f}, {eco::SpeciesKind::GroundCover, 0.5f}};
+  for (const auto& [kind, radius] : kinds)
+    for (const float density : {1.f, 0.12f}) {
+      const eco::PatternConfig pattern = eco::naturalPattern(kind, radius);
+      const float side = 320.f * std::max(pattern.clumpRadius, pattern.gapSize / 2.f);
+      eco::World w = flatWorld(257, side / 256.f, 100);
+      w.config.tileSize = side / 8.f;
+      const eco::TileRange middle{2, 2, 6, 6};
+      eco::SpeciesConfig& sp = w.config.species[0];
+      sp.kind = kind;
+      sp.radius = radius;
+      sp.footprint = radius / 4.f;
+      sp.crownRadius = radius;
+      sp.pattern = pattern;
+      sp.scaleMin = 0.6f;
+      sp.scaleMax = 1.5f;
+      sp.density = density;
+      sp.moistureTolerance = 1e4f;  // suitability = density everywhere (within 1e-8)
+      sp.elevation = {0.f, 1.f, 1000.f, 1001.f};
+      double actual = 0;
+      for (const eco::TileData& t : eco::bakeInMemory(w, 2, middle)) actual += double(t.instances.size());
+      const eco::BakeEstimate e = eco::estimateBake(w, 2, middle);
+      std::printf("kind %d density %.2f: estimate %.0f, actual %.0f, ratio %.3f\n", int(kind), double(density), e.instances,
+                  actual, e.instances / actual);
+      EXPECT_GT(e.instances, actual * 0.96) << int(kind) << " " << density;
+      EXPECT_LT(e.instances, actual * 1.04) << int(kind) << " " << density;
+    }
 }
 
 std::vector<eco::ConfigProblem> worldProblems(const eco::World& w) {

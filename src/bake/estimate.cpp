@@ -3,11 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <cstdio>
+#include <mutex>
 #include <thread>
 
 #include "core/json.h"
@@ -22,12 +24,6 @@ namespace {
 namespace limits = config_limits;
 
 
-// Instances per square metre of a species alone at suitability 1, times r^2: a maximal
-// Poisson-disk set of radius r holds about 0.70 / r^2; the sampler's pool fills to about 0.59.
-// Calibrated on real bakes (estimate / actual, whole world): configs/temperate_mountain.json
-// 0.991, configs/arid_canyon.json 0.973, bench/configs/puget_forest.json 0.997
-// (tests/bake_estimate_test.cpp keeps them within 10 %).
-constexpr double kPackingPerRadius2 = 0.59;
 // Encoded bytes per instance (tile.fbs: quantized position, yaw, scale, up, colour, species,
 // plus FlatBuffers vectors): 16.06 to 16.15 on the sample worlds.
 constexpr double kBytesPerInstance = 16.2;
@@ -63,6 +59,46 @@ std::string countText(double n) {
   return buf;
 }
 
+// The densities at which the estimate measures each class's count (aloneCounts).
+constexpr std::array<float, 3> kCountDensities{1.f, 0.25f, 0.0625f};
+using Counts = std::array<double, 3>;
+
+// The sampler's count of class k alone (aloneCountPerArea) at kCountDensities, over the
+// density, per square metre. The count per r^2 depends only on the pattern in units of the
+// spacing, so one run per class shape and density serves species alike but for their size (a
+// config of clones pays for its distinct species), and the process keeps the runs: a shard
+// plans its rows (tileRowWork) and then checks its estimate from the same counts.
+Counts aloneCounts(const SampleClass& k, bool variable, uint64_t seed, int threads) {
+  struct Key {
+    std::array<double, 11> shape;
+    bool variable;
+    uint64_t seed;
+    bool operator==(const Key&) const = default;
+  };
+  static std::mutex mutex;
+  static std::vector<std::pair<Key, Counts>> known;  // per r^2
+  const double r = double(k.radius);
+  Counts perArea{};
+  if (!(r > 0)) return perArea;
+  const Key key{{double(k.maxRadius) / r, double(k.sizeSpread), double(k.keep), double(k.clumps.share),
+                 double(k.clumps.radius) / r, double(k.clumps.key), double(k.between), double(k.gaps.share),
+                 double(k.gaps.radius) / r, double(k.gaps.key), double(k.patternMean)},
+                variable,
+                seed};
+  std::lock_guard lock(mutex);
+  auto it = std::find_if(known.begin(), known.end(), [&key](const auto& e) { return e.first == key; });
+  if (it == known.end()) {
+    Counts perR2{};
+    for (size_t i = 0; i < perR2.size(); ++i) {
+      const float d = kCountDensities[i];
+      perR2[i] = aloneCountPerArea(k, variable, d, seed, threads) / double(d) * r * r;
+    }
+    it = known.insert(known.end(), {key, perR2});
+  }
+  for (size_t i = 0; i < perArea.size(); ++i) perArea[i] = it->second[i] / (r * r);
+  return perArea;
+}
+
 // Instances per square metre each species is expected to reach at a point: its
 // suitability (density included) times its packing at its radius, times the ground the
 // classes placed before it leave free. Classes are placed in layer order and each keeps
@@ -72,17 +108,17 @@ std::string countText(double n) {
 // sums so a point costs O(species).
 class PointDensity {
  public:
-  PointDensity(const World& world, const SpeciesOrder& order) : world_(world), order_(order) {
+  PointDensity(const World& world, const SpeciesOrder& order, int threads) : world_(world), order_(order) {
     const BiomeConfig& c = world.config;
-    perArea_.resize(c.species.size());  // instances per square metre at suitability 1
+    perArea_.resize(c.species.size());
     const bool variable = c.densityMode == DensityMode::VariableRadius;
     under_.assign(c.species.size(), 1.0);
     open_.assign(c.species.size(), 1.0);
     crownArea_.assign(c.species.size(), 0.0);
     for (size_t s = 0; s < c.species.size(); ++s) {
       const SpeciesConfig& sp = c.species[s];
-      perArea_[s] = kPackingPerRadius2 / (double(sp.radius) * double(sp.radius)) * double(patternCountFactor(sp, variable));
       const SampleClass k = sampleClass(sp, variable);
+      perArea_[s] = aloneCounts(k, variable, c.seed, threads);
       // As the sampler: a class answers the canopy only where some class lies below it.
       const bool below = std::any_of(c.species.begin(), c.species.end(), [&](const SpeciesConfig& o) { return o.layer < sp.layer; });
       if (sp.pattern.style == PatternStyle::Natural && below) under_[s] = double(k.underCrown), open_[s] = double(k.inOpen);
@@ -95,7 +131,7 @@ class PointDensity {
       // n at random blocks, for a disc of twice its footprint at full suitability.
       blocking_.push_back(1.0);
       if (k.clumps.active()) {
-        const double share = double(k.clumps.share), b = double(k.between), n = perArea_[s];
+        const double share = double(k.clumps.share), b = double(k.between), n = perArea_[s][0];
         const double a = 3.14159265358979 * 4.0 * double(sp.footprint) * double(sp.footprint);
         const double inside = n / (share + (1 - share) * b), outside = b * inside;
         if (n * a > 0) blocking_.back() = -std::log(share * std::exp(-inside * a) + (1 - share) * std::exp(-outside * a)) / (n * a);
@@ -122,7 +158,7 @@ class PointDensity {
       if (!(suitability > 0)) continue;
       const double f = double(sp.footprint);
       const double free = std::exp(-3.14159265358979 * (n2 + 2.0 * f * n1 + f * f * n0));
-      double n = perArea_[s] * suitability * free;
+      double n = perAreaAt(s, suitability) * suitability * free;
       if (under_[s] != 1.0 || open_[s] != 1.0) {
         const double cover = 1.0 - std::exp(-crownsBelow);
         n *= cover * under_[s] + (1.0 - cover) * open_[s];
@@ -138,7 +174,14 @@ class PointDensity {
  private:
   const World& world_;
   const SpeciesOrder& order_;
-  std::vector<double> perArea_;
+  std::vector<Counts> perArea_;  // aloneCounts by species id
+  // perArea_ at suitability d: linear in log d between the measured densities, the end values
+  // beyond them.
+  double perAreaAt(size_t s, double d) const {
+    const Counts& c = perArea_[s];
+    const double t = std::clamp(-0.5 * std::log2(d), 0.0, 2.0);  // 0 at 1, 1 at 1/4, 2 at 1/16
+    return t < 1.0 ? c[0] + (c[1] - c[0]) * t : c[1] + (c[2] - c[1]) * (t - 1.0);
+  }
   std::vector<double> under_, open_, crownArea_;  // canopy response and crown area by species id
   std::vector<double> blocking_;                  // weight in the blocking sums (clumps overlap)
 };
@@ -167,7 +210,7 @@ BakeEstimate estimateBake(const World& world, int threads, std::optional<TileRan
   threads = std::clamp(threads, 1, 64);
   std::vector<std::vector<double>> sums(size_t(threads), std::vector<double>(nSpecies, 0.0));
   std::vector<long long> counts(size_t(threads), 0);
-  const PointDensity density(world, order);
+  const PointDensity density(world, order, threads);
   auto rows = [&](int first) {
     std::vector<double>& sum = sums[size_t(first)];
     for (int j = first * stride; j < H; j += threads * stride)
@@ -258,7 +301,7 @@ std::vector<double> tileRowWork(const World& world, int threads) {
   constexpr double kTileWork = 1000;
   const SpeciesOrder order = speciesOrder(world.config);
   const SamplerParams p = samplerParams(world, order);
-  const PointDensity density(world, order);
+  const PointDensity density(world, order, threads);
   const int rows = tilesZ(p), columns = tilesX(p);
   std::vector<double> work(size_t(rows), 0.0);
   auto rowWork = [&](int r) {

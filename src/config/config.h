@@ -317,11 +317,6 @@ float densityForCover(const SpeciesConfig& species, uint64_t seed, float cover, 
 // canopy's class order is filled by samplerParams).
 SampleClass sampleClass(const SpeciesConfig& sp, bool variableRadius);
 
-// Expected instances of a species with its pattern over those of the packed set at its radius
-// (clumps, gaps and the hard core's thinning; not the canopy response, which depends on the
-// crowns placed): the estimate's factor. 1 for style packed.
-float patternCountFactor(const SpeciesConfig& sp, bool variableRadius);
-
 // Loads the config and its inputs (InputError on any problem).
 World loadWorld(const std::string& configPath);
 // The world of a parsed config and the inputs loadBiomeInputs decoded from it without a

@@ -75,17 +75,6 @@ SampleClass sampleClass(const SpeciesConfig& sp, bool variableRadius) {
   return k;
 }
 
-float patternCountFactor(const SpeciesConfig& sp, bool variableRadius) {
-  if (sp.pattern.style == PatternStyle::Packed) return 1.f;
-  const SampleClass k = sampleClass(sp, variableRadius);
-  const float s1 = k.sizeSpread - 1.f;
-  const float hardCoreCount = 1.f / (sp.pattern.hardCore * sp.pattern.hardCore * (1.f + s1 + s1 * s1 / 3.f));
-  const float c = k.clumps.active() ? k.clumps.share : 1.f, g = k.gaps.active() ? k.gaps.share : 0.f;
-  const float inside = std::min(k.clumps.active() ? kClumpSurvival : 1.f, k.keep / k.patternMean);
-  const float outside = inside * k.between;
-  return hardCoreCount * (1.f - g) * (c * inside + (1.f - c) * outside);
-}
-
 namespace {
 
 class Uniform final : public DensityField {
