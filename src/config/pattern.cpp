@@ -77,16 +77,6 @@ SampleClass sampleClass(const SpeciesConfig& sp, bool variableRadius) {
 
 namespace {
 
-class Uniform final : public DensityField {
- public:
-  explicit Uniform(float d) : d_(d) {}
-  float density(int, float, float) const override { return d_; }
-  float maxDensity(int, float, float, float, float) const override { return d_; }
-
- private:
-  float d_;
-};
-
 // Share of the inner square (a crown's width in from each edge) under the crowns of the
 // species sampled at density d on a flat patch of `side` metres.
 float coverAt(const SpeciesConfig& sp, uint64_t seed, float side, float density) {
@@ -96,7 +86,7 @@ float coverAt(const SpeciesConfig& sp, uint64_t seed, float side, float density)
   p.classes.push_back(sampleClass(sp, true));
   p.tileSize = std::max(side / 4, minTileSize(p));
   p.worldX = p.worldZ = side = std::max(side, p.tileSize);
-  const Uniform field(density);
+  const UniformDensity field(density);
   const std::vector<TileSamples> tiles = scatterAll(p, &field, 1);
   const float crownMax = sp.crownRadius * sp.scaleMax, margin = crownMax;
   // Pixel centres sample the ground (unbiased at any pixel size); at most 2048^2 of them.

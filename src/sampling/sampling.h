@@ -156,6 +156,17 @@ class DensityField {
   virtual bool excluded(int /*cls*/, float /*x*/, float /*z*/) const { return false; }
 };
 
+// The same density everywhere (flat-ground measurements: the count model, cover calibration).
+class UniformDensity final : public DensityField {
+ public:
+  explicit UniformDensity(float d) : d_(d) {}
+  float density(int, float, float) const override { return d_; }
+  float maxDensity(int, float, float, float, float) const override { return d_; }
+
+ private:
+  float d_;
+};
+
 struct Sample {
   float x = 0, z = 0;
   uint32_t cls = 0;

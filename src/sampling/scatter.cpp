@@ -111,20 +111,6 @@ SamplerMemoryModel samplerMemoryModel(int classes) {
 }
 
 
-namespace {
-
-class UniformDensity final : public DensityField {
- public:
-  explicit UniformDensity(float d) : d_(d) {}
-  float density(int, float, float) const override { return d_; }
-  float maxDensity(int, float, float, float, float) const override { return d_; }
-
- private:
-  float d_;
-};
-
-}  // namespace
-
 double aloneCountPerArea(SampleClass k, bool variableRadius, float density, uint64_t seed, int threads) {
   // Measured at unit spacing and scaled by 1 / r^2: every length of the pattern is in units of
   // the class's spacing (its patches are read on pixels of half their radius), so the count
