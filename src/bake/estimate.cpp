@@ -63,35 +63,34 @@ std::string countText(double n) {
 constexpr std::array<float, 3> kCountDensities{1.f, 0.25f, 0.0625f};
 using Counts = std::array<double, 3>;
 
-// The sampler's count of class k alone (aloneCountPerArea) at kCountDensities, over the
-// density, per square metre. The count per r^2 depends only on the pattern in units of the
-// spacing, so one run per class shape and density serves species alike but for their size (a
-// config of clones pays for its distinct species), and the process keeps the runs: a shard
+// The sampler's count of class `cls` alone (aloneCountPerArea) at kCountDensities, over the
+// density, per square metre. The count per r^2 depends only on the class's aloneShape and the
+// sampler's settings, so one run per shape and density serves species alike but for their size
+// (a config of clones pays for its distinct species), and the process keeps the runs: a shard
 // plans its rows (tileRowWork) and then checks its estimate from the same counts.
-Counts aloneCounts(const SampleClass& k, bool variable, uint64_t seed, int threads) {
+Counts aloneCounts(const SamplerParams& params, int cls, int threads) {
   struct Key {
-    std::array<double, 11> shape;
+    SampleClass shape;
+    SamplerMethod method;
+    int candidates;
     bool variable;
     uint64_t seed;
     bool operator==(const Key&) const = default;
   };
   static std::mutex mutex;
   static std::vector<std::pair<Key, Counts>> known;  // per r^2
-  const double r = double(k.radius);
+  const double r = double(params.classes[size_t(cls)].radius);
   Counts perArea{};
   if (!(r > 0)) return perArea;
-  const Key key{{double(k.maxRadius) / r, double(k.sizeSpread), double(k.keep), double(k.clumps.share),
-                 double(k.clumps.radius) / r, double(k.clumps.key), double(k.between), double(k.gaps.share),
-                 double(k.gaps.radius) / r, double(k.gaps.key), double(k.patternMean)},
-                variable,
-                seed};
+  const Key key{aloneShape(params.classes[size_t(cls)]), params.method, params.candidates, params.variableRadius,
+                params.seed};
   std::lock_guard lock(mutex);
   auto it = std::find_if(known.begin(), known.end(), [&key](const auto& e) { return e.first == key; });
   if (it == known.end()) {
     Counts perR2{};
     for (size_t i = 0; i < perR2.size(); ++i) {
       const float d = kCountDensities[i];
-      perR2[i] = aloneCountPerArea(k, variable, d, seed, threads) / double(d) * r * r;
+      perR2[i] = aloneCountPerArea(params, cls, d, threads) / double(d) * r * r;
     }
     it = known.insert(known.end(), {key, perR2});
   }
@@ -115,10 +114,12 @@ class PointDensity {
     under_.assign(c.species.size(), 1.0);
     open_.assign(c.species.size(), 1.0);
     crownArea_.assign(c.species.size(), 0.0);
+    const SamplerParams params = samplerParams(world, order);
+    for (size_t cls = 0; cls < order.speciesOfClass.size(); ++cls)
+      perArea_[order.speciesOfClass[cls]] = aloneCounts(params, int(cls), threads);
     for (size_t s = 0; s < c.species.size(); ++s) {
       const SpeciesConfig& sp = c.species[s];
       const SampleClass k = sampleClass(sp, variable);
-      perArea_[s] = aloneCounts(k, variable, c.seed, threads);
       // As the sampler: a class answers the canopy only where some class lies below it.
       const bool below = std::any_of(c.species.begin(), c.species.end(), [&](const SpeciesConfig& o) { return o.layer < sp.layer; });
       if (sp.pattern.style == PatternStyle::Natural && below) under_[s] = double(k.underCrown), open_[s] = double(k.inOpen);

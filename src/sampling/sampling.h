@@ -26,6 +26,7 @@ struct PatchField {
   // Derived by makePatchField: mean discs per cell and exp(-that) (Poisson counts per cell).
   float perCell = 0.f, expNegPerCell = 1.f;
   bool active() const { return share > 0.f && radius > 0.f; }
+  bool operator==(const PatchField&) const = default;
 };
 // share in [0, 0.95], radius > 0.
 PatchField makePatchField(float share, float radius, uint64_t key);
@@ -66,6 +67,7 @@ struct SampleClass {
   bool respondsToCanopy() const { return canopyFrom > 0 && (underCrown != 1.f || inOpen != 1.f); }
   // Spacing grows with size only with variable radius (roulette mode keeps one radius).
   float largestRadius(bool variable) const { return variable ? std::max(radius, maxRadius) * sizeSpread : radius; }
+  bool operator==(const SampleClass&) const = default;
 };
 
 // The size draw of a sample in [0, 1), from the seed, the class and the position alone: the
@@ -239,15 +241,20 @@ struct SamplerMemoryModel {
 };
 SamplerMemoryModel samplerMemoryModel(int classes);
 
-// Instances per square metre of class `k` placed alone at a uniform `density` on open ground
-// (no canopy over it): the sampler itself, run on a flat square of 300-1000 spacings a side
-// (at least 100 clump or gap radii) and counted away from its edges. The estimate's count
-// model (bake/estimate.cpp): how a mix of sizes packs, the hard core's thinning, clumps and
-// gaps interact in ways the closed form it replaced did not follow (a size mix of 2.5 packed
-// 20 % below its E[m^2] rule, and clumps then capped the survival again), and the count over
-// the density drifts by 5-10 % between 1 and 1/16 for clumped classes. Deterministic for a
-// seed and any thread count.
-double aloneCountPerArea(SampleClass k, bool variableRadius, float density, uint64_t seed, int threads);
+// Instances per square metre of class `cls` of `params` placed alone at a uniform `density` on
+// open ground (no canopy over it), with the params' method, candidates, density mode and seed:
+// the sampler itself, run on a flat square of 300-1000 spacings a side (at least 100 clump or
+// gap radii) and counted away from its edges. The estimate's count model (bake/estimate.cpp):
+// how a mix of sizes packs, the hard core's thinning, clumps and gaps interact in ways the
+// closed form it replaced did not follow (a size mix of 2.5 packed 20 % below its E[m^2]
+// rule, and clumps then capped the survival again), and the count over the density drifts by
+// 5-10 % between 1 and 1/16 for clumped classes. Deterministic for a seed and any thread count.
+// The count times r^2 depends only on aloneShape(class) and those four settings.
+double aloneCountPerArea(const SamplerParams& params, int cls, float density, int threads);
+// The class as aloneCountPerArea measures it: every length in units of its spacing (radius 1;
+// its patches are read on pixels of half their radius, so the pattern keeps its shape) and no
+// canopy over it.
+SampleClass aloneShape(SampleClass k);
 
 // Convenience: whole world, all tiles collected and sorted by (tz, tx).
 std::vector<TileSamples> scatterAll(const SamplerParams& params, const DensityField* density, int threads);

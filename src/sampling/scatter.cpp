@@ -110,37 +110,53 @@ SamplerMemoryModel samplerMemoryModel(int classes) {
   return m;
 }
 
-
-double aloneCountPerArea(SampleClass k, bool variableRadius, float density, uint64_t seed, int threads) {
-  // Measured at unit spacing and scaled by 1 / r^2: every length of the pattern is in units of
-  // the class's spacing (its patches are read on pixels of half their radius), so the count
-  // per r^2 is the normalised class's, and classes alike but for their size (clones, the same
-  // species at another radius) cost one run (the estimate keeps them apart by the key).
+SampleClass aloneShape(SampleClass k) {
   const float r = k.radius;
-  if (!(r > 0.f) || !(density > 0.f)) return 0.0;
+  if (!(r > 0.f)) return k;
   k.radius = 1.f;
   k.maxRadius /= r;
-  k.canopyFrom = 0;  // alone: no canopy over it (the estimate applies the canopy's answer)
-  k.crownLo = k.crownHi = 0.f;
   if (k.clumps.active()) k.clumps = makePatchField(k.clumps.share, k.clumps.radius / r, k.clumps.key);
   if (k.gaps.active()) k.gaps = makePatchField(k.gaps.share, k.gaps.radius / r, k.gaps.key);
+  k.crownLo = k.crownHi = 0.f;
+  k.canopyFrom = 0;
+  k.underCrown = k.inOpen = 1.f;
+  return k;
+}
+
+double aloneCountPerArea(const SamplerParams& params, int cls, float density, int threads) {
+  const SampleClass& given = params.classes[size_t(cls)];
+  const bool variable = params.variableRadius;
+  const float r = given.radius;
+  if (!(r > 0.f) || !(density > 0.f)) return 0.0;
+  // Measured at unit spacing and scaled by 1 / r^2.
+  SampleClass k = aloneShape(given);
+  // The spacing at this density (variable radius), and the square in spacings at it: about as
+  // many points at any density.
+  const float spacing = variable ? std::min(1.f / std::sqrt(density), k.maxRadius) : 1.f;
+  // The largest radius at this uniform density is the spacing: the same spacing and survival
+  // (above (1 / maxRadius)^2 nothing is thinned either way, below it the bound is unchanged),
+  // and a square bounded however large max_radius_factor is. The class keeps the method its
+  // own ratio gives it (makeSetup: the pool up to kPoolMaxRatio).
+  const bool pool = params.method == SamplerMethod::Pool && given.largestRadius(variable) / r <= kPoolMaxRatio;
+  if (variable) k.maxRadius = spacing;
   const float patch = std::max(k.clumps.active() ? k.clumps.radius : 0.f, k.gaps.active() ? k.gaps.radius : 0.f);
   // 300 spacings a side, or 100 patch radii, at most 1000: five seeds spread by about 3 % at
-  // 400 spacings and 1.5 % at 800; a clumped class needs the patches' count (at 60 clump
-  // radii its count read 9 % off a bake's). The margin keeps out the world's edge: its packing
-  // and the patches cut off along it (with only the spacing as margin, clumped classes read
-  // 5-10 % low on a 200-spacing square).
-  // (In spacings at the density: about as many points at any density. A margin of at most
-  // the square again, whatever the patches' size.)
-  const float spacing = variableRadius ? std::min(1.f / std::sqrt(density), k.maxRadius) : 1.f;
+  // 400 spacings and 1.5 % at 800, and a clumped class needs the patches' count (at 60 clump
+  // radii its count read 9 % off a bake's). The margin keeps out the world's edge, its
+  // packing and the patches cut off along it (with only the spacing as margin, clumped
+  // classes read 5-10 % low on a 200-spacing square); at most the square again.
   const float inner = std::min(std::max(300.f * spacing, 100.f * patch), 1000.f * spacing);
-  const float margin = 2.f * k.largestRadius(variableRadius) + std::min(4.f * patch, inner);
+  const float margin = 2.f * k.largestRadius(variable) + std::min(4.f * patch, inner);
   SamplerParams p;
   p.worldX = p.worldZ = inner + 2.f * margin;
-  p.seed = seed;
-  p.variableRadius = variableRadius;
+  p.seed = params.seed;
+  p.method = pool ? SamplerMethod::Pool : SamplerMethod::Bridson;
+  p.candidates = params.candidates;
+  p.variableRadius = variable;
   p.classes.push_back(k);
-  p.tileSize = std::max(p.worldX / 4.f, minTileSize(p));
+  // Tiles of at most 1000 spacings: the class's grid per tile stays far inside the sampler's
+  // bound (samplerProblems) whatever the square (the counts do not depend on the tiling).
+  p.tileSize = std::max(minTileSize(p), std::min(p.worldX / 4.f, 1000.f));
   p.worldX = p.worldZ = std::max(p.worldX, p.tileSize);
   const UniformDensity field(density);
   std::atomic<long long> n = 0;
