@@ -36,14 +36,9 @@ layout(push_constant) uniform Push { TerrainPush push; };
 layout(location = 0) out vec3 outWorld;
 layout(location = 1) out vec3 outNormal;
 #ifndef TERRAIN_DEPTH_ONLY
-// The far look table toward the eye, per kind (terrain.frag FarPlants): the view direction
-// turns slowly across a far triangle of a few pixels, so the table is read at the vertices and
-// interpolated (sixteen texture reads a pixel fewer, which lavapipe pays on all the ground).
-layout(location = 2) out vec4 outLookShape[FAR_LAYERS];  // area, foliage share, bark sun, bark up
-layout(location = 6) out vec4 outLookLit[FAR_LAYERS];    // share facing the sun, its n.sun, n.y, spread
-layout(location = 10) out vec4 outLookShade[2];          // the rest's -n.sun, n.y: kinds 0, 1 in [0], 2, 3 in [1]
-// each kind's area seen from the sun (the same for every vertex of a frame)
-layout(location = 12) flat out vec4 outSunArea;
+// Each kind's area seen from the sun (the same for every vertex of a frame), for the far field's
+// shadow on the ground (terrain.frag)
+layout(location = 2) flat out vec4 outSunArea;
 #endif
 // The depth pre-pass and the colour pass compile this file apart (the colour pass reads the
 // look table as well): their depths must match bit for bit (the colour pass tests >=).
@@ -144,19 +139,8 @@ void main() {
   }
   gl_Position = viewClip(frame, push.capture.y, outWorld);
 #ifndef TERRAIN_DEPTH_ONLY
-  {
-    vec2 lookUv = farLookUv(frame, normalize(frame.eye.xyz - outWorld));
-    vec2 sunUv = vec2(0.0, asin(clamp(frame.sun.y, 0.0, 1.0)) * (2.0 / 3.14159265));
-    for (int k = 0; k < int(FAR_LAYERS); ++k) {
-      int base = int(FAR_LOOK_LAYERS) * k;
-      outLookShape[k] = textureLod(farLook, vec3(lookUv, base), 0.0);
-      outLookLit[k] = textureLod(farLook, vec3(lookUv, base + 1), 0.0);
-      vec2 shade = textureLod(farLook, vec3(lookUv, base + 2), 0.0).xy;
-      if (k % 2 == 0) outLookShade[k / 2].xy = shade;
-      else outLookShade[k / 2].zw = shade;
-      outSunArea[k] = textureLod(farLook, vec3(sunUv, base), 0.0).x;
-    }
-  }
+  vec2 sunUv = vec2(0.0, asin(clamp(frame.sun.y, 0.0, 1.0)) * (2.0 / 3.14159265));
+  for (int k = 0; k < int(FAR_LAYERS); ++k) outSunArea[k] = textureLod(farLook, vec3(sunUv, int(FAR_LOOK_LAYERS) * k), 0.0).x;
 #endif
 #ifdef TERRAIN_CAPTURE
   uint index = uint(gl_InstanceIndex) * TERRAIN_PATCH_VERTICES + uint(gl_VertexIndex);

@@ -152,10 +152,19 @@ TEST(RenderSample, TerrainShadingVariantsKeepThePicture) {
     const render::HeadlessResult whole = render::runHeadless(world, o);
     EXPECT_EQ(variants.validationErrors, 0);
     ASSERT_EQ(variants.pixels.size(), whole.pixels.size());
-    size_t differing = 0;
+    size_t differing = 0, first = whole.pixels.size();
     for (size_t i = 0; i < whole.pixels.size(); i += 4)
-      differing += std::memcmp(&variants.pixels[i], &whole.pixels[i], 4) != 0;
-    EXPECT_EQ(differing, 0u) << "camera " << cam.position.x << "," << cam.position.y << "," << cam.position.z;
+      if (std::memcmp(&variants.pixels[i], &whole.pixels[i], 4) != 0) ++differing, first = std::min(first, i);
+    EXPECT_EQ(differing, 0u) << "camera " << cam.position.x << "," << cam.position.y << "," << cam.position.z
+                             << (differing ? "; first at pixel " + std::to_string(first / 4 % size_t(o.width)) + "," +
+                                                 std::to_string(first / 4 / size_t(o.width)) + ": " +
+                                                 std::to_string(variants.pixels[first]) + " " +
+                                                 std::to_string(variants.pixels[first + 1]) + " " +
+                                                 std::to_string(variants.pixels[first + 2]) + " against " +
+                                                 std::to_string(whole.pixels[first]) + " " +
+                                                 std::to_string(whole.pixels[first + 1]) + " " +
+                                                 std::to_string(whole.pixels[first + 2])
+                                           : std::string());
     for (const auto& [key, nodes] : variants.frames.back().terrainShadings) used[key] += nodes;
     ASSERT_EQ(whole.frames.back().terrainShadings.size(), 1u) << "without the variants every node takes the whole shader";
     EXPECT_EQ(whole.frames.back().terrainShadings[0].first, render::kTerrainShadings - 1);

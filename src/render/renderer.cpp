@@ -17,7 +17,9 @@ namespace eco::render {
 namespace {
 
 constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_UNORM;
-constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
+// Depth with a stencil: the colour pass leaves each terrain sample's far-field composite key in
+// it (render/terrain_draw.h kStencilTerrain).
+constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT_S8_UINT;
 constexpr VkFormat kShadowFormat = VK_FORMAT_D32_SFLOAT;
 enum Timestamp : uint32_t { TsBegin, TsTerrain, TsPyramid, TsCull, TsShadow, TsColor, TsCount };
 // read-back layout of a frame slot: the draw records (drawBytes_), then the stats counters
@@ -30,6 +32,7 @@ constexpr float kShadowBiasConstant = 1.0f, kShadowBiasSlope = 1.75f;
 constexpr VkShaderStageFlags kVF = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
 constexpr VkDescriptorType kUbo = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
 constexpr auto kCompute = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+constexpr VkImageAspectFlags kDepthAspects = VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
 constexpr auto kRW = VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT;
 
 uint32_t nextPow2(uint32_t v) {
@@ -142,13 +145,21 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   {
     // the largest count at most options.samples that colour and depth attachments both offer
     const VkSampleCountFlags offered = ctx.properties.limits.framebufferColorSampleCounts &
-                                       ctx.properties.limits.framebufferDepthSampleCounts;
+                                       ctx.properties.limits.framebufferDepthSampleCounts &
+                                       ctx.properties.limits.framebufferStencilSampleCounts;
     samples_ = VK_SAMPLE_COUNT_1_BIT;
     for (uint32_t n : {8u, 4u, 2u})
       if (n <= options_.samples && (offered & n)) {
         samples_ = VkSampleCountFlagBits(n);
         break;
       }
+  }
+  {
+    VkFormatProperties props;
+    vkGetPhysicalDeviceFormatProperties(ctx.physical, kDepthFormat, &props);
+    const VkFormatFeatureFlags need = VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
+    if ((props.optimalTilingFeatures & need) != need)
+      throw std::runtime_error("this Vulkan device cannot render to and sample D32_SFLOAT_S8_UINT depth-stencil images");
   }
   terrain_ = createTerrainDraw(ctx, world.heights, world.cellSize, kColorFormat, kDepthFormat, samples_);
   if (world.riverLayer >= 0 && size_t(world.riverLayer) < world.layers.size()) {
@@ -235,8 +246,10 @@ void Renderer::createTargets() {
   depth_ = createImage(ctx_, w, h, 1, kDepthFormat, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
                        1, samples_);
   if (samples_ != VK_SAMPLE_COUNT_1_BIT)
-    colorMsaa_ = createImage(ctx_, w, h, 1, kColorFormat,
-                             VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT, 1, samples_);
+    colorMsaa_ = createImage(ctx_, w, h, 1, kColorFormat, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, 1, samples_);
+  // the terrain's nearest depth per pixel (the pyramid's first level writes it), where the
+  // far-field composite and the overlay place their points
+  terrainDepth_ = createImage(ctx_, w, h, 1, VK_FORMAT_R32_SFLOAT, VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT);
   // Hi-Z pyramid: power-of-two levels, so level L texel j covers exactly depth pixels
   // [j, j + 1) * 2^(L + 1); texels past the screen edge repeat the edge pixels.
   uint32_t pw = nextPow2((w + 1) / 2), ph = nextPow2((h + 1) / 2);
@@ -249,6 +262,8 @@ void Renderer::createTargets() {
 
   // the pyramid stays in GENERAL for its whole life
   VkCommandBuffer one = beginOneShot(ctx_);
+  imageBarrier(one, terrainDepth_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_NONE, 0, VK_IMAGE_LAYOUT_UNDEFINED,
+               kCompute, VK_ACCESS_2_SHADER_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL);
   imageBarrier(one, pyramid_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_NONE, 0, VK_IMAGE_LAYOUT_UNDEFINED,
                VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL);
   VkClearColorValue zero{};
@@ -260,7 +275,7 @@ void Renderer::createTargets() {
 
 void Renderer::destroyTargets() {
   if (pyramid_.mipViews.size() == 1 && pyramid_.mipViews[0] == pyramid_.view) pyramid_.mipViews.clear();
-  for (GpuImage* i : {&color_, &colorMsaa_, &depth_, &pyramid_}) destroyImage(ctx_, *i);
+  for (GpuImage* i : {&color_, &colorMsaa_, &depth_, &pyramid_, &terrainDepth_}) destroyImage(ctx_, *i);
   for (FrameSlot& s : slots_) destroyBuffer(ctx_, s.pixels);
 }
 
@@ -605,7 +620,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
     for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k)
       if (!shown[k]) (&frame.fadeStart.x)[k] = (&frame.fadeEnd.x)[k] = 1e30f;
   }
-  if (options_.terrainShadingClasses) prepareTerrainShading(ctx_, terrain_, frame, fs);  // the far field's fades are final
+  prepareTerrainShading(ctx_, terrain_, frame, fs, options_.terrainShadingClasses);  // the far field's fades are final
   {
     // the indirect records with their regions of the visible list: the camera's species in
     // order, then each cascade's casters, each as large as the species' resident instances
@@ -748,28 +763,34 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
   textures.shadowMap = shadowView;
   if (slot.data.water.x > 0) textures.river = layers_[size_t(world_.riverLayer)].view;
   if (slot.data.overlay.x > 0) textures.overlay = layers_[size_t(view_.overlay)].view;
-  imageBarrier(cmd, depth_.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
+  imageBarrier(cmd, depth_.image, kDepthAspects, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
                VK_IMAGE_LAYOUT_UNDEFINED,
                VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
-               VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
-  auto beginPass = [&](VkImageView colorView, VkImageView depthView, VkAttachmentLoadOp depthLoad, float depthClear,
-                       uint32_t width, uint32_t height) {
+               VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
+  // colorLoad: the colour pass draws every pixel (the sky fills the rest), the composite loads
+  // it; `resolve`: the multisampled colour is resolved into color_ at the pass's end.
+  auto beginPass = [&](VkImageView colorView, const GpuImage& depthImage, VkImageView depthView,
+                       VkAttachmentLoadOp depthLoad, float depthClear, uint32_t width, uint32_t height,
+                       VkAttachmentLoadOp colorLoad = VK_ATTACHMENT_LOAD_OP_DONT_CARE, bool resolve = true) {
     VkRenderingAttachmentInfo colorAtt{.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
     colorAtt.imageView = colorView;
     colorAtt.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-    colorAtt.loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;  // every pixel is drawn (the sky fills the rest)
+    colorAtt.loadOp = colorLoad;
     colorAtt.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    if (colorView && colorMsaa_.view) {  // drawn multisampled, resolved into color_ at the end
+    if (colorView && colorMsaa_.view) {  // drawn multisampled
       colorAtt.imageView = colorMsaa_.view;
-      colorAtt.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-      colorAtt.resolveMode = VK_RESOLVE_MODE_AVERAGE_BIT;
-      colorAtt.resolveImageView = colorView;
-      colorAtt.resolveImageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+      if (resolve) {
+        colorAtt.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+        colorAtt.resolveMode = VK_RESOLVE_MODE_AVERAGE_BIT;
+        colorAtt.resolveImageView = colorView;
+        colorAtt.resolveImageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+      }
     }
+    const bool stencil = hasStencil(depthImage.format);
     VkRenderingAttachmentInfo depthAtt{.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
     depthAtt.imageView = depthView;
-    depthAtt.imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+    depthAtt.imageLayout = stencil ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
     depthAtt.loadOp = depthLoad;
     depthAtt.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
     depthAtt.clearValue.depthStencil = {depthClear, 0};
@@ -780,35 +801,35 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
     info.colorAttachmentCount = colorView ? 1 : 0;
     info.pColorAttachments = &colorAtt;
     info.pDepthAttachment = &depthAtt;
+    if (stencil) info.pStencilAttachment = &depthAtt;
     vkCmdBeginRendering(cmd, &info);
     VkViewport vp{0, 0, float(width), float(height), 0, 1};
     vkCmdSetViewport(cmd, 0, 1, &vp);
     vkCmdSetScissor(cmd, 0, 1, &area);
   };
-  beginPass(VK_NULL_HANDLE, depth_.view, VK_ATTACHMENT_LOAD_OP_CLEAR, 0.0f, w, h);
+  beginPass(VK_NULL_HANDLE, depth_, depth_.view, VK_ATTACHMENT_LOAD_OP_CLEAR, 0.0f, w, h);
   recordTerrainDraw(cmd, terrain_, slot.frame, textures, fs, TerrainPass::Depth);
   vkCmdEndRendering(cmd);
   if (slot.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT, slot.queries, TsTerrain);
 
-  // 2. Hi-Z pyramid from the terrain depth
-  if (cull.occlusion) {
-    imageBarrier(cmd, depth_.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-                 VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, kCompute,
+  // 2. Hi-Z pyramid from the terrain depth (without occlusion culling its first level only: that
+  // pass also stores the terrain's depth per pixel, for the far-field composite)
+  {
+    imageBarrier(cmd, depth_.image, kDepthAspects, VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                 VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL, kCompute,
                  VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
     memoryBarrier(cmd, kCompute, kRW, kCompute, kRW);  // previous frame's culling read the pyramid
-    recordDepthPyramid(cmd, cull_, sampler_, depth_.view, pyramid_, w, h, samples_);
+    memoryBarrier(cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT, kCompute,
+                  VK_ACCESS_2_SHADER_WRITE_BIT);  // and its composite the terrain depth
+    recordDepthPyramid(cmd, cull_, sampler_, depth_.depthView, pyramid_, w, h, samples_, terrainDepth_.view,
+                       cull.occlusion ? UINT32_MAX : 1);
+    memoryBarrier(cmd, kCompute, VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+                  VK_ACCESS_2_SHADER_READ_BIT);
     // back to an attachment for the colour pass, which tests against the terrain depth
-    imageBarrier(cmd, depth_.image, VK_IMAGE_ASPECT_DEPTH_BIT, kCompute, 0, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+    imageBarrier(cmd, depth_.image, kDepthAspects, kCompute, 0, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                  VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                  VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
-                 VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
-  } else {
-    // the colour pass loads and tests the depth the pre-pass wrote
-    imageBarrier(cmd, depth_.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-                 VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-                 VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-                 VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
-                 VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
+                 VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
   }
   if (slot.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, slot.queries, TsPyramid);
 
@@ -848,7 +869,7 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
                  VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
     const uint32_t size = shadowMap_.width;
     for (uint32_t c = 0; c < gpu::CASCADE_COUNT; ++c) {
-      beginPass(VK_NULL_HANDLE, shadowMap_.layerViews[c], VK_ATTACHMENT_LOAD_OP_CLEAR, 1.0f, size, size);
+      beginPass(VK_NULL_HANDLE, shadowMap_, shadowMap_.layerViews[c], VK_ATTACHMENT_LOAD_OP_CLEAR, 1.0f, size, size);
       vkCmdSetDepthBias(cmd, kShadowBiasConstant, 0.0f, kShadowBiasSlope);
       recordTerrainDraw(cmd, terrain_, slot.frame, textures, fs, TerrainPass::Shadow, 1 + c);
       if (pages_.pageCount > 0 && (slot.data.cull.y & gpu::CULL_SHADOWS)) recordVegetationDraw(cmd, vegetation_, vegetationInputs, 1 + c);
@@ -868,7 +889,8 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
       imageBarrier(cmd, target->image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
                    VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
                    VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
-  beginPass(color_.view, depth_.view, VK_ATTACHMENT_LOAD_OP_LOAD, 0.0f, w, h);
+  beginPass(color_.view, depth_, depth_.view, VK_ATTACHMENT_LOAD_OP_LOAD, 0.0f, w, h, VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+            false);
   recordTerrainDraw(cmd, terrain_, slot.frame, textures, fs, TerrainPass::Color);
   if (pages_.pageCount > 0) recordVegetationDraw(cmd, vegetation_, vegetationInputs, 0);
   {
@@ -878,6 +900,17 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
     d.push(cmd, sky_);
     vkCmdDraw(cmd, 3, 1, 0, 0);
   }
+  vkCmdEndRendering(cmd);
+  // 5b. the far field's plants over the terrain, once per pixel, and the mask overlay over
+  // those (render/terrain_draw.h), reading the stencil the colour pass left; resolved after
+  memoryBarrier(cmd, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT,
+                VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT |
+                    VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT);
+  beginPass(color_.view, depth_, depth_.view, VK_ATTACHMENT_LOAD_OP_LOAD, 0.0f, w, h, VK_ATTACHMENT_LOAD_OP_LOAD);
+  textures.terrainDepth = terrainDepth_.view;
+  if (slot.data.farField.z > 0.5f || slot.data.overlay.x > 0) recordTerrainComposite(cmd, terrain_, slot.frame, textures, fs, slot.data.overlay.x > 0);
   vkCmdEndRendering(cmd);
   if (slot.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT, slot.queries, TsColor);
 

@@ -42,13 +42,15 @@ constexpr size_t kTerrainPipelinesPerFrame = 2;
 std::vector<BindingDesc> terrainBindings(bool capture) {
   constexpr VkDescriptorType kSampled = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
   std::vector<BindingDesc> b = {{0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kVF},
-                                {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT},
+                                {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kVF},  // heights (the composite: normals)
                                 {2, kSampled, kVF},  // the far field: colour, and the canopy's lift
                                 {3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT},
                                 {5, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
                                 {6, kSampled, kVF},  // the river: its colour, and the canopy's gap
                                 {7, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
-                                {8, kSampled, kVF}};  // the far look: read at the vertices
+                                {8, kSampled, kVF},   // the far look: the sun's area at the vertices
+                                {9, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},  // composite: the terrain's depth
+                                {10, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT}};  // and its rectangles
   if (capture) b.push_back({4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT});
   return b;
 }
@@ -215,6 +217,10 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFo
     b = createBuffer(ctx, VkDeviceSize(t.nodeCapacity) * gpu::VIEW_COUNT * sizeof(gpu::TerrainNode),
                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::Upload);
 
+  // the composite's rectangles: at most every tile of a 4096-pixel screen for a few keys
+  for (Buffer& b : t.compositeRects)
+    b = createBuffer(ctx, 8192 * sizeof(gpu::uvec4), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::Upload);
+
   std::vector<uint16_t> patches;
   appendPatch(patches, kPatch);
   t.fullIndexCount = uint32_t(patches.size());
@@ -229,8 +235,26 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFo
   // same depths, which pass >=
   color.depthCompare = VK_COMPARE_OP_GREATER_OR_EQUAL;
   color.samples = samples;
+  color.stencil = GraphicsDesc::Stencil::Write;  // the node's composite key (terrainStencil)
   t.colorDesc = color;  // the other shading pipelines: prepareTerrainShading
   t.pipelines.back() = createGraphicsPipeline(ctx, color, bindings, sizeof(gpu::TerrainPush));  // the whole shader
+  if (hasStencil(depthFormat)) {
+    // over the colour pass's result: no depth test, the stencil picks the key's pixels
+    GraphicsDesc composite{"composite.vert", "far_composite.frag", {}, {}, colorFormat, depthFormat, VK_CULL_MODE_NONE};
+    composite.depthCompare = VK_COMPARE_OP_ALWAYS;
+    composite.depthWrite = false;
+    composite.samples = samples;
+    composite.premultiplied = true;
+    composite.stencil = GraphicsDesc::Stencil::Equal;
+    t.compositeDesc = composite;
+    t.composites.back() = createGraphicsPipeline(ctx, composite, bindings, sizeof(gpu::TerrainPush));
+    GraphicsDesc overlay = composite;
+    overlay.fragmentShader = "overlay.frag";
+    overlay.premultiplied = false;
+    overlay.alphaBlend = true;
+    overlay.stencilMask = kStencilTerrain;  // every terrain pixel
+    t.overlayPipeline = createGraphicsPipeline(ctx, overlay, bindings, sizeof(gpu::TerrainPush));
+  }
   GraphicsDesc depth{"terrain_depth.vert", nullptr, {}, {}, VK_FORMAT_UNDEFINED, depthFormat, VK_CULL_MODE_NONE};
   depth.samples = samples;
   t.depthPipeline = createGraphicsPipeline(ctx, depth, bindings, sizeof(gpu::TerrainPush));
@@ -282,6 +306,8 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFo
 
 void destroyTerrainDraw(Context& ctx, TerrainDraw& t) {
   for (Pipeline& p : t.pipelines) destroyPipeline(ctx, p);
+  for (Pipeline& p : t.composites) destroyPipeline(ctx, p);
+  destroyPipeline(ctx, t.overlayPipeline);
   destroyPipeline(ctx, t.depthPipeline);
   destroyPipeline(ctx, t.shadowPipeline);
   destroyImage(ctx, t.noShadow);
@@ -291,6 +317,7 @@ void destroyTerrainDraw(Context& ctx, TerrainDraw& t) {
   if (t.capturePipeline.pipeline) destroyPipeline(ctx, t.capturePipeline);
   for (Buffer& b : t.capture) destroyBuffer(ctx, b);
   for (Buffer& b : t.nodes) destroyBuffer(ctx, b);
+  for (Buffer& b : t.compositeRects) destroyBuffer(ctx, b);
   destroyBuffer(ctx, t.indices);
   destroyBuffer(ctx, t.heights);
   t = TerrainDraw{};
@@ -336,6 +363,96 @@ void setTerrainRiver(TerrainDraw& t, const std::vector<float>& distance) {
              [](float a, float b) { return std::min(a, b); });
 }
 
+namespace {
+
+// The screen's tiles each composite key's nodes may cover (their boxes projected, clipped to the
+// near plane), written as rectangles of whole tiles, a run of them per tile row: the composite
+// shades only there (lavapipe runs a fragment shader for pixels its stencil test rejects).
+struct CompositeTiles {
+  static constexpr uint32_t kTile = 32;  // pixels
+  const gpu::FrameData& f;
+  uint32_t width, height, cols, rows;
+  std::vector<uint8_t> marked;  // kCompositeKeys x rows x cols
+  std::array<bool, kCompositeKeys> used{};
+  explicit CompositeTiles(const gpu::FrameData& frame)
+      : f(frame), width(uint32_t(std::max(frame.proj.z, 1.0f))), height(uint32_t(std::max(frame.proj.w, 1.0f))),
+        cols((width + kTile - 1) / kTile), rows((height + kTile - 1) / kTile),
+        marked(size_t(kCompositeKeys) * rows * cols, 0) {}
+  void mark(uint32_t key, const Box& b) {
+    // the box's corners in view space (x, y over depth w), then the points where its edges
+    // cross the near plane
+    const float nearZ = f.eye.w;
+    float px[8], py[8], pw[8];
+    for (uint32_t i = 0; i < 8; ++i) {
+      const float x = (i & 1) ? b.x1 : b.x0, y = (i & 2) ? b.y1 : b.y0, z = (i & 4) ? b.z1 : b.z0;
+      auto row = [&](const gpu::vec4& r) { return r.x * x + r.y * y + r.z * z + r.w; };
+      px[i] = row(f.clip[0]);
+      py[i] = row(f.clip[1]);
+      pw[i] = row(f.clip[3]);
+    }
+    float x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+    auto add = [&](float x, float y, float w) {
+      const float sx = (x / w * 0.5f + 0.5f) * float(width), sy = (y / w * 0.5f + 0.5f) * float(height);
+      x0 = std::min(x0, sx), x1 = std::max(x1, sx), y0 = std::min(y0, sy), y1 = std::max(y1, sy);
+    };
+    for (uint32_t i = 0; i < 8; ++i) {
+      if (pw[i] >= nearZ) add(px[i], py[i], pw[i]);
+      for (uint32_t axis = 1; axis < 8; axis <<= 1) {  // the edge to the corner across each axis
+        const uint32_t j = i | axis;
+        if (j == i || (pw[i] >= nearZ) == (pw[j] >= nearZ)) continue;
+        const float s = (nearZ - pw[i]) / (pw[j] - pw[i]);
+        add(px[i] + s * (px[j] - px[i]), py[i] + s * (py[j] - py[i]), nearZ);
+      }
+    }
+    if (!(x0 <= x1 && y0 <= y1)) return;  // wholly behind the eye
+    // a pixel of slack for the rasteriser's rounding
+    const auto clampTile = [](float v, uint32_t n) {
+      return uint32_t(std::clamp(v / float(kTile), 0.0f, float(n - 1)));
+    };
+    if (x1 < -1.0f || y1 < -1.0f || x0 > float(width) + 1.0f || y0 > float(height) + 1.0f) return;
+    const uint32_t c0 = clampTile(x0 - 1, cols), c1 = clampTile(x1 + 1, cols);
+    const uint32_t r0 = clampTile(y0 - 1, rows), r1 = clampTile(y1 + 1, rows);
+    uint8_t* m = marked.data() + size_t(key) * rows * cols;
+    for (uint32_t r = r0; r <= r1; ++r) std::fill(m + size_t(r) * cols + c0, m + size_t(r) * cols + c1 + 1, uint8_t(1));
+    used[key] = true;
+  }
+  // Into `rects` (capacity as created): per used key its runs; ranges[key] = (first, count).
+  // A key whose runs do not fit any more is drawn as the whole screen.
+  void write(Buffer& rects, std::array<std::pair<uint32_t, uint32_t>, kCompositeKeys>& ranges) const {
+    auto* out = static_cast<gpu::uvec4*>(rects.data);
+    const uint32_t capacity = uint32_t(rects.size / sizeof(gpu::uvec4));
+    uint32_t n = 0;
+    // the whole screen, first: keys that overflow point at it
+    out[n++] = {0, 0, width, height};
+    ranges = {};
+    for (uint32_t key = 0; key < kCompositeKeys; ++key) {
+      if (!used[key]) continue;
+      const uint32_t first = n;
+      const uint8_t* m = marked.data() + size_t(key) * rows * cols;
+      bool overflow = false;
+      for (uint32_t r = 0; r < rows && !overflow; ++r)
+        for (uint32_t c = 0; c < cols;) {
+          if (!m[size_t(r) * cols + c]) {
+            ++c;
+            continue;
+          }
+          uint32_t e = c;
+          while (e < cols && m[size_t(r) * cols + e]) ++e;
+          if (n == capacity) {
+            overflow = true;
+            break;
+          }
+          out[n++] = {c * kTile, r * kTile, std::min(e * kTile, width), std::min((r + 1) * kTile, height)};
+          c = e;
+        }
+      ranges[key] = overflow ? std::pair<uint32_t, uint32_t>{0, 1} : std::pair<uint32_t, uint32_t>{first, n - first};
+      if (overflow) n = first;
+    }
+  }
+};
+
+}  // namespace
+
 uint32_t terrainShading(float nearest, float farthest, float nearestDepth, float nearestRiver, const gpu::FrameData& f) {
   uint32_t need = 0;
   // terrain.frag: wet = 1 - smoothstep(0.8 w, w, d) > 0 where the river distance d < w
@@ -357,11 +474,12 @@ uint32_t terrainShading(float nearest, float farthest, float nearestDepth, float
   return need;
 }
 
-void prepareTerrainShading(Context& ctx, TerrainDraw& t, const gpu::FrameData& frame, uint32_t slot) {
+void prepareTerrainShading(Context& ctx, TerrainDraw& t, const gpu::FrameData& frame, uint32_t slot, bool classes) {
   const Vec3 eye{frame.eye.x, frame.eye.y, frame.eye.z};
   // terrain_vertex.glsl lifts the ground by at most the higher canopy
   const float lift = std::max({frame.canopy.x, frame.canopy.y, 0.0f});
   auto shading = [&](const gpu::TerrainNode& n) {
+    if (!classes) return kTerrainShadings - 1;
     // the node's place in the quadtree: quarter nodes are drawn one level above their own
     const uint32_t extent = n.cell.w << n.cell.z, level = uint32_t(std::countr_zero(extent / kPatch));
     const Box b = nodeBox(t, level, n.cell.x / extent, n.cell.y / extent, lift);
@@ -384,12 +502,18 @@ void prepareTerrainShading(Context& ctx, TerrainDraw& t, const gpu::FrameData& f
   };
   auto* nodes = static_cast<gpu::TerrainNode*>(t.nodes[slot].data);  // the camera's: view 0
   std::vector<std::pair<uint32_t, gpu::TerrainNode>> keyed;
+  CompositeTiles tiles(frame);
   auto order = [&](gpu::TerrainNode* first, uint32_t count, std::array<uint32_t, kTerrainShadings>& counts) {
     counts = {};
     keyed.clear();
     for (uint32_t i = 0; i < count; ++i) {
       keyed.push_back({shading(first[i]), first[i]});
       ++counts[keyed.back().first];
+      if (compositeDrawn(keyed.back().first)) {
+        const gpu::TerrainNode& n = first[i];
+        const uint32_t extent = n.cell.w << n.cell.z, level = uint32_t(std::countr_zero(extent / kPatch));
+        tiles.mark(compositeKey(keyed.back().first), nodeBox(t, level, n.cell.x / extent, n.cell.y / extent, lift));
+      }
     }
     // stable: within a key the nodes stay nearest first
     std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -397,24 +521,35 @@ void prepareTerrainShading(Context& ctx, TerrainDraw& t, const gpu::FrameData& f
   };
   order(nodes, t.fullNodes[slot][0], t.fullByShading[slot]);
   order(nodes + t.fullNodes[slot][0], t.quarterNodes[slot][0], t.quarterByShading[slot]);
+  tiles.write(t.compositeRects[slot], t.compositeRanges[slot]);
   // Pipelines this frame lacks: the first frame makes all its view needs (start-up); later ones
   // the two with the most nodes, the rest on the frames after (recordTerrainDraw draws a key
   // without one with the whole shader: the same picture), so no frame in flight waits for more
   // than two compilations, however far the eye jumps.
-  std::vector<std::pair<uint32_t, uint32_t>> missing;  // (nodes, key)
-  for (uint32_t key = 0; key < kTerrainShadings; ++key)
-    if (const uint32_t n = t.fullByShading[slot][key] + t.quarterByShading[slot][key]; n > 0 && !t.pipelines[key].pipeline)
-      missing.push_back({n, key});
+  // (a composite key counts as missing with the nodes of every key that draws through it)
+  std::vector<std::pair<uint32_t, uint32_t>> missing;  // (nodes, key); composites as key + kTerrainShadings
+  std::array<uint32_t, kCompositeKeys> compositeNodes{};
+  for (uint32_t key = 0; key < kTerrainShadings; ++key) {
+    const uint32_t n = t.fullByShading[slot][key] + t.quarterByShading[slot][key];
+    if (n > 0 && !t.pipelines[key].pipeline) missing.push_back({n, key});
+    if (compositeDrawn(key)) compositeNodes[compositeKey(key)] += n;
+  }
+  if (t.compositeDesc.fragmentShader)
+    for (uint32_t c = 0; c < kCompositeKeys; ++c)
+      if (compositeNodes[c] > 0 && !t.composites[c].pipeline) missing.push_back({compositeNodes[c], kTerrainShadings + c});
   std::sort(missing.begin(), missing.end(), std::greater<>());
   const size_t limit = t.shadingStarted ? kTerrainPipelinesPerFrame : missing.size();
   t.shadingStarted = true;
   for (size_t i = 0; i < missing.size() && i < limit; ++i) {
     const uint32_t key = missing[i].second;
-    GraphicsDesc desc = t.colorDesc;
-    // terrain.frag's FAR_KINDS, CROWN_KINDS, SUN_SHADOWS, WATER
+    const bool composite = key >= kTerrainShadings;
+    GraphicsDesc desc = composite ? t.compositeDesc : t.colorDesc;
+    // terrain.frag's FAR_KINDS, CROWN_KINDS, SUN_SHADOWS, WATER (far_composite.frag: the first three)
     desc.fragmentConstants = {key & kShadeFarKinds, (key & kShadeCrownKinds) >> kShadeCrownShift,
-                              (key & kShadeShadows) != 0, (key & kShadeWater) != 0};
-    t.pipelines[key] = createGraphicsPipeline(ctx, desc, terrainBindings(false), sizeof(gpu::TerrainPush));
+                              (key & kShadeShadows) != 0};
+    if (!composite) desc.fragmentConstants.push_back((key & kShadeWater) != 0);
+    Pipeline& p = composite ? t.composites[key - kTerrainShadings] : t.pipelines[key];
+    p = createGraphicsPipeline(ctx, desc, terrainBindings(false), sizeof(gpu::TerrainPush));
   }
 }
 
@@ -428,8 +563,8 @@ namespace {
 // Draws view `view`'s full nodes [firstFull, + fullCount) and quarter nodes [firstQuarter, +
 // quarterCount) of the slot with pipeline p.
 void recordTerrainNodes(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& frameUbo, const TerrainTextures& tex,
-                        uint32_t slot, TerrainPass pass, uint32_t view, const Pipeline& p, uint32_t firstFull,
-                        uint32_t fullCount, uint32_t firstQuarter, uint32_t quarterCount) {
+                        uint32_t slot, TerrainPass pass, uint32_t view, const Pipeline& p, uint32_t key,
+                        uint32_t firstFull, uint32_t fullCount, uint32_t firstQuarter, uint32_t quarterCount) {
   const bool capture = &p == &t.capturePipeline;
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline);
   DescriptorWrites d;
@@ -448,6 +583,8 @@ void recordTerrainNodes(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer&
   }
   if (capture) d.buffer(4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, t.capture[slot]);
   d.push(cmd, p);
+  if (pass == TerrainPass::Color && hasStencil(t.depthFormat))
+    vkCmdSetStencilReference(cmd, VK_STENCIL_FACE_FRONT_AND_BACK, terrainStencil(key));
   gpu::TerrainPush push{};
   push.lod = {t.level0Range, kMorphStart, kMorphEnd, float(t.levels.size() - 1)};
   push.capture.x = capture ? t.captureNodes * gpu::TERRAIN_PATCH_VERTICES : 0;
@@ -470,7 +607,7 @@ void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& 
       const uint32_t f = t.fullByShading[slot][s], q = t.quarterByShading[slot][s];
       if (f + q > 0)
         recordTerrainNodes(cmd, t, frameUbo, tex, slot, pass, view,
-                           t.pipelines[s].pipeline ? t.pipelines[s] : t.pipelines.back(), firstFull, f, firstQuarter, q);
+                           t.pipelines[s].pipeline ? t.pipelines[s] : t.pipelines.back(), s, firstFull, f, firstQuarter, q);
       firstFull += f;
       firstQuarter += q;
     }
@@ -479,7 +616,56 @@ void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& 
   const Pipeline& p = capture                          ? t.capturePipeline
                       : pass == TerrainPass::Depth  ? t.depthPipeline
                                                     : t.shadowPipeline;
-  recordTerrainNodes(cmd, t, frameUbo, tex, slot, pass, view, p, 0, full, full, quarter);
+  // (the capture pipeline is the whole shader: its pixels take the whole composite)
+  recordTerrainNodes(cmd, t, frameUbo, tex, slot, pass, view, p, kTerrainShadings - 1, 0, full, full, quarter);
+}
+
+std::vector<uint32_t> terrainComposites(const TerrainDraw& t, uint32_t slot) {
+  std::array<bool, kCompositeKeys> used{};
+  if (t.capturePipeline.pipeline) {
+    used[compositeKey(kTerrainShadings - 1)] = true;
+  } else {
+    for (uint32_t key = 0; key < kTerrainShadings; ++key)
+      if (t.fullByShading[slot][key] + t.quarterByShading[slot][key] > 0 && compositeDrawn(key)) used[compositeKey(key)] = true;
+  }
+  std::vector<uint32_t> keys;
+  for (uint32_t c = 0; c < kCompositeKeys; ++c)
+    if (used[c]) keys.push_back(c);
+  return keys;
+}
+
+void recordTerrainComposite(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& frameUbo,
+                            const TerrainTextures& tex, uint32_t slot, bool overlay) {
+  if (!t.compositeDesc.fragmentShader) return;
+  auto bind = [&](const Pipeline& p) {
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline);
+    DescriptorWrites d;
+    d.buffer(0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, frameUbo);
+    d.buffer(1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, t.heights);
+    constexpr VkDescriptorType kSampled = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    constexpr VkImageLayout kRead = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    d.image(2, kSampled, tex.farSampler, tex.farField, kRead);
+    d.image(6, kSampled, t.layerSampler, tex.river ? tex.river : t.noLayer.view, kRead);
+    d.image(7, kSampled, t.layerSampler, tex.overlay ? tex.overlay : t.noLayer.view, kRead);
+    d.image(8, kSampled, tex.farSampler, tex.farLook, kRead);
+    d.image(9, kSampled, t.layerSampler, tex.terrainDepth, VK_IMAGE_LAYOUT_GENERAL);
+    d.buffer(10, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, t.compositeRects[slot]);
+    d.push(cmd, p);
+    gpu::TerrainPush push{};
+    push.lod = {t.level0Range, kMorphStart, kMorphEnd, float(t.levels.size() - 1)};
+    vkCmdPushConstants(cmd, p.layout, kVF, 0, sizeof(push), &push);
+  };
+  for (uint32_t c : terrainComposites(t, slot)) {
+    bind(t.composites[c].pipeline ? t.composites[c] : t.composites.back());
+    vkCmdSetStencilReference(cmd, VK_STENCIL_FACE_FRONT_AND_BACK, kStencilTerrain | c);
+    const auto [first, count] = t.compositeRanges[slot][c];
+    vkCmdDraw(cmd, 6, count, 0, first);
+  }
+  if (overlay) {  // rectangle 0: the whole screen
+    bind(t.overlayPipeline);
+    vkCmdSetStencilReference(cmd, VK_STENCIL_FACE_FRONT_AND_BACK, kStencilTerrain);
+    vkCmdDraw(cmd, 6, 1, 0, 0);
+  }
 }
 
 

@@ -37,6 +37,18 @@ enum TerrainShadingBits : uint32_t {
 constexpr uint32_t kShadeCrownShift = 4;
 constexpr uint32_t kTerrainShadings = 256;  // keys; the whole shader is kTerrainShadings - 1
 
+// The far field's plants are drawn over the finished terrain once per pixel (far_composite.frag),
+// not by terrain.frag once per triangle a multisampled pixel meets. The colour pass leaves in the
+// stencil of each terrain sample kStencilTerrain | its node's composite key (the shading key
+// without the water, which the composite reads anyway); drawn plants in front of it leave 0.
+// One full-screen draw per composite key in the frame then shades just that key's samples.
+constexpr uint32_t kStencilTerrain = 0x80;
+constexpr uint32_t kCompositeKeys = 0x80;
+constexpr uint32_t compositeKey(uint32_t key) { return key & (kCompositeKeys - 1); }
+constexpr uint32_t terrainStencil(uint32_t key) { return kStencilTerrain | compositeKey(key); }
+// whether a key's pixels have far-field plants to draw
+constexpr bool compositeDrawn(uint32_t key) { return (key & kShadeFarKinds) != 0; }
+
 struct TerrainDraw {
   const Grid* heightsCpu = nullptr;
   float cellSize = 1;
@@ -62,6 +74,16 @@ struct TerrainDraw {
   std::array<Pipeline, kTerrainShadings> pipelines;
   GraphicsDesc colorDesc;  // what they are made from
   bool shadingStarted = false;  // the first frame's have been made
+  // The far field over the terrain by composite key, made like `pipelines` (back(): the whole
+  // shader), and the mask overlay over all terrain; none where depthFormat has no stencil.
+  std::array<Pipeline, kCompositeKeys> composites;
+  GraphicsDesc compositeDesc{};
+  Pipeline overlayPipeline;
+  // Per frame slot (prepareTerrainShading): the screen rectangles (pixels x0, y0, x1, y1) each
+  // composite key's nodes may cover, as (first, count) into the slot's buffer; [0] is the
+  // whole screen.
+  std::array<Buffer, kFramesInFlight> compositeRects;
+  std::array<std::array<std::pair<uint32_t, uint32_t>, kCompositeKeys>, kFramesInFlight> compositeRanges{};
   Pipeline depthPipeline;  // the camera's depth pre-pass (the Hi-Z pyramid's source)
   Pipeline shadowPipeline; // shadow cascades (D32, depth test <, depth bias)
   // Bound where the caller has no texture of its own: a lit 1x1 shadow map array and a 1x1
@@ -100,11 +122,14 @@ uint32_t terrainShading(float nearest, float farthest, float nearestDepth, float
 void setTerrainRiver(TerrainDraw& terrain, const std::vector<float>& distance);
 // Orders the camera's nodes of slot `slot` by the shading each needs (their boxes' distances from
 // the eye, raised by the canopy lift). Call after prepareTerrainFrame once frame's far field and
-// fade distances are set; without it every node is drawn with the whole shader.
+// fade distances are set; without it every node is drawn with the whole shader and the far
+// field's composite is not drawn (`classes` false: every node takes the whole shader, and the
+// composite is drawn with its whole shader over all the nodes' rectangles).
 // Makes pipelines for the keys it uses that have none yet: all of them on the first call, two per
 // call after that (the keys with most nodes first); until then those nodes are drawn with the
 // whole shader.
-void prepareTerrainShading(Context& ctx, TerrainDraw& terrain, const gpu::FrameData& frame, uint32_t slot);
+void prepareTerrainShading(Context& ctx, TerrainDraw& terrain, const gpu::FrameData& frame, uint32_t slot,
+                           bool classes = true);
 // The same selection (levels by distance from the eye) culled by each cascade's planes
 // (frame.shadowPlanes), for the shadow pass. Call after setShadowCascades.
 void prepareTerrainShadows(TerrainDraw& terrain, const gpu::FrameData& frame, uint32_t slot);
@@ -119,6 +144,7 @@ struct TerrainTextures {
   VkImageView shadowMap = VK_NULL_HANDLE;  // D32 2D array of CASCADE_COUNT layers, compare sampler
   VkImageView river = VK_NULL_HANDLE;      // render/layers.h: the river distance layer
   VkImageView overlay = VK_NULL_HANDLE;    // the selected mask layer
+  VkImageView terrainDepth = VK_NULL_HANDLE;  // R32F, GENERAL: per pixel the terrain's nearest depth (composite)
 };
 
 // Inside a rendering pass with viewport and scissor set. frameUbo: this slot's FrameData.
@@ -126,6 +152,14 @@ struct TerrainTextures {
 void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& terrain, const Buffer& frameUbo,
                        const TerrainTextures& textures, uint32_t slot, TerrainPass pass = TerrainPass::Color,
                        uint32_t view = 0);
+
+// The composite keys of slot's frame whose pixels have far-field plants (ascending).
+std::vector<uint32_t> terrainComposites(const TerrainDraw& terrain, uint32_t slot);
+// After the colour pass, in a pass over the same colour and depth-stencil targets (the stencil
+// as the colour pass left it): the far field's plants over every composite key's pixels, then
+// the mask overlay over all terrain when `overlay`. Nothing without a stencil.
+void recordTerrainComposite(VkCommandBuffer cmd, const TerrainDraw& terrain, const Buffer& frameUbo,
+                            const TerrainTextures& textures, uint32_t slot, bool overlay);
 
 // Debug (tests): from now on draw with a vertex shader that also stores every vertex's world
 // position, for frames of at most maxNodes nodes. Needs Context::vertexStores.

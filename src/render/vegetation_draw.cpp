@@ -27,6 +27,10 @@ VegetationDraw createVegetationDraw(Context& ctx, const MeshSet& meshes, VkForma
                      {{0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0}, {1, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 16}},
                      colorFormat, depthFormat, VK_CULL_MODE_NONE};
   color.samples = samples;
+  // drawn plants clear the terrain's far-field key where they stand in front of it
+  // (render/terrain_draw.h kStencilTerrain): the composite leaves them alone
+  color.stencil = GraphicsDesc::Stencil::Write;
+  v.stencil = hasStencil(depthFormat);
   const std::vector<BindingDesc> bindings = {{0, kUbo, kVF},
                                              {1, kSsbo, VK_SHADER_STAGE_VERTEX_BIT},
                                              {3, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
@@ -61,6 +65,7 @@ void recordVegetationDraw(VkCommandBuffer cmd, const VegetationDraw& v, const Ve
   d.buffer(6, kSsbo, *in.instances.tiles);
   d.buffer(7, kSsbo, *in.instances.species);
   d.push(cmd, p);
+  if (view == 0 && v.stencil) vkCmdSetStencilReference(cmd, VK_STENCIL_FACE_FRONT_AND_BACK, 0);
   struct {
     VkDeviceAddress visible;
     uint32_t view, pad;

@@ -15,6 +15,7 @@ namespace eco::render {
 struct VegetationDraw {
   Buffer vertices, indices;  // MeshSet's, as loaded
   Pipeline color, shadow;
+  bool stencil = false;  // the colour pipeline writes 0 to the stencil (its depth format has one)
 };
 
 VegetationDraw createVegetationDraw(Context& ctx, const MeshSet& meshes, VkFormat colorFormat, VkFormat depthFormat,

@@ -329,8 +329,9 @@ GpuImage createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mip
   vkGetImageMemoryRequirements(ctx.device, img.image, &req);
   img.memory = allocate(ctx, req, MemoryUse::Gpu, false);
   ECO_VK(vkBindImageMemory(ctx.device, img.image, img.memory, 0));
-  VkImageAspectFlags aspect = format == VK_FORMAT_D32_SFLOAT ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT;
-  auto makeView = [&](uint32_t base, uint32_t count, uint32_t layer = UINT32_MAX) {
+  const VkImageAspectFlags aspects = formatAspects(format);
+  auto makeView = [&](uint32_t base, uint32_t count, uint32_t layer = UINT32_MAX, VkImageAspectFlags aspect = 0) {
+    if (aspect == 0) aspect = aspects;
     VkImageViewCreateInfo v{.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
     v.image = img.image;
     v.viewType = layers > 1 && layer == UINT32_MAX ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D;
@@ -342,6 +343,7 @@ GpuImage createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mip
     return view;
   };
   img.view = makeView(0, mips);
+  if (hasStencil(format)) img.depthView = makeView(0, mips, UINT32_MAX, VK_IMAGE_ASPECT_DEPTH_BIT);
   if (mips > 1)
     for (uint32_t m = 0; m < mips; ++m) img.mipViews.push_back(makeView(m, 1));
   if (layers > 1)
@@ -352,10 +354,22 @@ GpuImage createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mip
 void destroyImage(Context& ctx, GpuImage& img) {
   for (VkImageView v : img.mipViews) vkDestroyImageView(ctx.device, v, nullptr);
   for (VkImageView v : img.layerViews) vkDestroyImageView(ctx.device, v, nullptr);
+  if (img.depthView) vkDestroyImageView(ctx.device, img.depthView, nullptr);
   if (img.view) vkDestroyImageView(ctx.device, img.view, nullptr);
   if (img.image) vkDestroyImage(ctx.device, img.image, nullptr);
   if (img.memory) vkFreeMemory(ctx.device, img.memory, nullptr);
   img = GpuImage{};
+}
+
+bool hasStencil(VkFormat format) {
+  return format == VK_FORMAT_D32_SFLOAT_S8_UINT || format == VK_FORMAT_D24_UNORM_S8_UINT ||
+         format == VK_FORMAT_D16_UNORM_S8_UINT;
+}
+
+VkImageAspectFlags formatAspects(VkFormat format) {
+  if (hasStencil(format)) return VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
+  if (format == VK_FORMAT_D32_SFLOAT || format == VK_FORMAT_D16_UNORM) return VK_IMAGE_ASPECT_DEPTH_BIT;
+  return VK_IMAGE_ASPECT_COLOR_BIT;
 }
 
 void imageBarrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkPipelineStageFlags2 srcStage,
@@ -442,10 +456,30 @@ Pipeline createGraphicsPipeline(Context& ctx, const GraphicsDesc& desc, const st
   depth.depthTestEnable = desc.depthFormat != VK_FORMAT_UNDEFINED;
   depth.depthWriteEnable = desc.depthFormat != VK_FORMAT_UNDEFINED && desc.depthWrite;
   depth.depthCompareOp = desc.depthCompare;
+  const bool stencil = desc.stencil != GraphicsDesc::Stencil::None && hasStencil(desc.depthFormat);
+  if (stencil) {
+    depth.stencilTestEnable = VK_TRUE;
+    VkStencilOpState& s = depth.front;
+    const bool write = desc.stencil == GraphicsDesc::Stencil::Write;
+    s.failOp = s.depthFailOp = VK_STENCIL_OP_KEEP;
+    s.passOp = write ? VK_STENCIL_OP_REPLACE : VK_STENCIL_OP_KEEP;
+    s.compareOp = write ? VK_COMPARE_OP_ALWAYS : VK_COMPARE_OP_EQUAL;
+    s.compareMask = desc.stencilMask;
+    s.writeMask = write ? desc.stencilMask : 0;
+    depth.back = s;
+  }
   VkPipelineColorBlendAttachmentState blendAttachment{};
   blendAttachment.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
                                    VK_COLOR_COMPONENT_A_BIT;
-  if (desc.alphaBlend) {
+  if (desc.premultiplied) {
+    blendAttachment.blendEnable = VK_TRUE;
+    blendAttachment.srcColorBlendFactor = VK_BLEND_FACTOR_ONE;
+    blendAttachment.dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
+    blendAttachment.colorBlendOp = VK_BLEND_OP_ADD;
+    blendAttachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ZERO;
+    blendAttachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
+    blendAttachment.alphaBlendOp = VK_BLEND_OP_ADD;
+  } else if (desc.alphaBlend) {
     blendAttachment.blendEnable = VK_TRUE;
     blendAttachment.srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA;
     blendAttachment.dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
@@ -458,14 +492,17 @@ Pipeline createGraphicsPipeline(Context& ctx, const GraphicsDesc& desc, const st
   const bool hasColor = desc.colorFormat != VK_FORMAT_UNDEFINED;
   blend.attachmentCount = hasColor ? 1 : 0;
   blend.pAttachments = &blendAttachment;
-  VkDynamicState dynamicStates[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_DEPTH_BIAS};
+  std::vector<VkDynamicState> dynamicStates = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+  if (desc.depthBias) dynamicStates.push_back(VK_DYNAMIC_STATE_DEPTH_BIAS);
+  if (stencil) dynamicStates.push_back(VK_DYNAMIC_STATE_STENCIL_REFERENCE);
   VkPipelineDynamicStateCreateInfo dynamic{.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO};
-  dynamic.dynamicStateCount = desc.depthBias ? 3 : 2;
-  dynamic.pDynamicStates = dynamicStates;
+  dynamic.dynamicStateCount = uint32_t(dynamicStates.size());
+  dynamic.pDynamicStates = dynamicStates.data();
   VkPipelineRenderingCreateInfo rendering{.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO};
   rendering.colorAttachmentCount = hasColor ? 1 : 0;
   rendering.pColorAttachmentFormats = &desc.colorFormat;
   rendering.depthAttachmentFormat = desc.depthFormat;
+  if (hasStencil(desc.depthFormat)) rendering.stencilAttachmentFormat = desc.depthFormat;
 
   VkGraphicsPipelineCreateInfo info{.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
   info.pNext = &rendering;

@@ -71,6 +71,8 @@ struct GpuImage {
   VkImageView view = VK_NULL_HANDLE;          // all mips
   std::vector<VkImageView> mipViews;          // one per mip
   std::vector<VkImageView> layerViews;        // layers > 1: a 2D view of each layer (mip 0), for attachments
+  // A depth-stencil format's depth alone, for sampling (`view` holds both aspects: the attachment)
+  VkImageView depthView = VK_NULL_HANDLE;
   VkFormat format = VK_FORMAT_UNDEFINED;
   uint32_t width = 0, height = 0, mips = 1, layers = 1;
 };
@@ -79,6 +81,10 @@ GpuImage createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mip
                   VkImageUsageFlags usage, uint32_t layers = 1,
                   VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT);
 void destroyImage(Context& ctx, GpuImage& image);
+// Whether a depth format has a stencil aspect as well.
+bool hasStencil(VkFormat format);
+// The aspects of an image of this format: depth (and stencil), or colour.
+VkImageAspectFlags formatAspects(VkFormat format);
 
 void imageBarrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
                   VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess, VkImageLayout oldLayout,
@@ -116,6 +122,12 @@ struct GraphicsDesc {
   bool depthBias = false;  // dynamic depth bias (vkCmdSetDepthBias), for shadow maps
   VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
   bool alphaBlend = false;  // colour = src * src.a + dst * (1 - src.a) (the UI); else replace
+  bool premultiplied = false;  // colour = src + dst * (1 - src.a) (an affine map of what is there)
+  // Stencil, where depthFormat has it (hasStencil): Write replaces the value where the depth test
+  // passes with the dynamic reference (vkCmdSetStencilReference); Equal draws only samples whose
+  // value & stencilMask equals the reference & stencilMask, and writes none.
+  enum class Stencil { None, Write, Equal } stencil = Stencil::None;
+  uint32_t stencilMask = 0xFF;
   // The fragment shader's specialization constants: value i for constant_id i (bools as 0 / 1)
   std::vector<uint32_t> fragmentConstants;
 };
