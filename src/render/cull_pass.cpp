@@ -19,10 +19,9 @@ CullPass createCullPass(Context& ctx) {
                                  {{0, kUbo, C}, {1, kSsbo, C}, {2, kSsbo, C}, {4, kSsbo, C}, {5, kSampled, C}, {6, kSsbo, C}, {7, kSsbo, C}},
                                  8);
   c.finish = createComputePipeline(ctx, "cull_finish.comp", {{0, kUbo, C}, {2, kSsbo, C}}, 0);
-  const std::vector<BindingDesc> reduce = {
-      {0, kSampled, C}, {1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, C}, {2, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, C}};
-  c.reduce = createComputePipeline(ctx, "depth_reduce.comp", reduce, 24);
-  c.reduceMultisampled = createComputePipeline(ctx, "depth_reduce_ms.comp", reduce, 24);
+  c.reduce = createComputePipeline(ctx, "depth_reduce.comp", {{0, kSampled, C}, {1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, C}}, 20);
+  c.reduceMultisampled =
+      createComputePipeline(ctx, "depth_reduce_ms.comp", {{0, kSampled, C}, {1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, C}}, 20);
   return c;
 }
 
@@ -32,9 +31,9 @@ void destroyCullPass(Context& ctx, CullPass& c) {
 
 void recordDepthPyramid(VkCommandBuffer cmd, const CullPass& c, VkSampler sampler, VkImageView depth,
                         const GpuImage& pyramid, uint32_t sourceWidth, uint32_t sourceHeight,
-                        VkSampleCountFlagBits samples, VkImageView nearest, uint32_t levels) {
+                        VkSampleCountFlagBits samples) {
   uint32_t sw = sourceWidth, sh = sourceHeight;
-  for (uint32_t level = 0; level < std::min(levels, pyramid.mips); ++level) {
+  for (uint32_t level = 0; level < pyramid.mips; ++level) {
     const Pipeline& reduce = level == 0 && samples != VK_SAMPLE_COUNT_1_BIT ? c.reduceMultisampled : c.reduce;
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, reduce.pipeline);
     uint32_t dw = std::max(1u, pyramid.width >> level), dh = std::max(1u, pyramid.height >> level);
@@ -44,9 +43,8 @@ void recordDepthPyramid(VkCommandBuffer cmd, const CullPass& c, VkSampler sample
     else
       d.image(0, kSampled, sampler, pyramid.mipViews[level - 1], VK_IMAGE_LAYOUT_GENERAL);
     d.image(1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_NULL_HANDLE, pyramid.mipViews[level], VK_IMAGE_LAYOUT_GENERAL);
-    d.image(2, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_NULL_HANDLE, nearest, VK_IMAGE_LAYOUT_GENERAL);
     d.push(cmd, reduce);
-    uint32_t push[6] = {sw, sh, dw, dh, uint32_t(samples), level == 0 ? 1u : 0u};
+    uint32_t push[5] = {sw, sh, dw, dh, uint32_t(samples)};
     vkCmdPushConstants(cmd, reduce.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), push);
     vkCmdDispatch(cmd, (dw + 7) / 8, (dh + 7) / 8, 1);
     memoryBarrier(cmd, kCompute, VK_ACCESS_2_SHADER_WRITE_BIT, kCompute, VK_ACCESS_2_SHADER_READ_BIT);

@@ -18,13 +18,11 @@ struct CullPass {
 CullPass createCullPass(Context& ctx);
 void destroyCullPass(Context& ctx, CullPass& c);
 
-// Reduces `depth` (sourceWidth x sourceHeight, `samples` per pixel, SHADER_READ_ONLY) into the
-// first `levels` mips of `pyramid` (GENERAL), with a compute barrier after each level; the
-// first level also writes each pixel's nearest sample into `nearest` (R32F, the source's size,
-// GENERAL).
+// Reduces `depth` (sourceWidth x sourceHeight, `samples` per pixel, SHADER_READ_ONLY) into
+// every mip of `pyramid` (GENERAL), with a compute barrier after each level.
 void recordDepthPyramid(VkCommandBuffer cmd, const CullPass& c, VkSampler sampler, VkImageView depth,
                         const GpuImage& pyramid, uint32_t sourceWidth, uint32_t sourceHeight,
-                        VkSampleCountFlagBits samples, VkImageView nearest, uint32_t levels = UINT32_MAX);
+                        VkSampleCountFlagBits samples);
 
 // This frame's instances as the cull pass and the vegetation draws both read them: the frame
 // constants, the page table (pageCount pages), the species table, the indirect records (a

@@ -247,9 +247,6 @@ void Renderer::createTargets() {
                        1, samples_);
   if (samples_ != VK_SAMPLE_COUNT_1_BIT)
     colorMsaa_ = createImage(ctx_, w, h, 1, kColorFormat, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, 1, samples_);
-  // the terrain's nearest depth per pixel (the pyramid's first level writes it), where the
-  // far-field composite and the overlay place their points
-  terrainDepth_ = createImage(ctx_, w, h, 1, VK_FORMAT_R32_SFLOAT, VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT);
   // Hi-Z pyramid: power-of-two levels, so level L texel j covers exactly depth pixels
   // [j, j + 1) * 2^(L + 1); texels past the screen edge repeat the edge pixels.
   uint32_t pw = nextPow2((w + 1) / 2), ph = nextPow2((h + 1) / 2);
@@ -262,8 +259,6 @@ void Renderer::createTargets() {
 
   // the pyramid stays in GENERAL for its whole life
   VkCommandBuffer one = beginOneShot(ctx_);
-  imageBarrier(one, terrainDepth_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_NONE, 0, VK_IMAGE_LAYOUT_UNDEFINED,
-               kCompute, VK_ACCESS_2_SHADER_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL);
   imageBarrier(one, pyramid_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_NONE, 0, VK_IMAGE_LAYOUT_UNDEFINED,
                VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL);
   VkClearColorValue zero{};
@@ -275,7 +270,7 @@ void Renderer::createTargets() {
 
 void Renderer::destroyTargets() {
   if (pyramid_.mipViews.size() == 1 && pyramid_.mipViews[0] == pyramid_.view) pyramid_.mipViews.clear();
-  for (GpuImage* i : {&color_, &colorMsaa_, &depth_, &pyramid_, &terrainDepth_}) destroyImage(ctx_, *i);
+  for (GpuImage* i : {&color_, &colorMsaa_, &depth_, &pyramid_}) destroyImage(ctx_, *i);
   for (FrameSlot& s : slots_) destroyBuffer(ctx_, s.pixels);
 }
 
@@ -772,7 +767,8 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
   // it; `resolve`: the multisampled colour is resolved into color_ at the pass's end.
   auto beginPass = [&](VkImageView colorView, const GpuImage& depthImage, VkImageView depthView,
                        VkAttachmentLoadOp depthLoad, float depthClear, uint32_t width, uint32_t height,
-                       VkAttachmentLoadOp colorLoad = VK_ATTACHMENT_LOAD_OP_DONT_CARE, bool resolve = true) {
+                       VkAttachmentLoadOp colorLoad = VK_ATTACHMENT_LOAD_OP_DONT_CARE, bool resolve = true,
+                       VkImageLayout depthLayout = VK_IMAGE_LAYOUT_UNDEFINED) {
     VkRenderingAttachmentInfo colorAtt{.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
     colorAtt.imageView = colorView;
     colorAtt.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
@@ -790,9 +786,12 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
     const bool stencil = hasStencil(depthImage.format);
     VkRenderingAttachmentInfo depthAtt{.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
     depthAtt.imageView = depthView;
-    depthAtt.imageLayout = stencil ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+    depthAtt.imageLayout = depthLayout != VK_IMAGE_LAYOUT_UNDEFINED ? depthLayout
+                           : stencil ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL
+                                     : VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
     depthAtt.loadOp = depthLoad;
-    depthAtt.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    depthAtt.storeOp = depthLayout == VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL ? VK_ATTACHMENT_STORE_OP_NONE
+                                                                                    : VK_ATTACHMENT_STORE_OP_STORE;
     depthAtt.clearValue.depthStencil = {depthClear, 0};
     VkRect2D area{{0, 0}, {width, height}};
     VkRenderingInfo info{.sType = VK_STRUCTURE_TYPE_RENDERING_INFO};
@@ -812,21 +811,22 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
   vkCmdEndRendering(cmd);
   if (slot.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT, slot.queries, TsTerrain);
 
-  // 2. Hi-Z pyramid from the terrain depth (without occlusion culling its first level only: that
-  // pass also stores the terrain's depth per pixel, for the far-field composite)
-  {
+  // 2. Hi-Z pyramid from the terrain depth
+  if (cull.occlusion) {
     imageBarrier(cmd, depth_.image, kDepthAspects, VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                  VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL, kCompute,
                  VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
     memoryBarrier(cmd, kCompute, kRW, kCompute, kRW);  // previous frame's culling read the pyramid
-    memoryBarrier(cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT, kCompute,
-                  VK_ACCESS_2_SHADER_WRITE_BIT);  // and its composite the terrain depth
-    recordDepthPyramid(cmd, cull_, sampler_, depth_.depthView, pyramid_, w, h, samples_, terrainDepth_.view,
-                       cull.occlusion ? UINT32_MAX : 1);
-    memoryBarrier(cmd, kCompute, VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-                  VK_ACCESS_2_SHADER_READ_BIT);
+    recordDepthPyramid(cmd, cull_, sampler_, depth_.depthView, pyramid_, w, h, samples_);
     // back to an attachment for the colour pass, which tests against the terrain depth
     imageBarrier(cmd, depth_.image, kDepthAspects, kCompute, 0, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                 VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                 VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
+                 VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
+  } else {
+    // the colour pass loads and tests the depth the pre-pass wrote
+    imageBarrier(cmd, depth_.image, kDepthAspects, VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+                 VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
                  VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                  VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
                  VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
@@ -903,13 +903,19 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
   vkCmdEndRendering(cmd);
   // 5b. the far field's plants over the terrain, once per pixel, and the mask overlay over
   // those (render/terrain_draw.h), reading the stencil the colour pass left; resolved after
-  memoryBarrier(cmd, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
-                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT,
-                VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT |
-                    VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT);
-  beginPass(color_.view, depth_, depth_.view, VK_ATTACHMENT_LOAD_OP_LOAD, 0.0f, w, h, VK_ATTACHMENT_LOAD_OP_LOAD);
-  textures.terrainDepth = terrainDepth_.view;
+  // (the depth-stencil read-only: tested and also sampled, for the terrain's point per pixel)
+  memoryBarrier(cmd, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
+                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
+  imageBarrier(cmd, depth_.image, kDepthAspects, VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
+               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+               VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+               VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
+               VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL);
+  beginPass(color_.view, depth_, depth_.view, VK_ATTACHMENT_LOAD_OP_LOAD, 0.0f, w, h, VK_ATTACHMENT_LOAD_OP_LOAD, true,
+            VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL);
+  textures.depthSamples = depth_.depthView;
+  textures.stencilSamples = depth_.stencilView;
   if (slot.data.farField.z > 0.5f || slot.data.overlay.x > 0) recordTerrainComposite(cmd, terrain_, slot.frame, textures, fs, slot.data.overlay.x > 0);
   vkCmdEndRendering(cmd);
   if (slot.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT, slot.queries, TsColor);

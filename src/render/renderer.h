@@ -227,7 +227,6 @@ class Renderer {
   std::chrono::steady_clock::time_point lastMetered_{};
   std::vector<GpuImage> layers_;  // Scene::layers as textures (render/layers.h)
   GpuImage color_, colorMsaa_, depth_, pyramid_, shadowMap_;  // colorMsaa_: samples_ > 1 only
-  GpuImage terrainDepth_;  // R32F: per pixel the terrain pre-pass's nearest sample
   VkSampleCountFlagBits samples_ = VK_SAMPLE_COUNT_1_BIT;
   VkSampler sampler_ = VK_NULL_HANDLE;
   VegetationDraw vegetation_;

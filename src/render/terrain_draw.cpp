@@ -49,8 +49,9 @@ std::vector<BindingDesc> terrainBindings(bool capture) {
                                 {6, kSampled, kVF},  // the river: its colour, and the canopy's gap
                                 {7, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},
                                 {8, kSampled, kVF},   // the far look: the sun's area at the vertices
-                                {9, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},  // composite: the terrain's depth
-                                {10, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT}};  // and its rectangles
+                                {9, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT},   // composite: depth samples,
+                                {10, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT},  // rectangles,
+                                {11, kSampled, VK_SHADER_STAGE_FRAGMENT_BIT}};  // stencil samples
   if (capture) b.push_back({4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT});
   return b;
 }
@@ -217,9 +218,9 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFo
     b = createBuffer(ctx, VkDeviceSize(t.nodeCapacity) * gpu::VIEW_COUNT * sizeof(gpu::TerrainNode),
                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::Upload);
 
-  // the composite's rectangles: at most every tile of a 4096-pixel screen for a few keys
+  // the composite's rectangles (prepareTerrainShading grows them as a frame needs)
   for (Buffer& b : t.compositeRects)
-    b = createBuffer(ctx, 8192 * sizeof(gpu::uvec4), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::Upload);
+    b = createBuffer(ctx, 4096 * sizeof(gpu::uvec4), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::Upload);
 
   std::vector<uint16_t> patches;
   appendPatch(patches, kPatch);
@@ -240,7 +241,9 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFo
   t.pipelines.back() = createGraphicsPipeline(ctx, color, bindings, sizeof(gpu::TerrainPush));  // the whole shader
   if (hasStencil(depthFormat)) {
     // over the colour pass's result: no depth test, the stencil picks the key's pixels
-    GraphicsDesc composite{"composite.vert", "far_composite.frag", {}, {}, colorFormat, depthFormat, VK_CULL_MODE_NONE};
+    const bool ms = samples != VK_SAMPLE_COUNT_1_BIT;
+    GraphicsDesc composite{"composite.vert", ms ? "far_composite_ms.frag" : "far_composite.frag", {}, {}, colorFormat,
+                           depthFormat, VK_CULL_MODE_NONE};
     composite.depthCompare = VK_COMPARE_OP_ALWAYS;
     composite.depthWrite = false;
     composite.samples = samples;
@@ -249,7 +252,7 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFo
     t.compositeDesc = composite;
     t.composites.back() = createGraphicsPipeline(ctx, composite, bindings, sizeof(gpu::TerrainPush));
     GraphicsDesc overlay = composite;
-    overlay.fragmentShader = "overlay.frag";
+    overlay.fragmentShader = ms ? "overlay_ms.frag" : "overlay.frag";
     overlay.premultiplied = false;
     overlay.alphaBlend = true;
     overlay.stencilMask = kStencilTerrain;  // every terrain pixel
@@ -298,6 +301,9 @@ TerrainDraw createTerrainDraw(Context& ctx, const Grid& hm, float cellSize, VkFo
   si.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
   si.addressModeU = si.addressModeV = si.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
   ECO_VK(vkCreateSampler(ctx.device, &si, nullptr, &t.layerSampler));
+  VkSamplerCreateInfo point = si;
+  point.magFilter = point.minFilter = VK_FILTER_NEAREST;
+  ECO_VK(vkCreateSampler(ctx.device, &point, nullptr, &t.pointSampler));
   si.compareEnable = VK_TRUE;  // hardware 2x2 percentage-closer filtering
   si.compareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
   ECO_VK(vkCreateSampler(ctx.device, &si, nullptr, &t.shadowSampler));
@@ -314,6 +320,7 @@ void destroyTerrainDraw(Context& ctx, TerrainDraw& t) {
   destroyImage(ctx, t.noLayer);
   if (t.shadowSampler) vkDestroySampler(ctx.device, t.shadowSampler, nullptr);
   if (t.layerSampler) vkDestroySampler(ctx.device, t.layerSampler, nullptr);
+  if (t.pointSampler) vkDestroySampler(ctx.device, t.pointSampler, nullptr);
   if (t.capturePipeline.pipeline) destroyPipeline(ctx, t.capturePipeline);
   for (Buffer& b : t.capture) destroyBuffer(ctx, b);
   for (Buffer& b : t.nodes) destroyBuffer(ctx, b);
@@ -369,7 +376,7 @@ namespace {
 // near plane), written as rectangles of whole tiles, a run of them per tile row: the composite
 // shades only there (lavapipe runs a fragment shader for pixels its stencil test rejects).
 struct CompositeTiles {
-  static constexpr uint32_t kTile = 32;  // pixels
+  static constexpr uint32_t kTile = 16;  // pixels
   const gpu::FrameData& f;
   uint32_t width, height, cols, rows;
   std::vector<uint8_t> marked;  // kCompositeKeys x rows x cols
@@ -416,37 +423,29 @@ struct CompositeTiles {
     for (uint32_t r = r0; r <= r1; ++r) std::fill(m + size_t(r) * cols + c0, m + size_t(r) * cols + c1 + 1, uint8_t(1));
     used[key] = true;
   }
-  // Into `rects` (capacity as created): per used key its runs; ranges[key] = (first, count).
-  // A key whose runs do not fit any more is drawn as the whole screen.
+  // Rectangles needed: the whole screen and every marked tile.
+  uint32_t count() const {
+    uint32_t n = 1;
+    for (uint8_t m : marked) n += m;
+    return n;
+  }
+  // Into `rects` (at least count() of them): [0] the whole screen, then per used key its tiles;
+  // ranges[key] = (first, count). One rectangle a tile, not runs of them: composite.vert reads
+  // the look table at the corners, so a pixel's corners must not depend on its neighbours.
   void write(Buffer& rects, std::array<std::pair<uint32_t, uint32_t>, kCompositeKeys>& ranges) const {
     auto* out = static_cast<gpu::uvec4*>(rects.data);
-    const uint32_t capacity = uint32_t(rects.size / sizeof(gpu::uvec4));
     uint32_t n = 0;
-    // the whole screen, first: keys that overflow point at it
     out[n++] = {0, 0, width, height};
     ranges = {};
     for (uint32_t key = 0; key < kCompositeKeys; ++key) {
       if (!used[key]) continue;
       const uint32_t first = n;
       const uint8_t* m = marked.data() + size_t(key) * rows * cols;
-      bool overflow = false;
-      for (uint32_t r = 0; r < rows && !overflow; ++r)
-        for (uint32_t c = 0; c < cols;) {
-          if (!m[size_t(r) * cols + c]) {
-            ++c;
-            continue;
-          }
-          uint32_t e = c;
-          while (e < cols && m[size_t(r) * cols + e]) ++e;
-          if (n == capacity) {
-            overflow = true;
-            break;
-          }
-          out[n++] = {c * kTile, r * kTile, std::min(e * kTile, width), std::min((r + 1) * kTile, height)};
-          c = e;
-        }
-      ranges[key] = overflow ? std::pair<uint32_t, uint32_t>{0, 1} : std::pair<uint32_t, uint32_t>{first, n - first};
-      if (overflow) n = first;
+      for (uint32_t r = 0; r < rows; ++r)
+        for (uint32_t c = 0; c < cols; ++c)
+          if (m[size_t(r) * cols + c])
+            out[n++] = {c * kTile, r * kTile, std::min((c + 1) * kTile, width), std::min((r + 1) * kTile, height)};
+      ranges[key] = {first, n - first};
     }
   }
 };
@@ -510,9 +509,17 @@ void prepareTerrainShading(Context& ctx, TerrainDraw& t, const gpu::FrameData& f
       keyed.push_back({shading(first[i]), first[i]});
       ++counts[keyed.back().first];
       if (compositeDrawn(keyed.back().first)) {
+        // the node's boxes two levels down (up to 16, each with its own height range: a far
+        // node's box stands far taller on the screen than its ground)
         const gpu::TerrainNode& n = first[i];
         const uint32_t extent = n.cell.w << n.cell.z, level = uint32_t(std::countr_zero(extent / kPatch));
-        tiles.mark(compositeKey(keyed.back().first), nodeBox(t, level, n.cell.x / extent, n.cell.y / extent, lift));
+        const uint32_t down = std::min(level, 2u), fine = level - down, split = 1u << down;
+        const TerrainLevel& l = t.levels[fine];
+        for (uint32_t z = 0; z < split; ++z)
+          for (uint32_t x = 0; x < split; ++x) {
+            const uint32_t ix = n.cell.x / extent * split + x, iz = n.cell.y / extent * split + z;
+            if (ix < l.nodesX && iz < l.nodesZ) tiles.mark(compositeKey(keyed.back().first), nodeBox(t, fine, ix, iz, lift));
+          }
       }
     }
     // stable: within a key the nodes stay nearest first
@@ -521,6 +528,11 @@ void prepareTerrainShading(Context& ctx, TerrainDraw& t, const gpu::FrameData& f
   };
   order(nodes, t.fullNodes[slot][0], t.fullByShading[slot]);
   order(nodes + t.fullNodes[slot][0], t.quarterNodes[slot][0], t.quarterByShading[slot]);
+  if (const VkDeviceSize need = VkDeviceSize(tiles.count()) * sizeof(gpu::uvec4); need > t.compositeRects[slot].size) {
+    // the slot's previous frame is done with it (prepareTerrainFrame's contract)
+    destroyBuffer(ctx, t.compositeRects[slot]);
+    t.compositeRects[slot] = createBuffer(ctx, need * 2, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::Upload);
+  }
   tiles.write(t.compositeRects[slot], t.compositeRanges[slot]);
   // Pipelines this frame lacks: the first frame makes all its view needs (start-up); later ones
   // the two with the most nodes, the rest on the frames after (recordTerrainDraw draws a key
@@ -648,7 +660,8 @@ void recordTerrainComposite(VkCommandBuffer cmd, const TerrainDraw& t, const Buf
     d.image(6, kSampled, t.layerSampler, tex.river ? tex.river : t.noLayer.view, kRead);
     d.image(7, kSampled, t.layerSampler, tex.overlay ? tex.overlay : t.noLayer.view, kRead);
     d.image(8, kSampled, tex.farSampler, tex.farLook, kRead);
-    d.image(9, kSampled, t.layerSampler, tex.terrainDepth, VK_IMAGE_LAYOUT_GENERAL);
+    d.image(9, kSampled, t.pointSampler, tex.depthSamples, VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL);
+    d.image(11, kSampled, t.pointSampler, tex.stencilSamples, VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL);
     d.buffer(10, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, t.compositeRects[slot]);
     d.push(cmd, p);
     gpu::TerrainPush push{};

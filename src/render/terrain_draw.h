@@ -90,6 +90,7 @@ struct TerrainDraw {
   // layer texture (no river, no overlay).
   GpuImage noShadow, noLayer;
   VkSampler shadowSampler = VK_NULL_HANDLE, layerSampler = VK_NULL_HANDLE;
+  VkSampler pointSampler = VK_NULL_HANDLE;  // nearest: texel fetches of depth and stencil
   // Debug capture (enableTerrainCapture): the same draw through terrain_capture.vert.
   Pipeline capturePipeline;
   std::array<Buffer, kFramesInFlight> capture;
@@ -144,7 +145,8 @@ struct TerrainTextures {
   VkImageView shadowMap = VK_NULL_HANDLE;  // D32 2D array of CASCADE_COUNT layers, compare sampler
   VkImageView river = VK_NULL_HANDLE;      // render/layers.h: the river distance layer
   VkImageView overlay = VK_NULL_HANDLE;    // the selected mask layer
-  VkImageView terrainDepth = VK_NULL_HANDLE;  // R32F, GENERAL: per pixel the terrain's nearest depth (composite)
+  // the composite's: the colour pass's depth and stencil aspects, DEPTH_STENCIL_READ_ONLY_OPTIMAL
+  VkImageView depthSamples = VK_NULL_HANDLE, stencilSamples = VK_NULL_HANDLE;
 };
 
 // Inside a rendering pass with viewport and scissor set. frameUbo: this slot's FrameData.
@@ -156,8 +158,9 @@ void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& terrain, const Bu
 // The composite keys of slot's frame whose pixels have far-field plants (ascending).
 std::vector<uint32_t> terrainComposites(const TerrainDraw& terrain, uint32_t slot);
 // After the colour pass, in a pass over the same colour and depth-stencil targets (the stencil
-// as the colour pass left it): the far field's plants over every composite key's pixels, then
-// the mask overlay over all terrain when `overlay`. Nothing without a stencil.
+// as the colour pass left it; the depth-stencil read-only, also sampled through
+// textures.depthSamples and stencilSamples): the far field's plants over every composite key's
+// pixels, then the mask overlay over all terrain when `overlay`. Nothing without a stencil.
 void recordTerrainComposite(VkCommandBuffer cmd, const TerrainDraw& terrain, const Buffer& frameUbo,
                             const TerrainTextures& textures, uint32_t slot, bool overlay);
 

@@ -343,7 +343,10 @@ GpuImage createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mip
     return view;
   };
   img.view = makeView(0, mips);
-  if (hasStencil(format)) img.depthView = makeView(0, mips, UINT32_MAX, VK_IMAGE_ASPECT_DEPTH_BIT);
+  if (hasStencil(format)) {
+    img.depthView = makeView(0, mips, UINT32_MAX, VK_IMAGE_ASPECT_DEPTH_BIT);
+    img.stencilView = makeView(0, mips, UINT32_MAX, VK_IMAGE_ASPECT_STENCIL_BIT);
+  }
   if (mips > 1)
     for (uint32_t m = 0; m < mips; ++m) img.mipViews.push_back(makeView(m, 1));
   if (layers > 1)
@@ -354,7 +357,8 @@ GpuImage createImage(Context& ctx, uint32_t width, uint32_t height, uint32_t mip
 void destroyImage(Context& ctx, GpuImage& img) {
   for (VkImageView v : img.mipViews) vkDestroyImageView(ctx.device, v, nullptr);
   for (VkImageView v : img.layerViews) vkDestroyImageView(ctx.device, v, nullptr);
-  if (img.depthView) vkDestroyImageView(ctx.device, img.depthView, nullptr);
+  for (VkImageView v : {img.depthView, img.stencilView})
+    if (v) vkDestroyImageView(ctx.device, v, nullptr);
   if (img.view) vkDestroyImageView(ctx.device, img.view, nullptr);
   if (img.image) vkDestroyImage(ctx.device, img.image, nullptr);
   if (img.memory) vkFreeMemory(ctx.device, img.memory, nullptr);

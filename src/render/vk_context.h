@@ -71,8 +71,8 @@ struct GpuImage {
   VkImageView view = VK_NULL_HANDLE;          // all mips
   std::vector<VkImageView> mipViews;          // one per mip
   std::vector<VkImageView> layerViews;        // layers > 1: a 2D view of each layer (mip 0), for attachments
-  // A depth-stencil format's depth alone, for sampling (`view` holds both aspects: the attachment)
-  VkImageView depthView = VK_NULL_HANDLE;
+  // A depth-stencil format's depth and stencil alone, for sampling (`view` holds both: the attachment)
+  VkImageView depthView = VK_NULL_HANDLE, stencilView = VK_NULL_HANDLE;
   VkFormat format = VK_FORMAT_UNDEFINED;
   uint32_t width = 0, height = 0, mips = 1, layers = 1;
 };

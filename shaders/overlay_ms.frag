@@ -1,0 +1,3 @@
+#version 460
+#define TERRAIN_MS
+#include "overlay.glsl"
