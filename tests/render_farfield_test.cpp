@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -356,6 +357,47 @@ TEST(RenderFarField, StandingPlantsDarkenTheRowsTheDrawnTreesCover) {
 // point that can lie outside a sub-pixel triangle, where the normal is extrapolated; the drawn
 // beech stands 3 km away read 7 levels darker at 4x than at one sample (the far field's
 // reference then looked 10 levels darker than the far field).
+// The far field's plants are drawn over the finished terrain afterwards (far_composite.frag),
+// where the stencil marks terrain: a pixel a drawn plant covers keeps the plant's colour, and
+// the far field still draws over the ground. One sample per pixel, so every pixel is plant or
+// ground. The plant pixels are those where the frame without any far field differs from the
+// same with every species hidden; of those, the ones the rest of the far field (the canopy's
+// lift, its shadow) leaves alone must come out of the far field's pass unchanged.
+TEST(RenderFarField, DrawnPlantsAreNotCoveredByTheFarField) {
+  if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
+  Scene world = makeSyntheticScene(smallWorld(200000));
+  ViewerOptions o;
+  o.width = 480;
+  o.height = 270;
+  o.validation = true;
+  o.renderer.samples = 1;
+  o.view.shadows = false;  // the plants' shadows would mark ground as theirs
+  o.camera = camera(200, 260, 1100, 25, -28);
+  o.renderer.stream.loadRadius = 450;  // plants drawn near, faded out over the band, far field beyond
+  o.renderer.stream.unloadRadius = 550;
+  ViewerOptions pass = o, none = o;
+  pass.renderer.farFieldComposite = false;  // the far field but its pass
+  none.cull.farField = false;
+  ViewerOptions bare = none;
+  bare.view.hiddenSpecies.set();
+  const HeadlessResult with = runHeadless(world, o), without = runHeadless(world, pass);
+  const HeadlessResult plain = runHeadless(world, none), ground = runHeadless(world, bare);
+  for (const HeadlessResult* r : {&with, &without, &plain, &ground}) EXPECT_EQ(r->validationErrors, 0);
+  ASSERT_EQ(with.pixels.size(), without.pixels.size());
+  auto same = [](const HeadlessResult& a, const HeadlessResult& b, size_t i) { return std::memcmp(&a.pixels[i], &b.pixels[i], 3) == 0; };
+  size_t plants = 0, judged = 0, plantsChanged = 0, groundChanged = 0;
+  for (size_t i = 0; i < with.pixels.size(); i += 4) {
+    const bool plant = !same(plain, ground, i), changed = !same(with, without, i);
+    plants += plant;
+    if (plant && same(without, plain, i)) ++judged, plantsChanged += changed;
+    groundChanged += !plant && changed;
+  }
+  EXPECT_GT(plants, 5000u) << "plants drawn in view";
+  EXPECT_GT(judged, plants * 9 / 10) << "plants the canopy's lift leaves in view";
+  EXPECT_EQ(plantsChanged, 0u) << "pixels of drawn plants the far field's pass changed";
+  EXPECT_GT(groundChanged, size_t(o.width) * size_t(o.height) / 5) << "the far field draws over the ground";
+}
+
 TEST(RenderFarField, MultisamplingKeepsTheToneOfSubPixelPlants) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   Scene world = makeSyntheticScene(smallWorld(200000));

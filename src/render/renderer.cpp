@@ -916,7 +916,8 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
             VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL);
   textures.depthSamples = depth_.depthView;
   textures.stencilSamples = depth_.stencilView;
-  if (slot.data.farField.z > 0.5f || slot.data.overlay.x > 0) recordTerrainComposite(cmd, terrain_, slot.frame, textures, fs, slot.data.overlay.x > 0);
+  const bool far = options_.farFieldComposite && slot.data.farField.z > 0.5f, overlay = slot.data.overlay.x > 0;
+  if (far || overlay) recordTerrainComposite(cmd, terrain_, slot.frame, textures, fs, far, overlay);
   vkCmdEndRendering(cmd);
   if (slot.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT, slot.queries, TsColor);
 

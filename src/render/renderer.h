@@ -62,6 +62,9 @@ struct RendererOptions {
   // (render/terrain_draw.h TerrainShadingBits); false: the whole shader everywhere (the same
   // picture, slower on lavapipe; tests compare the two)
   bool terrainShadingClasses = true;
+  // false: the far field's plants are not drawn over the terrain (its composite pass; the
+  // canopy's lift and its shadow on the ground stay): tests isolate what that pass draws
+  bool farFieldComposite = true;
 };
 
 struct FrameStats {

@@ -647,7 +647,7 @@ std::vector<uint32_t> terrainComposites(const TerrainDraw& t, uint32_t slot) {
 }
 
 void recordTerrainComposite(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& frameUbo,
-                            const TerrainTextures& tex, uint32_t slot, bool overlay) {
+                            const TerrainTextures& tex, uint32_t slot, bool farField, bool overlay) {
   if (!t.compositeDesc.fragmentShader) return;
   auto bind = [&](const Pipeline& p) {
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline);
@@ -668,7 +668,7 @@ void recordTerrainComposite(VkCommandBuffer cmd, const TerrainDraw& t, const Buf
     push.lod = {t.level0Range, kMorphStart, kMorphEnd, float(t.levels.size() - 1)};
     vkCmdPushConstants(cmd, p.layout, kVF, 0, sizeof(push), &push);
   };
-  for (uint32_t c : terrainComposites(t, slot)) {
+  for (uint32_t c : farField ? terrainComposites(t, slot) : std::vector<uint32_t>{}) {
     bind(t.composites[c].pipeline ? t.composites[c] : t.composites.back());
     vkCmdSetStencilReference(cmd, VK_STENCIL_FACE_FRONT_AND_BACK, kStencilTerrain | c);
     const auto [first, count] = t.compositeRanges[slot][c];

@@ -160,9 +160,10 @@ std::vector<uint32_t> terrainComposites(const TerrainDraw& terrain, uint32_t slo
 // After the colour pass, in a pass over the same colour and depth-stencil targets (the stencil
 // as the colour pass left it; the depth-stencil read-only, also sampled through
 // textures.depthSamples and stencilSamples): the far field's plants over every composite key's
-// pixels, then the mask overlay over all terrain when `overlay`. Nothing without a stencil.
+// pixels when `farField`, then the mask overlay over all terrain when `overlay`. Nothing
+// without a stencil.
 void recordTerrainComposite(VkCommandBuffer cmd, const TerrainDraw& terrain, const Buffer& frameUbo,
-                            const TerrainTextures& textures, uint32_t slot, bool overlay);
+                            const TerrainTextures& textures, uint32_t slot, bool farField, bool overlay);
 
 // Debug (tests): from now on draw with a vertex shader that also stores every vertex's world
 // position, for frames of at most maxNodes nodes. Needs Context::vertexStores.
