@@ -475,23 +475,20 @@ Pipeline createGraphicsPipeline(Context& ctx, const GraphicsDesc& desc, const st
   VkPipelineColorBlendAttachmentState blendAttachment{};
   blendAttachment.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
                                    VK_COLOR_COMPONENT_A_BIT;
-  if (desc.premultiplied) {
+  // colour = src * srcColor + dst * dstColor, alpha likewise
+  auto blendWith = [&](VkBlendFactor srcColor, VkBlendFactor dstColor, VkBlendFactor srcAlpha, VkBlendFactor dstAlpha) {
     blendAttachment.blendEnable = VK_TRUE;
-    blendAttachment.srcColorBlendFactor = VK_BLEND_FACTOR_ONE;
-    blendAttachment.dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
-    blendAttachment.colorBlendOp = VK_BLEND_OP_ADD;
-    blendAttachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ZERO;
-    blendAttachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
-    blendAttachment.alphaBlendOp = VK_BLEND_OP_ADD;
-  } else if (desc.alphaBlend) {
-    blendAttachment.blendEnable = VK_TRUE;
-    blendAttachment.srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA;
-    blendAttachment.dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
-    blendAttachment.colorBlendOp = VK_BLEND_OP_ADD;
-    blendAttachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
-    blendAttachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
-    blendAttachment.alphaBlendOp = VK_BLEND_OP_ADD;
-  }
+    blendAttachment.srcColorBlendFactor = srcColor;
+    blendAttachment.dstColorBlendFactor = dstColor;
+    blendAttachment.srcAlphaBlendFactor = srcAlpha;
+    blendAttachment.dstAlphaBlendFactor = dstAlpha;
+    blendAttachment.colorBlendOp = blendAttachment.alphaBlendOp = VK_BLEND_OP_ADD;
+  };
+  if (desc.premultiplied)  // the target's alpha kept
+    blendWith(VK_BLEND_FACTOR_ONE, VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA, VK_BLEND_FACTOR_ZERO, VK_BLEND_FACTOR_ONE);
+  else if (desc.alphaBlend)
+    blendWith(VK_BLEND_FACTOR_SRC_ALPHA, VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA, VK_BLEND_FACTOR_ONE,
+              VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA);
   VkPipelineColorBlendStateCreateInfo blend{.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
   const bool hasColor = desc.colorFormat != VK_FORMAT_UNDEFINED;
   blend.attachmentCount = hasColor ? 1 : 0;
