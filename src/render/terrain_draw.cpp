@@ -478,7 +478,7 @@ void prepareTerrainShading(Context& ctx, TerrainDraw& t, const gpu::FrameData& f
   // terrain_vertex.glsl lifts the ground by at most the higher canopy
   const float lift = std::max({frame.canopy.x, frame.canopy.y, 0.0f});
   auto shading = [&](const gpu::TerrainNode& n) {
-    if (!classes) return kTerrainShadings - 1;
+    if (!classes || t.capturePipeline.pipeline) return kTerrainShadings - 1;  // (capture: one pipeline)
     // the node's place in the quadtree: quarter nodes are drawn one level above their own
     const uint32_t extent = n.cell.w << n.cell.z, level = uint32_t(std::countr_zero(extent / kPatch));
     const Box b = nodeBox(t, level, n.cell.x / extent, n.cell.y / extent, lift);
@@ -634,12 +634,8 @@ void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& 
 
 std::vector<uint32_t> terrainComposites(const TerrainDraw& t, uint32_t slot) {
   std::array<bool, kCompositeKeys> used{};
-  if (t.capturePipeline.pipeline) {
-    used[compositeKey(kTerrainShadings - 1)] = true;
-  } else {
-    for (uint32_t key = 0; key < kTerrainShadings; ++key)
-      if (t.fullByShading[slot][key] + t.quarterByShading[slot][key] > 0 && compositeDrawn(key)) used[compositeKey(key)] = true;
-  }
+  for (uint32_t key = 0; key < kTerrainShadings; ++key)
+    if (t.fullByShading[slot][key] + t.quarterByShading[slot][key] > 0 && compositeDrawn(key)) used[compositeKey(key)] = true;
   std::vector<uint32_t> keys;
   for (uint32_t c = 0; c < kCompositeKeys; ++c)
     if (used[c]) keys.push_back(c);
