@@ -144,9 +144,11 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
 
   {
     // the largest count at most options.samples that colour and depth attachments both offer
-    const VkSampleCountFlags offered = ctx.properties.limits.framebufferColorSampleCounts &
-                                       ctx.properties.limits.framebufferDepthSampleCounts &
-                                       ctx.properties.limits.framebufferStencilSampleCounts;
+    // (the depth-stencil target is also sampled, both aspects: the far field's pass)
+    const VkPhysicalDeviceLimits& l = ctx.properties.limits;
+    const VkSampleCountFlags offered = l.framebufferColorSampleCounts & l.framebufferDepthSampleCounts &
+                                       l.framebufferStencilSampleCounts & l.sampledImageDepthSampleCounts &
+                                       l.sampledImageStencilSampleCounts;
     samples_ = VK_SAMPLE_COUNT_1_BIT;
     for (uint32_t n : {8u, 4u, 2u})
       if (n <= options_.samples && (offered & n)) {
@@ -909,7 +911,8 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
                 VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
   imageBarrier(cmd, depth_.image, kDepthAspects, VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
-               VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
+               VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT |
+                   VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
                VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
                VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL);
   beginPass(color_.view, depth_, depth_.view, VK_ATTACHMENT_LOAD_OP_LOAD, 0.0f, w, h, VK_ATTACHMENT_LOAD_OP_LOAD, true,

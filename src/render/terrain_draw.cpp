@@ -379,12 +379,11 @@ struct CompositeTiles {
   static constexpr uint32_t kTile = 16;  // pixels
   const gpu::FrameData& f;
   uint32_t width, height, cols, rows;
-  std::vector<uint8_t> marked;  // kCompositeKeys x rows x cols
+  std::array<std::vector<uint8_t>, kCompositeKeys> marked;  // rows x cols, for the keys used
   std::array<bool, kCompositeKeys> used{};
   explicit CompositeTiles(const gpu::FrameData& frame)
       : f(frame), width(uint32_t(std::max(frame.proj.z, 1.0f))), height(uint32_t(std::max(frame.proj.w, 1.0f))),
-        cols((width + kTile - 1) / kTile), rows((height + kTile - 1) / kTile),
-        marked(size_t(kCompositeKeys) * rows * cols, 0) {}
+        cols((width + kTile - 1) / kTile), rows((height + kTile - 1) / kTile) {}
   void mark(uint32_t key, const Box& b) {
     // the box's corners in view space (x, y over depth w), then the points where its edges
     // cross the near plane
@@ -419,14 +418,16 @@ struct CompositeTiles {
     if (x1 < -1.0f || y1 < -1.0f || x0 > float(width) + 1.0f || y0 > float(height) + 1.0f) return;
     const uint32_t c0 = clampTile(x0 - 1, cols), c1 = clampTile(x1 + 1, cols);
     const uint32_t r0 = clampTile(y0 - 1, rows), r1 = clampTile(y1 + 1, rows);
-    uint8_t* m = marked.data() + size_t(key) * rows * cols;
+    if (marked[key].empty()) marked[key].assign(size_t(rows) * cols, 0);
+    uint8_t* m = marked[key].data();
     for (uint32_t r = r0; r <= r1; ++r) std::fill(m + size_t(r) * cols + c0, m + size_t(r) * cols + c1 + 1, uint8_t(1));
     used[key] = true;
   }
   // Rectangles needed: the whole screen and every marked tile.
   uint32_t count() const {
     uint32_t n = 1;
-    for (uint8_t m : marked) n += m;
+    for (const std::vector<uint8_t>& k : marked)
+      for (uint8_t m : k) n += m;
     return n;
   }
   // Into `rects` (at least count() of them): [0] the whole screen, then per used key its tiles;
@@ -440,7 +441,7 @@ struct CompositeTiles {
     for (uint32_t key = 0; key < kCompositeKeys; ++key) {
       if (!used[key]) continue;
       const uint32_t first = n;
-      const uint8_t* m = marked.data() + size_t(key) * rows * cols;
+      const uint8_t* m = marked[key].data();
       for (uint32_t r = 0; r < rows; ++r)
         for (uint32_t c = 0; c < cols; ++c)
           if (m[size_t(r) * cols + c])
@@ -708,6 +709,7 @@ void enableTerrainCapture(Context& ctx, TerrainDraw& t, uint32_t maxNodes) {
   GraphicsDesc desc{"terrain_capture.vert", "terrain.frag", {}, {}, t.colorFormat, t.depthFormat, VK_CULL_MODE_NONE};
   desc.depthCompare = VK_COMPARE_OP_GREATER_OR_EQUAL;
   desc.samples = t.samples;
+  desc.stencil = GraphicsDesc::Stencil::Write;  // the whole shader's key, for the composite
   t.capturePipeline = createGraphicsPipeline(ctx, desc, terrainBindings(true), sizeof(gpu::TerrainPush));
 }
 
