@@ -1,7 +1,8 @@
 // The far field's plants (render/far_field.h, render/far_look.h): included by terrain.frag,
 // which shades the ground under them (their shadow where the cascades reach), and by
 // far_composite.frag, which draws them over the finished ground. The includer declares
-// `frame`, the farField sampler and the constants FAR_KINDS and CROWN_KINDS (farKind).
+// `frame`, the farField sampler and the constants FAR_KINDS and CROWN_KINDS (farKind), and
+// FAR_COVER_ONLY where it needs the plants' cover but not their colour (terrain.frag).
 #ifndef ECO_FAR_PLANTS_GLSL
 #define ECO_FAR_PLANTS_GLSL
 #include "far_crowns.h"
@@ -108,6 +109,9 @@ FarPlants farPlants(vec3 world, vec3 n, float riverDistance, vec4 stands, FarLoo
   // half, as drawn ones do) and no longer at its near edge, where the ground shows in front of
   // the first trunks.
   float lift = canopyLift(frame, stands.xy, vec2(p.t[0], p.t[1]), riverDistance);
+#ifdef FAR_COVER_ONLY
+  vec4 here = texture(farField, vec3(uv, FAR_COVER_LAYER), 1.0);
+#endif
   vec2 towardEye = length(v.xz) > 1e-4 ? normalize(v.xz) : vec2(0.0);
   float cotElevation = length(v.xz) / max(v.y, 0.1);
   for (int k = 0; k < int(FAR_LAYERS); ++k) {
@@ -116,7 +120,13 @@ FarPlants farPlants(vec3 world, vec3 n, float riverDistance, vec4 stands, FarLoo
     if (!farKind(k) || p.t[k] <= 0.0) continue;
     // one mip level coarser than the screen asks for: a texel holds a handful of crowns,
     // magnified it would read as blotches rather than as a stand of plants
+#ifdef FAR_COVER_ONLY
+    // (the cover alone: its texel holds every kind's alpha, the same bytes as the kinds' own
+    // layers, so one read serves all four)
+    vec4 layer = vec4(0.0, 0.0, 0.0, here[k]);
+#else
     vec4 layer = texture(farField, vec3(uv, k), 1.0);
+#endif
     if (k < 2) {
       vec2 run = towardEye * (max(frame.canopy[k] - lift, 0.0) * cotElevation) * frame.farField.xy;
       if (dot(run, run) > 0.0)  // trapezoid rule over the run

@@ -26,6 +26,7 @@ layout(constant_id = 1) const uint CROWN_KINDS = 3u;   // bit k: kind k's crowns
 layout(constant_id = 2) const bool SUN_SHADOWS = true;  // the shadow cascades reach
 layout(constant_id = 3) const bool WATER = true;        // the river's water may lie here
 bool farKind(int k) { return (FAR_KINDS & (1u << uint(k))) != 0u; }
+#define FAR_COVER_ONLY  // the far plants' shadow needs their cover only
 #include "far_plants.glsl"
 
 // Ground albedo from the config's palette (FrameData.palette): grass where grass and ground
