@@ -68,6 +68,13 @@ bool speciesHidden(FrameData f, uint s) { return ((f.hidden[s >> 7u][(s >> 5u) &
 
 float hash01(uint h) { return float(h >> 8) * (1.0 / 16777216.0); }
 
+// The camera's ray through ndc (x, y) (ndc = view x * fx / depth; Vulkan's ndc y points down),
+// forward component 1: the point at view depth d is eye + viewRay * d.
+vec3 viewRay(FrameData f, vec2 ndc) { return f.forward.xyz + f.right.xyz * (ndc.x / f.proj.x) - f.up.xyz * (ndc.y / f.proj.y); }
+
+// Texture coordinates of the bake's heightmap-sized layers (river, masks) at world xz.
+vec2 layerUvAt(FrameData f, vec2 xz) { return (xz / f.terrain.x + 0.5) / f.terrain.yz; }
+
 vec4 toClip(FrameData f, vec3 p) {
   vec4 h = vec4(p, 1.0);
   return vec4(dot(f.clip[0], h), dot(f.clip[1], h), dot(f.clip[2], h), dot(f.clip[3], h));

@@ -19,8 +19,7 @@ void main() {
   vec2 corner = vec2((v == 1 || v == 2 || v == 4) ? r.z : r.x, (v == 2 || v == 4 || v == 5) ? r.w : r.y);
   vec2 ndc = corner / frame.proj.zw * 2.0 - 1.0;
   gl_Position = vec4(ndc, 0.0, 1.0);
-  vec3 ray = frame.forward.xyz + frame.right.xyz * (ndc.x / frame.proj.x) - frame.up.xyz * (ndc.y / frame.proj.y);
-  vec2 lookUv = farLookUv(frame, -normalize(ray));
+  vec2 lookUv = farLookUv(frame, -normalize(viewRay(frame, ndc)));
   vec2 sunUv = vec2(0.0, asin(clamp(frame.sun.y, 0.0, 1.0)) * (2.0 / 3.14159265));
   for (int k = 0; k < int(FAR_LAYERS); ++k) {
     int base = int(FAR_LOOK_LAYERS) * k;

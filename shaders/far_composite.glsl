@@ -58,7 +58,7 @@ vec3 terrainNormal(vec2 xz) {
 void main() {
   vec3 world = terrainPoint(frame, gl_FragCoord.xy, terrainDepthAt(ivec2(gl_FragCoord.xy)));
   vec3 n = terrainNormal(world.xz);
-  vec2 layerUv = (world.xz / frame.terrain.x + 0.5) / frame.terrain.yz;
+  vec2 layerUv = layerUvAt(frame, world.xz);
   float riverDistance = frame.water.x > 0.5 ? frame.water.w + texture(river, layerUv).r * frame.water.y : 1e30;
   vec4 stands = standCover(world.xz * frame.farField.xy);
   FarLook look;

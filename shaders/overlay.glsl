@@ -13,6 +13,6 @@ layout(location = 0) out vec4 outColor;
 
 void main() {
   vec3 world = terrainPoint(frame, gl_FragCoord.xy, terrainDepthAt(ivec2(gl_FragCoord.xy)));
-  float value = texture(overlay, (world.xz / frame.terrain.x + 0.5) / frame.terrain.yz).r;
+  float value = texture(overlay, layerUvAt(frame, world.xz)).r;
   outColor = vec4(overlayRamp(value), frame.overlay.y);  // alpha-blended
 }

@@ -7,9 +7,8 @@ layout(location = 0) in vec2 inNdc;
 layout(location = 0) out vec4 outColor;
 
 void main() {
-  // the view ray through this pixel (ndc = view x * fx / depth; Vulkan's ndc y points down)
-  vec3 dir = normalize(frame.forward.xyz + frame.right.xyz * (inNdc.x / frame.proj.x) -
-                       frame.up.xyz * (inNdc.y / frame.proj.y));
+  // the view ray through this pixel
+  vec3 dir = normalize(viewRay(frame, inNdc));
   // Past the world's edge the ground goes on: a plane at the terrain's lowest height in the
   // palette's soil and grass, lit like flat terrain and fogged by its distance, instead of a
   // void of sky under the horizon (not with the flat sky, which tests use as a plain backdrop).

@@ -65,7 +65,7 @@ void main() {
   vec3 n = normalize(inNormal);
   vec3 toEye = normalize(frame.eye.xyz - inWorld);
   float noise = 0.6 * valueNoise(inWorld.xz, 23.0) + 0.4 * valueNoise(inWorld.xz, 5.0);
-  vec2 layerUv = (inWorld.xz / frame.terrain.x + 0.5) / frame.terrain.yz;  // heightmap samples
+  vec2 layerUv = layerUvAt(frame, inWorld.xz);
   float riverDistance = frame.water.x > 0.5 ? frame.water.w + texture(river, layerUv).r * frame.water.y : 1e30;
   const vec4 stands = standCover(inWorld.xz * frame.farField.xy);
   vec3 albedo = groundAlbedo(n, inWorld.y, noise, plantsAround(stands), riverDistance);

@@ -61,7 +61,6 @@ vec3 terrainPoint(FrameData f, vec2 fragCoord, float depth) {
   // (from gl_FragCoord, not interpolated over the rectangle drawn: the same value whichever
   // rectangle covers the pixel, so every shading key draws the same bits)
   vec2 ndc = fragCoord / f.proj.zw * 2.0 - 1.0;
-  vec3 ray = f.forward.xyz + f.right.xyz * (ndc.x / f.proj.x) - f.up.xyz * (ndc.y / f.proj.y);
-  return f.eye.xyz + ray * (f.eye.w / max(depth, 1e-30));
+  return f.eye.xyz + viewRay(f, ndc) * (f.eye.w / max(depth, 1e-30));
 }
 #endif  // ECO_TERRAIN_POINT_GLSL

@@ -372,9 +372,19 @@ void setTerrainRiver(TerrainDraw& t, const std::vector<float>& distance) {
 
 namespace {
 
+// A selected node's place in the quadtree: its level and index there (quarter nodes are drawn
+// one level above their own).
+struct NodePlace {
+  uint32_t level, ix, iz;
+};
+NodePlace nodePlace(const gpu::TerrainNode& n) {
+  const uint32_t extent = n.cell.w << n.cell.z;
+  return {uint32_t(std::countr_zero(extent / kPatch)), n.cell.x / extent, n.cell.y / extent};
+}
+
 // The screen's tiles each composite key's nodes may cover (their boxes projected, clipped to the
-// near plane), written as rectangles of whole tiles, a run of them per tile row: the composite
-// shades only there (lavapipe runs a fragment shader for pixels its stencil test rejects).
+// near plane), written as one rectangle a tile: the composite shades only there (lavapipe runs a
+// fragment shader for pixels its stencil test rejects).
 struct CompositeTiles {
   static constexpr uint32_t kTile = 16;  // pixels
   const gpu::FrameData& f;
@@ -480,9 +490,8 @@ void prepareTerrainShading(Context& ctx, TerrainDraw& t, const gpu::FrameData& f
   const float lift = std::max({frame.canopy.x, frame.canopy.y, 0.0f});
   auto shading = [&](const gpu::TerrainNode& n) {
     if (!classes || t.capturePipeline.pipeline) return kTerrainShadings - 1;  // (capture: one pipeline)
-    // the node's place in the quadtree: quarter nodes are drawn one level above their own
-    const uint32_t extent = n.cell.w << n.cell.z, level = uint32_t(std::countr_zero(extent / kPatch));
-    const Box b = nodeBox(t, level, n.cell.x / extent, n.cell.y / extent, lift);
+    const auto [level, ix, iz] = nodePlace(n);
+    const Box b = nodeBox(t, level, ix, iz, lift);
     const float dx = std::max({b.x0 - eye.x, 0.0f, eye.x - b.x1}), dy = std::max({b.y0 - eye.y, 0.0f, eye.y - b.y1}),
                 dz = std::max({b.z0 - eye.z, 0.0f, eye.z - b.z1});
     const float fx = std::max(eye.x - b.x0, b.x1 - eye.x), fy = std::max(eye.y - b.y0, b.y1 - eye.y),
@@ -496,7 +505,7 @@ void prepareTerrainShading(Context& ctx, TerrainDraw& t, const gpu::FrameData& f
     // the river's distance interpolates the samples' (their least bounds it), a metre of slack
     const TerrainLevel& l = t.levels[level];
     const float river = l.minRiver.empty() ? -INFINITY
-                                           : l.minRiver[size_t(n.cell.y / extent) * l.nodesX + n.cell.x / extent] * 0.999f - 1.0f;
+                                           : l.minRiver[size_t(iz) * l.nodesX + ix] * 0.999f - 1.0f;
     return terrainShading(nearest * 0.999f - 1.0f, farthest * 1.001f + 1.0f, depth - 0.001f * std::abs(depth) - 1.0f,
                           river, frame);
   };
@@ -512,13 +521,12 @@ void prepareTerrainShading(Context& ctx, TerrainDraw& t, const gpu::FrameData& f
       if (compositeDrawn(keyed.back().first)) {
         // the node's boxes two levels down (up to 16, each with its own height range: a far
         // node's box stands far taller on the screen than its ground)
-        const gpu::TerrainNode& n = first[i];
-        const uint32_t extent = n.cell.w << n.cell.z, level = uint32_t(std::countr_zero(extent / kPatch));
-        const uint32_t down = std::min(level, 2u), fine = level - down, split = 1u << down;
+        const NodePlace p = nodePlace(first[i]);
+        const uint32_t down = std::min(p.level, 2u), fine = p.level - down, split = 1u << down;
         const TerrainLevel& l = t.levels[fine];
         for (uint32_t z = 0; z < split; ++z)
           for (uint32_t x = 0; x < split; ++x) {
-            const uint32_t ix = n.cell.x / extent * split + x, iz = n.cell.y / extent * split + z;
+            const uint32_t ix = p.ix * split + x, iz = p.iz * split + z;
             if (ix < l.nodesX && iz < l.nodesZ) tiles.mark(compositeKey(keyed.back().first), nodeBox(t, fine, ix, iz, lift));
           }
       }
@@ -633,16 +641,6 @@ void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& 
   recordTerrainNodes(cmd, t, frameUbo, tex, slot, pass, view, p, kTerrainShadings - 1, 0, full, full, quarter);
 }
 
-std::vector<uint32_t> terrainComposites(const TerrainDraw& t, uint32_t slot) {
-  std::array<bool, kCompositeKeys> used{};
-  for (uint32_t key = 0; key < kTerrainShadings; ++key)
-    if (t.fullByShading[slot][key] + t.quarterByShading[slot][key] > 0 && compositeDrawn(key)) used[compositeKey(key)] = true;
-  std::vector<uint32_t> keys;
-  for (uint32_t c = 0; c < kCompositeKeys; ++c)
-    if (used[c]) keys.push_back(c);
-  return keys;
-}
-
 void recordTerrainComposite(VkCommandBuffer cmd, const TerrainDraw& t, const Buffer& frameUbo,
                             const TerrainTextures& tex, uint32_t slot, bool farField, bool overlay) {
   if (!t.compositeDesc.fragmentShader) return;
@@ -665,10 +663,11 @@ void recordTerrainComposite(VkCommandBuffer cmd, const TerrainDraw& t, const Buf
     push.lod = {t.level0Range, kMorphStart, kMorphEnd, float(t.levels.size() - 1)};
     vkCmdPushConstants(cmd, p.layout, kVF, 0, sizeof(push), &push);
   };
-  for (uint32_t c : farField ? terrainComposites(t, slot) : std::vector<uint32_t>{}) {
+  for (uint32_t c = 0; c < kCompositeKeys && farField; ++c) {  // the keys whose nodes reach the screen
+    const auto [first, count] = t.compositeRanges[slot][c];
+    if (count == 0) continue;
     bind(t.composites[c].pipeline ? t.composites[c] : t.composites.back());
     vkCmdSetStencilReference(cmd, VK_STENCIL_FACE_FRONT_AND_BACK, kStencilTerrain | c);
-    const auto [first, count] = t.compositeRanges[slot][c];
     vkCmdDraw(cmd, 6, count, 0, first);
   }
   if (overlay) {  // rectangle 0: the whole screen

@@ -155,8 +155,6 @@ void recordTerrainDraw(VkCommandBuffer cmd, const TerrainDraw& terrain, const Bu
                        const TerrainTextures& textures, uint32_t slot, TerrainPass pass = TerrainPass::Color,
                        uint32_t view = 0);
 
-// The composite keys of slot's frame whose pixels have far-field plants (ascending).
-std::vector<uint32_t> terrainComposites(const TerrainDraw& terrain, uint32_t slot);
 // After the colour pass, in a pass over the same colour and depth-stencil targets (the stencil
 // as the colour pass left it; the depth-stencil read-only, also sampled through
 // textures.depthSamples and stencilSamples): the far field's plants over every composite key's
