@@ -81,6 +81,9 @@ class TerrainView {
     gpu::FrameData data;
     std::vector<uint8_t> pixels;  // RGBA8
     std::vector<render::TerrainTriangle> triangles;
+    // the screen tiles (pixels x0, y0, x1, y1) the far field's pass would shade for the
+    // capture's key (every node: prepareTerrainShading's boxes projected on the CPU)
+    std::vector<gpu::uvec4> compositeTiles;
   };
   // sky: the clear colour, and the terrain unfogged
   Frame draw(const render::Camera& cam, gpu::vec4 sky) {
@@ -89,6 +92,12 @@ class TerrainView {
     out.data = render::makeFrameData(cam, width_, height_, render::CullSettings{});
     render::prepareTerrainFrame(terrain_, out.data, slot);
     render::prepareFarFieldFrame(far_, render::CullSettings{}, out.data);
+    render::prepareTerrainShading(ctx_, terrain_, out.data, slot);
+    {
+      const auto [first, count] = terrain_.compositeRanges[slot][render::compositeKey(render::kTerrainShadings - 1)];
+      const auto* rects = static_cast<const gpu::uvec4*>(terrain_.compositeRects[slot].data);
+      out.compositeTiles.assign(rects + first, rects + first + count);
+    }
     out.data.fog = {sky.x, sky.y, sky.z, 0.0f};
     std::memcpy(frames_[slot].data, &out.data, sizeof(out.data));
 
@@ -322,6 +331,18 @@ void expectNoSkyBelowTheTerrain(TerrainView& view, const render::Camera (&camera
     size_t sky = 0, holes = holesBelowSilhouette(frame.pixels, width, height, magenta, &sky);
     EXPECT_EQ(holes, 0u) << "camera " << cam.position.x << "," << cam.position.y << "," << cam.position.z;
     EXPECT_LT(sky, size_t(width) * size_t(height) / 2) << "mostly terrain in view";
+    // every terrain pixel lies in a tile the far field's pass shades (the tiles come from the
+    // nodes' boxes projected on the CPU; the GPU drew the pixels)
+    std::vector<uint8_t> tiled(size_t(width) * size_t(height), 0);
+    for (const gpu::uvec4& r : frame.compositeTiles)
+      for (uint32_t y = r.y; y < r.w && y < uint32_t(height); ++y)
+        for (uint32_t x = r.x; x < r.z && x < uint32_t(width); ++x) tiled[size_t(y) * size_t(width) + x] = 1;
+    size_t terrain = 0, untiled = 0;
+    for (size_t i = 0; i < tiled.size(); ++i)
+      if (std::memcmp(&frame.pixels[i * 4], magenta, 3) != 0) ++terrain, untiled += tiled[i] == 0;
+    EXPECT_GT(terrain, 0u);
+    EXPECT_EQ(untiled, 0u) << "terrain pixels outside the far field's tiles, camera " << cam.position.x << ","
+                           << cam.position.y << "," << cam.position.z;
     std::printf("camera %.0f,%.0f,%.0f: %zu triangles, %zu sky pixels, %zu below the silhouette\n",
                 double(cam.position.x), double(cam.position.y), double(cam.position.z), frame.triangles.size(), sky,
                 holes);
