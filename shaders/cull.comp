@@ -88,7 +88,7 @@ void main() {
     PackedInstance packed = InstancePage(page.header.xy).items[slot];
     uint speciesId = packed.w >> 24;
     GpuSpecies sp = species[speciesId];
-    Instance inst = decodeWith(packed, tiles[page.header.w], sp);
+    Instance inst = decodeWith(packed, tiles[page.header.w & ~PAGE_FAR_TREES], sp);
     vec4 sphere = instanceSphere(inst, sp);
     vec3 rel = sphere.xyz - frame.eye.xyz;
     vec3 c = vec3(dot(rel, frame.right.xyz), dot(rel, frame.up.xyz), dot(rel, frame.forward.xyz));
@@ -108,7 +108,12 @@ void main() {
       // depend on where the instance sits in GPU memory, so the picture is stable as tiles stream
       float start = frame.fadeStart[kind], end = frame.fadeEnd[kind];
       float t = (dist - start) / max(end - start, 1e-3);
-      drawn = drawn && dist <= end && (dist <= start || hash01(inst.hash) >= t);
+      if ((page.header.w & PAGE_FAR_TREES) == 0)
+        drawn = drawn && dist <= end && (dist <= start || hash01(inst.hash) >= t);
+      else  // a far tree: drawn exactly where its tile's copy is not, so one of the two shows
+        drawn = drawn && (flags & CULL_FAR_TREES) != 0 && dist > start && hash01(inst.hash) < t;
+    } else {
+      drawn = drawn && (page.header.w & PAGE_FAR_TREES) == 0;  // every tile's own copy is drawn
     }
 
     bool keep = drawn;
@@ -117,17 +122,30 @@ void main() {
       for (uint i = 0; i < FRUSTUM_PLANES; ++i)
         keep = keep && dot(frame.frustum[i].xyz, sphere.xyz) + frame.frustum[i].w >= -r;
     }
+    // a far tree past its tile's fade (where no mesh of it is drawn: a card the same distance
+    // as meshes would show the hand-over) and a few pixels wide (sphere radius in pixels
+    // r fy / depth * height / 2) is drawn as its card, which casts no shadow (the cascades
+    // seldom reach it)
+    bool card = (page.header.w & PAGE_FAR_TREES) != 0 && dist > frame.fadeEnd[kind] &&
+                r * frame.proj.y * frame.proj.w < float(2 * FAR_CARD_PX) * c.z;
     if (keep) atomicAdd(groupFrustum, 1);
     if (keep && (flags & CULL_OCCLUSION) != 0) keep = !occluded(c, r);
     if (keep) {
       atomicAdd(groupVisible, 1);
-      append(0, speciesId, lod, ref);
+      if (card) {
+        uint cmd = VIEW_COUNT * frame.draws.x * LOD_COUNT;
+        uint n = atomicAdd(draws[cmd].indexCount, 1);
+        if (n < draws[cmd].firstInstance && draws[cmd].vertexOffset + n < frame.cull.w)
+          VisibleList(visibleAddress).items[draws[cmd].vertexOffset + n] = ref;
+      } else {
+        append(0, speciesId, lod, ref);
+      }
     }
 
     // shadow casters: every cascade whose box the sphere touches and whose shadow can reach
     // what the camera sees of the cascade (frame.shadowReceivers; with frustum culling), not
     // occlusion: the sun sees what the camera does not
-    if (drawn && (flags & CULL_SHADOWS) != 0 && (sp.info.y & SPECIES_CASTS) != 0) {
+    if (drawn && !card && (flags & CULL_SHADOWS) != 0 && (sp.info.y & SPECIES_CASTS) != 0) {
       bool receiversOnly = (flags & CULL_FRUSTUM) != 0;
       for (uint v = 1; v < frame.draws.y; ++v) {
         bool inside = true;

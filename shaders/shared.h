@@ -50,6 +50,18 @@ ECO_CONST CULL_OCCLUSION = 2;
 ECO_CONST CULL_DISTANCE = 4;  // LOD selection by distance
 ECO_CONST CULL_FADE = 8;      // per-kind draw distance: fade out between FrameData.fadeStart and fadeEnd
 ECO_CONST CULL_SHADOWS = 16;  // also fill the cascades' draw commands (shadow casters)
+// draw the far trees' pages (GpuPage PAGE_FAR_TREES) where their tiles' own copies fade out;
+// set with the far field (a frame without it draws neither)
+ECO_CONST CULL_FAR_TREES = 32;
+// A far tree past its fade end whose bounding sphere is under this many pixels in radius is
+// drawn as its species' far card (meshes.h SpeciesMesh::card, shaders/far_card.vert): one point each, all
+// cards in one non-instanced draw (lavapipe spends about a microsecond per instance of an
+// instanced draw and a third of one per vertex, more than a card's few pixels cost). Its record
+// follows the views' LODs (DrawCommand index VIEW_COUNT * species * LOD_COUNT), read as
+// VkDrawIndirectCommand: indexCount = vertexCount (cull.comp counts the cards), instanceCount
+// 1, firstIndex = firstVertex 0, vertexOffset = firstInstance = the cards' region in the
+// visible list; its firstInstance field holds the region's size.
+ECO_CONST FAR_CARD_PX = 8;
 
 // GpuSpecies.info.y flags
 ECO_CONST SPECIES_CASTS = 1;  // drawn into the shadow maps (trees and shrubs)
@@ -94,13 +106,18 @@ struct GpuSpecies {
   vec4 shape;   // meshHeight, crownRadius, scaleMin, scaleMax
   vec4 sphere;  // bounding sphere of its LOD 0 mesh: unit-space centre, radius in metres at scale 1
   uvec4 info;   // x = kind (0 tree, 1 shrub, 2 grass, 3 ground cover), y = SPECIES_* flags
+  vec4 card;    // the far card's extent (meshes.h SpeciesMesh::card)
 };
 
 // Page table entry: header = device address of the page (lo, hi), instance count, tile
 // index; the page's records are quantized over its tile's box (the tile table, by index).
+// PAGE_FAR_TREES in the index: the page holds far trees (render/far_field.h), the copies of a
+// tile's trees in sparse stands that stay drawn past the load radius, and the index below the
+// flag is their own box's (after the world's tiles).
 struct GpuPage {
   uvec4 header;
 };
+ECO_CONST PAGE_FAR_TREES = 0x80000000u;
 
 // Per-frame constants (uniform buffer).
 struct FrameData {
@@ -222,7 +239,7 @@ struct TerrainPush {
 
 #ifdef __cplusplus
 static_assert(sizeof(PackedInstance) == 16);
-static_assert(sizeof(GpuTile) == 32 && sizeof(GpuSpecies) == 48 && sizeof(GpuPage) == 16);
+static_assert(sizeof(GpuTile) == 32 && sizeof(GpuSpecies) == 64 && sizeof(GpuPage) == 16);
 static_assert(sizeof(DrawCommand) == 32);
 static_assert(sizeof(TerrainNode) == 16 && sizeof(TerrainPush) == 32);
 }  // namespace eco::gpu

@@ -5,6 +5,7 @@
 layout(binding = 0) uniform Frame { FrameData frame; };
 layout(binding = 3) uniform sampler2DArrayShadow shadowMap;
 #include "shadow.glsl"
+#include "plant_shading.glsl"
 
 layout(location = 0) centroid in vec3 inWorld;
 layout(location = 1) centroid in vec3 inNormal;
@@ -15,8 +16,5 @@ layout(location = 0) out vec4 outColor;
 void main() {
   vec3 n = normalize(inNormal);
   if (!gl_FrontFacing) n = -n;
-  float shadow = sunShadow(inWorld, n);
-  float s = dot(n, frame.sun.xyz);
-  vec3 color = inColor * plantLight(frame, max(s, 0.0), max(-s, 0.0), n.y, inFoliage, shadow);
-  outColor = vec4(toneMap(frame, applyFog(frame, color, inWorld)), 1.0);
+  outColor = shadePlant(inWorld, n, inColor, inFoliage, sunShadow(inWorld, n));
 }

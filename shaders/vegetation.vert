@@ -29,7 +29,7 @@ void main() {
   uint ref = VisibleList(visibleAddress).items[gl_InstanceIndex];
   GpuPage page = pages[ref >> PAGE_SHIFT];
   PackedInstance packed = InstancePage(page.header.xy).items[ref & (PAGE_SIZE - 1)];
-  Instance inst = decodeWith(packed, tiles[page.header.w], species[packed.w >> 24]);
+  Instance inst = decodeWith(packed, tiles[page.header.w & ~PAGE_FAR_TREES], species[packed.w >> 24]);
   outWorld = instancePoint(inst, inPos.xyz);
   outNormal = instanceNormal(inst, inNormal.xyz);
   outColor = inPos.w > 0.5 ? inst.color : vec3(BARK_COLOR);

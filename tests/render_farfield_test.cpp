@@ -124,6 +124,52 @@ TEST(RenderFarField, CoarseMipsKeepTheMeanTransmittance) {
   EXPECT_NEAR(got, expected, 1.0 / 255 * coverMax[0]) << "mean density would be " << west / 2;
 }
 
+// Far trees: the survey keeps the trees of sparse stands out of the layer and hands them over
+// as instances (render/far_field.h). One 128 m tile of 8 m texels: a closed stand (crowns of
+// radius 3 m on a 4 m grid, 1.77 crown area per ground area) over x 0-32, z 0-32, and single
+// trees of the same species on a 40 m grid elsewhere (0.02 in their 3 x 3 texels); a shrub
+// among them stays in its layer. Hand-made cover figures, not the survey's formula: a tree
+// whose 24 m neighbourhood holds under 0.3 of crown area is far, the stand's are not, not even
+// at its corner (four of its texels in the 3 x 3: 0.79).
+TEST(RenderFarField, SparseTreesLeaveTheLayerAsFarTrees) {
+  SceneTile tile;
+  tile.maxX = tile.maxZ = 128;
+  std::vector<SpeciesRecord> species(2);
+  species[0].kind = 0;
+  species[0].crownRadius = 3;
+  species[1].kind = 1;
+  species[1].crownRadius = 1;
+  std::vector<Instance> plants;
+  for (float x = 2; x < 32; x += 4)
+    for (float z = 2; z < 32; z += 4) plants.push_back(plantAt(x, z, 0));
+  const size_t stand = plants.size();
+  std::vector<Instance> single;
+  for (float x = 44; x < 128; x += 40)
+    for (float z = 44; z < 128; z += 40) single.push_back(plantAt(x, z, 0));
+  plants.insert(plants.end(), single.begin(), single.end());
+  plants.push_back(plantAt(100, 4, 1));
+  std::vector<double> crownArea(2, 0.0), noRoom(2, 0.0), none(2, 0.0);
+  std::vector<Instance> far, farNoRoom;
+  const FarFieldBlock b = surveyTile(tile, plants, species, oneTileLayout(), {}, crownArea, 100, &far);
+  ASSERT_EQ(far.size(), single.size());
+  for (size_t i = 0; i < far.size(); ++i) EXPECT_EQ(far[i].position.x, single[i].position.x), EXPECT_EQ(far[i].position.z, single[i].position.z);
+  const float coverMax[4] = {FAR_COVER_MAX};
+  auto alpha = [&](const FarFieldBlock& block, uint32_t kind, float x, float z) {
+    const size_t t = size_t(z / 8) * 16 + size_t(x / 8);
+    return block.texels[(size_t(kind) * 256 + t) * 4 + 3] / 255.0 * coverMax[kind];
+  };
+  EXPECT_EQ(alpha(b, 0, 44, 44), 0.0) << "a single tree is drawn as an instance, not in the layer";
+  EXPECT_NEAR(alpha(b, 0, 12, 12), std::min(3.14159265 * 9 / 16, double(coverMax[0])), 1.0 / 255 * coverMax[0]);
+  EXPECT_GT(alpha(b, 1, 100, 4), 0.0) << "shrubs stay in their layer";
+  EXPECT_NEAR(crownArea[0], 3.14159265358979 * 9 * double(stand + single.size()), 0.01) << "cover counts every tree";
+  // all of a tile's far trees or none: the room left for them decides
+  const FarFieldBlock c = surveyTile(tile, plants, species, oneTileLayout(), {}, noRoom, single.size() - 1, &farNoRoom);
+  EXPECT_TRUE(farNoRoom.empty());
+  EXPECT_GT(alpha(c, 0, 44, 44), 0.0) << "without room, single trees stay in the layer";
+  const FarFieldBlock d = surveyTile(tile, plants, species, oneTileLayout(), {}, none);
+  EXPECT_EQ(c.texels, d.texels);
+}
+
 // The fifth layer (FAR_COVER_LAYER) holds each kind's alpha in its own channel, texel for
 // texel and on every level. Four kinds on one tile, each in a different band of rows and at a
 // different spacing, so that every kind's alpha pattern differs from the others'.
@@ -350,6 +396,65 @@ TEST(RenderFarField, StandingPlantsDarkenTheRowsTheDrawnTreesCover) {
   EXPECT_GT(sumAll, 20.0) << "the stand darkens the ground";
   EXPECT_NEAR(sumFar / sumAll, 1.0, 0.5);
   EXPECT_NEAR(rowFar, rowAll, 2.0) << "the far field's stand sits where the drawn one does";
+}
+
+// Far trees hand over exactly: a far tree is drawn where its tile's copy is not (cull.comp),
+// so with frustum and occlusion culling off every tree is drawn once, whatever its distance:
+// its tile's mesh inside the fade, its far copy (mesh, or card past the fade) beyond, one of
+// the two in the band by the instance's hash. Single trees 40 m apart over a flat 1 km world
+// (all far trees), seen from 250 m over its middle with the trees' fade from 300 to 400 m:
+// distances of 250-770 m, a tenth of the trees in the band.
+TEST(RenderFarField, EveryFarTreeIsDrawnOnceAcrossTheHandOver) {
+  if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
+  Scene world = makeSyntheticScene(smallWorld(16));
+  std::fill(world.heights.values.begin(), world.heights.values.end(), 20.0f);
+  auto source = std::make_shared<Scene>(world);
+  auto single = [source](size_t i) {
+    std::vector<Instance> v;
+    const SceneTile& t = source->tiles[i];
+    for (float x = t.minX + 20; x < t.maxX; x += 40)
+      for (float z = t.minZ + 20; z < t.maxZ; z += 40) {
+        Instance p = plantAt(x, z, 0);
+        p.position.y = 20;
+        p.up = {0, 1, 0};
+        p.hash = uint32_t(x * 7919.0f + z * 104729.0f);
+        v.push_back(p);
+      }
+    return v;
+  };
+  uint64_t trees = 0;
+  for (size_t i = 0; i < world.tiles.size(); ++i) {
+    world.tiles[i].instances = single(i).size();
+    world.tiles[i].speciesCounts = {uint32_t(world.tiles[i].instances), 0, 0, 0};
+    trees += world.tiles[i].instances;
+  }
+  world.speciesInstances = {trees, 0, 0, 0};
+  world.placedInstances = single;
+  world.loadTile = fixtures::tileLoader(source, single);
+
+  ViewerOptions o;
+  o.width = 320;
+  o.height = 180;
+  o.validation = true;
+  o.camera = camera(512, 270, 512, 0, -60);
+  o.cull.frustum = o.cull.occlusion = false;
+  o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 400;
+  ViewerOptions none = o;
+  none.renderer.farTrees = 0;
+  const HeadlessResult r = runHeadless(world, o), without = runHeadless(world, none);
+  EXPECT_EQ(r.validationErrors, 0);
+  const FrameStats& s = r.frames.back();
+  uint64_t meshes = 0, meshesWithout = 0;
+  for (uint32_t n : s.speciesInstances) meshes += n;
+  for (uint32_t n : without.frames.back().speciesInstances) meshesWithout += n;
+  std::printf("%llu trees: %llu far, %llu meshes (%llu without far trees), %llu cards\n", (unsigned long long)trees,
+              (unsigned long long)s.farTrees, (unsigned long long)meshes, (unsigned long long)meshesWithout,
+              (unsigned long long)s.farCards);
+  EXPECT_EQ(s.farTrees, trees) << "every tree stands alone";
+  EXPECT_GT(s.farCards, trees / 4) << "cards past the fade";
+  EXPECT_GT(meshes, meshesWithout) << "far trees' meshes in the band";
+  EXPECT_LT(meshesWithout + trees / 20, trees) << "the tiles' copies fade out";
+  EXPECT_EQ(meshes + s.farCards, trees) << "each tree drawn once";
 }
 
 // Far plants a pixel or less across keep their tone under multisampling: a multisampled pixel

@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
   bool headless = false, noOcclusion = false, noFrustum = false, noLod = false, noSettle = false;
   bool validation = false, bench = false, noDrawDistance = false, noFarField = false;
   std::string frames = "1", synthetic, syntheticGrid = "257", loadRadius = "1500", unloadRadius = "2000", budget = "8", uploadBudget = "2", uploadMs = "0.5";
+  std::string farTrees = "262144";
   bool stagedUploads = false, noShadows = false, noFog = false, noWater = false, ui = false, noAutoExposure = false;
   std::string exposure = "1", msaa = "4", shadowMap = "1024", shadowDistance = "1500", overlay, hide, bookmarksPath;
   app.add_option("bake", bakeDir, "bake folder (manifest.json, terrain.r32f, tiles/)");
@@ -92,6 +93,9 @@ int main(int argc, char** argv) {
   app.add_option("--load-radius", loadRadius, "metres, 0 to 1e8");
   app.add_option("--unload-radius", unloadRadius, "metres, 0 to 1e8 (at least the load radius)");
   app.add_option("--budget", budget, "resident instance budget, millions (1e-6 to 1000)");
+  app.add_option("--far-trees", farTrees,
+                 "trees of sparse stands kept resident past the load radius and drawn instead of the far field's "
+                 "layer, at most this many (0 to 1e8; 0: none)");
   app.add_option("--upload-budget", uploadBudget, "tile data uploaded per frame, MiB (0.02 to 4096); nearest tiles first");
   app.add_option("--upload-ms", uploadMs, "CPU time for uploads per frame, ms (0.01 to 1000; at least one 16 KiB page)");
   app.add_flag("--staged-uploads", stagedUploads,
@@ -141,6 +145,7 @@ int main(int argc, char** argv) {
     // at least one instance, and no more than a GPU could index (the device clamps further)
     double budgetM = parseReal(budget, "--budget", 1e-6, 1000);
     double uploadMiB = parseReal(uploadBudget, "--upload-budget", 0.02, 4096);
+    const uint64_t farTreeCount = uint64_t(parseInteger(farTrees, "--far-trees", 0, 100'000'000));
     double uploadMsPerFrame = parseReal(uploadMs, "--upload-ms", 0.01, 1000);
     uint64_t syntheticCount = synthetic.empty() ? 0 : uint64_t(parseInteger(synthetic, "--synthetic", 1, 1'000'000'000));
     int grid = int(parseInteger(syntheticGrid, "--synthetic-grid", 16, 16385));
@@ -168,6 +173,7 @@ int main(int argc, char** argv) {
     o.renderer.stream.unloadRadius = std::max(unload, load);
     o.renderer.stream.budgetInstances = std::max<uint64_t>(1, uint64_t(std::llround(budgetM * 1e6)));
     o.renderer.uploadBytesPerFrame = uint64_t(std::llround(uploadMiB * 1048576.0));
+    o.renderer.farTrees = farTreeCount;
     o.renderer.uploadMsPerFrame = uploadMsPerFrame;
     if (stagedUploads) o.renderer.upload = UploadPath::Staged;
     o.view.shadows = !noShadows;

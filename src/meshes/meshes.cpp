@@ -90,6 +90,27 @@ void boundingSphere(const Lods& l, float meshHeight, float crownRadius, float sp
   sphere[3] = float(std::sqrt(r2) * (1 + 1e-6));
 }
 
+// The far card's extent: LOD 0's foliage (all of it where nothing is tinted), its height range
+// and widest horizontal reach in unit space.
+void farCard(const Lods& l, MeshForm form, float card[4]) {
+  float yMin = 1e30f, yMax = -1e30f, reach = 0;
+  for (bool foliageOnly : {true, false}) {
+    for (uint32_t i : l.lod[0]) {
+      const MeshVertex& v = l.mesh.vertices[i];
+      if (foliageOnly && v.position[3] < 0.5f) continue;
+      yMin = std::min(yMin, v.position[1]);
+      yMax = std::max(yMax, v.position[1]);
+      reach = std::max(reach, std::hypot(v.position[0], v.position[2]));
+    }
+    if (yMax >= yMin) break;
+  }
+  if (!(yMax >= yMin)) yMin = 0, yMax = 1, reach = 1;
+  card[0] = yMin;
+  card[1] = yMax;
+  card[2] = reach;
+  card[3] = form == MeshForm::Conifer ? 1.0f : 0.0f;
+}
+
 }  // namespace
 
 MeshSet buildMeshes(std::span<const SpeciesMeshSource> species) {
@@ -120,6 +141,7 @@ MeshSet buildMeshes(std::span<const SpeciesMeshSource> species) {
       out.triangles[lod] = uint32_t(lods.lod[lod].size() / 3);
       set.indices.insert(set.indices.end(), lods.lod[lod].begin(), lods.lod[lod].end());
     }
+    farCard(lods, src.form, out.card);
     set.species.push_back(std::move(out));
   }
   return set;

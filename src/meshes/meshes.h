@@ -33,6 +33,11 @@ struct SpeciesMeshSource {
 
 struct SpeciesMesh {
   MeshRange lods[gpu::LOD_COUNT];
+  // The far card (shaders/far_card.vert): the crown's outline facing the eye, for far trees a
+  // few pixels tall (render/far_field.h), where a mesh costs more than its pixels: LOD 0's
+  // foliage from card[0] to card[1] up the plant (unit height), card[2] crown radii wide each
+  // side; card[3] = 1 a cone (a triangle), 0 any other crown (a hexagon of its ellipse's area).
+  float card[4] = {0, 1, 1, 0};
   // bounding sphere of LOD 0: centre in unit space (multiply by (crownRadius, meshHeight,
   // crownRadius) * scale and rotate like a vertex), radius in metres at instance scale 1
   float sphere[4];

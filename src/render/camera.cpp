@@ -70,7 +70,8 @@ gpu::FrameData makeFrameData(const Camera& cam, int width, int height, const Cul
   f.fog = {0.62f, 0.72f, 0.85f, 0.00012f};
   f.lod = {cull.lodFactor, 0, 0, 0};
   f.cull.y = (cull.frustum ? gpu::CULL_FRUSTUM : 0) | (cull.occlusion ? gpu::CULL_OCCLUSION : 0) |
-             (cull.distance ? gpu::CULL_DISTANCE : 0) | (cull.fade ? gpu::CULL_FADE : 0);
+             (cull.distance ? gpu::CULL_DISTANCE : 0) | (cull.fade ? gpu::CULL_FADE : 0) |
+             (cull.fade && cull.farField ? gpu::CULL_FAR_TREES : 0);
   setFadeDistances(f, cull, 1e30f);
   return f;
 }

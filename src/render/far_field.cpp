@@ -9,13 +9,16 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
 #include "core/rounding.h"
 #include "render/camera.h"
 #include "render/far_look.h"
+#include "tileio/tileio.h"
 
 namespace eco::render {
 
@@ -32,6 +35,7 @@ struct FarFieldSurvey {
   std::mutex mutex;
   std::condition_variable finished;
   std::deque<FarFieldBlock> ready;  // guarded by mutex
+  std::vector<LoadedTile> farTrees;  // finished groups, guarded by mutex
   bool done = false;                // guarded by mutex
   FarFieldStats stats;              // guarded by mutex
   std::atomic<bool> stop{false};
@@ -75,22 +79,62 @@ namespace {
 FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& instances,
                          const std::vector<SpeciesRecord>& species, const FarFieldLayout& l,
                          const std::array<std::array<float, 3>, gpu::FAR_LAYERS>& fallback,
-                         std::vector<double>& crownArea) {
+                         std::vector<double>& crownArea, uint64_t farTreeRoom, std::vector<Instance>* farTrees) {
   const uint32_t n = l.texelsPerTile;
   const uint32_t L = gpu::FAR_LAYERS;
   static_assert(gpu::FAR_LAYERS == 4, "FAR_COVER_LAYER holds one kind per channel of an RGBA texel");
   // level 0 accumulators per (kind, texel): crown area, area * r, g, b (0..255)
   std::vector<float> level(size_t(L) * n * n * 4, 0.0f);
   const int x0 = tile.x * int(n), z0 = tile.z * int(n);
-  for (const Instance& p : instances) {
+  auto texelOf = [&](const Instance& p) {
+    int ix = std::clamp(int(std::floor(p.position.x / l.texelSize)) - x0, 0, int(n) - 1);
+    int iz = std::clamp(int(std::floor(p.position.z / l.texelSize)) - z0, 0, int(n) - 1);
+    return std::pair{ix, iz};
+  };
+  auto crown = [&](const Instance& p) {
+    const float r = species[p.species].crownRadius * p.scale;
+    return kPi * r * r;
+  };
+  // Far trees: the trees whose 3 x 3 texels (within the tile) hold little crown area
+  std::vector<bool> far(instances.size(), false);
+  if (farTrees && farTreeRoom > 0) {
+    std::vector<float> trees(size_t(n) * n, 0.0f);
+    for (const Instance& p : instances)
+      if (p.species < species.size() && species[p.species].kind == uint32_t(SpeciesKind::Tree)) {
+        auto [ix, iz] = texelOf(p);
+        trees[size_t(iz) * n + size_t(ix)] += crown(p);
+      }
+    uint64_t count = 0;
+    for (size_t i = 0; i < instances.size(); ++i) {
+      const Instance& p = instances[i];
+      if (p.species >= species.size() || species[p.species].kind != uint32_t(SpeciesKind::Tree)) continue;
+      auto [ix, iz] = texelOf(p);
+      float area = 0;
+      int texels = 0;
+      for (int dz = -1; dz <= 1; ++dz)
+        for (int dx = -1; dx <= 1; ++dx) {
+          const int x = ix + dx, z = iz + dz;
+          if (x < 0 || z < 0 || x >= int(n) || z >= int(n)) continue;
+          area += trees[size_t(z) * n + size_t(x)];
+          ++texels;
+        }
+      far[i] = area < kFarTreeDensity * float(texels) * l.texelSize * l.texelSize;
+      if (far[i]) ++count;
+    }
+    if (count > farTreeRoom) std::fill(far.begin(), far.end(), false);  // all of a tile's, or none
+  }
+  for (size_t i = 0; i < instances.size(); ++i) {
+    const Instance& p = instances[i];
     if (p.species >= species.size()) continue;  // the loaders verify this; stay in bounds anyway
     const SpeciesRecord& s = species[p.species];
     uint32_t kind = std::min<uint32_t>(s.kind, L - 1);
-    float r = s.crownRadius * p.scale;
-    float area = kPi * r * r;
+    const float area = crown(p);
     crownArea[p.species] += double(area);
-    int ix = std::clamp(int(std::floor(p.position.x / l.texelSize)) - x0, 0, int(n) - 1);
-    int iz = std::clamp(int(std::floor(p.position.z / l.texelSize)) - z0, 0, int(n) - 1);
+    if (far[i]) {  // drawn as an instance wherever its tile is not resident
+      farTrees->push_back(p);
+      continue;
+    }
+    auto [ix, iz] = texelOf(p);
     float* a = &level[((size_t(kind) * n + size_t(iz)) * n + size_t(ix)) * 4];
     a[0] += area;
     a[1] += area * float(p.color & 0xff);
@@ -165,7 +209,8 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
 namespace {
 
 void runSurvey(FarFieldSurvey& survey, std::vector<SceneTile> tiles, std::vector<SpeciesRecord> species,
-               std::function<std::vector<Instance>(size_t)> placed, FarFieldLayout layout) {
+               std::function<std::vector<Instance>(size_t)> placed, FarFieldLayout layout, float tileSize,
+               uint64_t farTreeBudget) {
   // a kind's colour where a tile has none of it: the mean of its species' base colours
   std::array<std::array<float, 3>, gpu::FAR_LAYERS> fallback{};
   std::array<float, gpu::FAR_LAYERS> members{};
@@ -179,29 +224,63 @@ void runSurvey(FarFieldSurvey& survey, std::vector<SceneTile> tiles, std::vector
   auto t0 = std::chrono::steady_clock::now();
   FarFieldStats stats;
   stats.crownArea.assign(species.size(), 0.0);
+  // Far trees are uploaded by groups of kFarTreeGroup x kFarTreeGroup tiles, each quantized
+  // over its own box, in slot tiles.size() + group: a tile's few far trees on pages of their own
+  // would leave most of each page empty, and the cull pass pays per page.
+  int groupsX = 1;
+  for (const SceneTile& t : tiles) groupsX = std::max(groupsX, std::max(t.x, 0) / kFarTreeGroup + 1);
+  auto groupOf = [&](const SceneTile& t) {
+    return size_t(std::max(t.z, 0) / kFarTreeGroup) * size_t(groupsX) + size_t(std::max(t.x, 0) / kFarTreeGroup);
+  };
+  std::vector<uint32_t> unsurveyed;  // by group
+  for (const SceneTile& t : tiles) {
+    const size_t g = groupOf(t);
+    if (g >= unsurveyed.size()) unsurveyed.resize(g + 1, 0);
+    ++unsurveyed[g];
+  }
+  std::vector<std::vector<Instance>> grouped(unsurveyed.size());
   for (size_t i = 0; i < tiles.size() && !survey.stop; ++i) {
+    const size_t g = groupOf(tiles[i]);
     std::vector<Instance> instances;
+    std::optional<FarFieldBlock> block;
     try {
       instances = placed(i);
+      block = surveyTile(tiles[i], instances, species, layout, fallback, stats.crownArea,
+                         farTreeBudget - stats.farTrees, &grouped[g]);
+      stats.farTrees = 0;
+      for (const std::vector<Instance>& trees : grouped) stats.farTrees += trees.size();
+      stats.instances += instances.size();
+      ++stats.tiles;
     } catch (const std::exception& e) {
       spdlog::warn("far field: tile {},{} skipped: {}", tiles[i].x, tiles[i].z, e.what());
       ++stats.failed;
-      continue;
     }
-    FarFieldBlock block = surveyTile(tiles[i], instances, species, layout, fallback, stats.crownArea);
-    stats.instances += instances.size();
-    ++stats.tiles;
+    std::optional<LoadedTile> trees;
+    if (--unsurveyed[g] == 0 && !grouped[g].empty()) {
+      TileData t;  // tileio's box over the group's square and the trees' heights
+      t.tileX = std::max(tiles[i].x, 0) / kFarTreeGroup;
+      t.tileZ = std::max(tiles[i].z, 0) / kFarTreeGroup;
+      t.tileSize = tileSize * float(kFarTreeGroup);
+      t.instances = std::move(grouped[g]);
+      Vec3 lo, hi;
+      tileQuantizationBox(t, lo, hi);
+      trees = makeLoadedTile(tiles.size() + g, t.instances, species, lo, hi);
+      grouped[g] = {};
+      grouped[g].shrink_to_fit();
+    }
     std::lock_guard lock(survey.mutex);
-    survey.ready.push_back(std::move(block));
+    if (block) survey.ready.push_back(std::move(*block));
+    if (trees) survey.farTrees.push_back(std::move(*trees));
     survey.stats.tiles = stats.tiles;
     survey.stats.instances = stats.instances;
     survey.stats.failed = stats.failed;
     survey.stats.crownArea = stats.crownArea;
+    survey.stats.farTrees = stats.farTrees;
   }
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!survey.stop)
-    spdlog::info("far field: surveyed {} tiles ({} instances, {} skipped) in {:.2f} s", stats.tiles, stats.instances,
-                 stats.failed, stats.seconds);
+    spdlog::info("far field: surveyed {} tiles ({} instances, {} far trees, {} skipped) in {:.2f} s", stats.tiles,
+                 stats.instances, stats.farTrees, stats.failed, stats.seconds);
   std::lock_guard lock(survey.mutex);
   survey.stats = stats;
   survey.done = true;
@@ -244,7 +323,7 @@ GpuImage uploadFarLook(Context& ctx, const std::vector<FarLookEntry>& table) {
 
 }  // namespace
 
-FarField createFarField(Context& ctx, const Scene& world, const MeshSet& meshes) {
+FarField createFarField(Context& ctx, const Scene& world, const MeshSet& meshes, uint64_t farTrees) {
   FarField f;
   f.layout = farFieldLayout(world);
   const FarFieldLayout& l = f.layout;
@@ -302,7 +381,8 @@ FarField createFarField(Context& ctx, const Scene& world, const MeshSet& meshes)
       std::memset(b.data, 0, b.size);
     }
     f.survey = std::make_shared<FarFieldSurvey>();
-    f.survey->thread = std::thread(runSurvey, std::ref(*f.survey), world.tiles, world.species, world.placedInstances, l);
+    f.survey->thread = std::thread(runSurvey, std::ref(*f.survey), world.tiles, world.species, world.placedInstances, l,
+                                   world.tileSize, farTrees);
   }
   return f;
 }
@@ -389,6 +469,12 @@ void finishFarField(Context& ctx, FarField& f) {
     updateFarField(ctx, f, one);
     endOneShot(ctx, one);
   }
+}
+
+std::vector<LoadedTile> takeFarTrees(FarField& f) {
+  if (!f.survey) return {};
+  std::lock_guard lock(f.survey->mutex);
+  return std::exchange(f.survey->farTrees, {});
 }
 
 uint64_t farFieldBytes(const FarField& f) {

@@ -37,9 +37,19 @@ constexpr float kFarFieldTexel = 8;
 constexpr uint32_t kFarFieldMaxSize = 2048;
 FarFieldLayout farFieldLayout(const Scene& world);
 
+// Far trees: a smooth layer cannot draw a sparse stand (single trees over bare ground read as
+// a faint tint, their tips against the sky as a flat line), so the survey keeps the trees of
+// sparse stands out of the layer and hands them to the renderer as instances that stay
+// resident over the whole world: a tree whose 3 x 3 texels (24 m for 8 m texels, within its
+// tile) hold less than kFarTreeDensity of crown area per ground area. A tile's far trees are
+// taken all or none, in tile order, while they fit the budget (RendererOptions::farTrees).
+constexpr float kFarTreeDensity = 0.3f;
+constexpr int kFarTreeGroup = 4;
+
 struct FarFieldStats {
   size_t tiles = 0, failed = 0;  // surveyed, skipped (unreadable)
   uint64_t instances = 0;
+  uint64_t farTrees = 0;         // kept as far trees (out of the layer)
   double seconds = 0;            // wall time of the survey thread
   // By species id: the crowns' area (pi (crown radius x scale)^2, m^2) over the tiles surveyed
   // so far; over the world's area, the species' cover (overlaps counted twice).
@@ -68,8 +78,8 @@ struct FarField {
 };
 
 // Creates the (cleared) image, uploads the look table of the species' meshes and starts the
-// survey thread.
-FarField createFarField(Context& ctx, const Scene& world, const MeshSet& meshes);
+// survey thread, which keeps up to farTrees instances as far trees (0: none).
+FarField createFarField(Context& ctx, const Scene& world, const MeshSet& meshes, uint64_t farTrees = 0);
 // Stops the survey (between tiles) and frees everything.
 void destroyFarField(Context& ctx, FarField& far);
 // Called once per frame at the start of the frame's command recording: takes the finished
@@ -93,10 +103,17 @@ struct FarFieldBlock {
 // crown area over the texel's area (alpha, over FAR_COVER_MAX) and the mean tint; coarser mips
 // of trees and shrubs keep the mean transmittance (docs/viewer-far-field.md). crownArea
 // accumulates per species; fallback: each kind's colour where the tile has none of it.
+// farTreeRoom: how many far trees the tile may keep (all of its sparse stands' trees, or none
+// when they are more); they go to farTrees instead of the layer.
 FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& instances,
                          const std::vector<SpeciesRecord>& species, const FarFieldLayout& l,
                          const std::array<std::array<float, 3>, gpu::FAR_LAYERS>& fallback,
-                         std::vector<double>& crownArea);
+                         std::vector<double>& crownArea, uint64_t farTreeRoom = 0,
+                         std::vector<Instance>* farTrees = nullptr);
+// The far trees the survey has finished and the renderer not taken yet, by groups of
+// kFarTreeGroup x kFarTreeGroup tiles: LoadedTile::tile is the world's tile count plus the
+// group's index (at most the tile count), the records quantized over the group's own box.
+std::vector<LoadedTile> takeFarTrees(FarField& far);
 
 // GPU memory the far field holds: the layers with their mips, and the look table.
 uint64_t farFieldBytes(const FarField& far);

@@ -181,6 +181,8 @@ std::string statsJson(const HeadlessResult& r, const ViewerOptions& o) {
                        s.resident > 0 ? json(double(s.residentBytes) / double(s.resident)) : json(nullptr)},
                       {"staged_uploads", s.staged},
                       {"far_field_bytes", s.farFieldBytes},
+                      {"far_trees_resident", s.farTrees},
+                      {"far_trees_as_cards", s.farCards},
                       {"exposure", s.exposure},
                       {"auto_exposure", s.metered}});
   }

@@ -23,8 +23,9 @@ InstancePages createInstancePages(Context& ctx, uint32_t maxPages, size_t tiles,
   p.capacity = capacity;
   p.speciesCount = speciesCount;
   p.speciesResident.assign(speciesCount, 0);
-  p.tiles.resize(tiles);
-  p.resident.assign(tiles, false);
+  p.worldTiles = tiles;
+  p.tiles.resize(2 * tiles);
+  p.resident.assign(2 * tiles, false);
   // Allocated once, at start-up: streaming never allocates, and where the CPU writes the pages
   // they are touched now, so no frame pays the operating system's first-touch page faults.
   for (uint32_t b = 0; b < (maxPages + kBlockPages - 1) / kBlockPages; ++b) {
@@ -35,9 +36,9 @@ InstancePages createInstancePages(Context& ctx, uint32_t maxPages, size_t tiles,
     if (p.blocks.back().data) std::memset(p.blocks.back().data, 0, p.blocks.back().size);
   }
   p.table.assign(maxPages, gpu::GpuPage{});
-  p.tileBoxes.assign(tiles, gpu::GpuTile{});
-  p.boxWritten.assign(tiles, false);
-  p.boxes = createBuffer(ctx, std::max<size_t>(tiles, 1) * sizeof(gpu::GpuTile), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+  p.tileBoxes.assign(2 * tiles, gpu::GpuTile{});
+  p.boxWritten.assign(2 * tiles, false);
+  p.boxes = createBuffer(ctx, std::max<size_t>(2 * tiles, 1) * sizeof(gpu::GpuTile), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                          MemoryUse::Upload);
   std::memset(p.boxes.data, 0, p.boxes.size);
   p.owner.resize(maxPages);
@@ -71,7 +72,8 @@ void commit(InstancePages& pages, PendingUpload& p) {
     uint32_t first = uint32_t(i * gpu::PAGE_SIZE);
     uint32_t count = uint32_t(std::min<size_t>(gpu::PAGE_SIZE, p.tile.instances.size() - first));
     VkDeviceAddress address = pages.blocks[page / kBlockPages].address + VkDeviceSize(page % kBlockPages) * kPageBytes;
-    pages.table[page] = {{uint32_t(address), uint32_t(address >> 32), count, uint32_t(p.tile.tile)}};
+    const uint32_t far = p.tile.tile >= pages.worldTiles ? gpu::PAGE_FAR_TREES : 0u;
+    pages.table[page] = {{uint32_t(address), uint32_t(address >> 32), count, uint32_t(p.tile.tile) | far}};
     pages.owner[page] = {p.tile.tile, first};
     pages.pageCount = std::max(pages.pageCount, page + 1);
   }

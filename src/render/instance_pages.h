@@ -44,15 +44,18 @@ struct InstancePages {
   std::vector<std::pair<uint64_t, uint32_t>> retiring;  // (frame from which it is unused, page)
   std::vector<gpu::GpuPage> table;                      // the committed table; copied per frame
   uint64_t tableVersion = 0;                            // bumped by every change to `table`
-  // By tile: the box its records decode over, set when it is first committed (a tile's box
+  // By slot: the box its records decode over, set when it is first committed (a tile's box
   // never changes, so an entry is written once, while no frame can read it); `boxes` is the
   // GPU's copy (binding 6 of the cull and vegetation shaders).
   std::vector<gpu::GpuTile> tileBoxes;
   std::vector<bool> boxWritten;
   Buffer boxes;
   std::vector<std::pair<size_t, uint32_t>> owner;       // per page: tile, first instance in tile
+  // By slot: [0, worldTiles) the world's tiles, [worldTiles, 2 worldTiles) their far trees
+  // (render/far_field.h: never evicted; their pages carry PAGE_FAR_TREES)
+  size_t worldTiles = 0;
   std::vector<TileSlot> tiles;
-  std::vector<bool> resident;  // by tile
+  std::vector<bool> resident;
   std::deque<PendingUpload> pending;
   uint32_t speciesCount = 1;
   std::vector<uint64_t> speciesResident;  // by species id

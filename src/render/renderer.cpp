@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "core/species_kind.h"
 #include "render/layers.h"
 #include "render/visible_reach.h"
 
@@ -62,7 +63,8 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   speciesCount_ = uint32_t(std::max<size_t>(world.species.size(), 1));
   casts_.assign(speciesCount_, false);
   for (size_t i = 0; i < world.species.size(); ++i) casts_[i] = world.species[i].kind <= 1;  // trees, shrubs
-  drawBytes_ = VkDeviceSize(gpu::VIEW_COUNT) * speciesCount_ * gpu::LOD_COUNT * sizeof(gpu::DrawCommand);
+  // the views' LODs, then the far cards' one record (shared.h FAR_CARD_PX)
+  drawBytes_ = (VkDeviceSize(gpu::VIEW_COUNT) * speciesCount_ * gpu::LOD_COUNT + 1) * sizeof(gpu::DrawCommand);
 
   // The instance budget must fit the device: 16 B per instance in pages plus 4 B in the
   // visible list, within half of the largest device heap (the rest is for the driver,
@@ -84,9 +86,17 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
     worldPages += (t.instances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE;
     worldInstances += t.instances;
   }
+  // Far trees: at most the world's trees, only with a far field; their pages come on top of
+  // the streaming budget's (a tile's far trees are a page or two of their own)
+  uint64_t worldTrees = 0;
+  for (size_t i = 0; i < world.species.size(); ++i)
+    if (world.species[i].kind == uint32_t(SpeciesKind::Tree))
+      worldTrees += i < world.speciesInstances.size() ? world.speciesInstances[i] : worldInstances;
+  farTreeBudget_ = farFieldLayout(world).texelsPerTile ? std::min({options_.farTrees, worldTrees, deviceMax / 2}) : 0;
+  const uint64_t farPages = farTreeBudget_ ? farTreeBudget_ / gpu::PAGE_SIZE + world.tiles.size() : 0;
   uint32_t maxPages = uint32_t(std::min<uint64_t>(
-      {(options_.stream.budgetInstances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE + world.tiles.size() + 1, worldPages,
-       pageLimit}));
+      {(options_.stream.budgetInstances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE + world.tiles.size() + 1 + farPages,
+       worldPages + farPages, pageLimit}));
   if (options.maxPages > 0) maxPages = std::min(maxPages, options.maxPages);
   maxPages = std::max(maxPages, 1u);
   // The visible list never holds more than the resident instances (within the budget) in the
@@ -99,7 +109,9 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
       if (casts_[i]) worldCasters += world.speciesInstances[i];
   }
   if (options_.shadows.enabled) budgetSlots_ += gpu::CASCADE_COUNT * std::min(budgetSlots_, worldCasters);
-  pages_ = createInstancePages(ctx, maxPages, world.tiles.size(), speciesCount_, options_.stream.budgetInstances, staged_);
+  budgetSlots_ += farTreeBudget_ * (options_.shadows.enabled ? 1 + gpu::CASCADE_COUNT : 1);
+  pages_ = createInstancePages(ctx, maxPages, world.tiles.size(), speciesCount_,
+                               options_.stream.budgetInstances + farTreeBudget_, staged_);
   draws_ = createBuffer(ctx, drawBytes_,
                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
                             VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
@@ -128,6 +140,8 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
       const float* sphere = meshes_.species[i].sphere;
       table[i].sphere = {sphere[0], sphere[1], sphere[2], sphere[3]};
       table[i].info.y = casts_[i] ? gpu::SPECIES_CASTS : 0;
+      const float* card = meshes_.species[i].card;
+      table[i].card = {card[0], card[1], card[2], card[3]};
     }
     speciesTable_.assign(table.begin(), table.begin() + speciesCount_);  // the ids tiles may hold
     species_ = createBuffer(ctx, table.size() * sizeof(gpu::GpuSpecies), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
@@ -175,7 +189,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
     }
   }
   layers_ = uploadLayers(ctx, world.layers);
-  farField_ = createFarField(ctx, world, meshes_);
+  farField_ = createFarField(ctx, world, meshes_, farTreeBudget_);
   {
     auto [lo, hi] = std::minmax_element(world.heights.values.begin(), world.heights.values.end());
     minY_ = world.heights.values.empty() ? 0 : *lo;
@@ -330,6 +344,20 @@ void Renderer::stream(const Camera& cam) {
     queued += tile.instances.size() * sizeof(gpu::PackedInstance);
     admit(tile);
   }
+  admitFarTrees();
+}
+
+void Renderer::admitFarTrees() {
+  // within the budget by the survey's count, in pages reserved for them unless maxPages cut
+  // the pool (a test's knob): then they are missing, with a warning
+  for (LoadedTile& t : takeFarTrees(farField_)) {
+    const size_t n = t.instances.size();
+    if (startUpload(pages_, t)) {
+      farTreesAdmitted_ += n;
+    } else {
+      spdlog::warn("{} far trees skipped: no free instance pages", n);
+    }
+  }
 }
 
 void Renderer::settleStreaming(const Camera& cam) {
@@ -342,8 +370,14 @@ void Renderer::settleStreaming(const Camera& cam) {
     drain();
     retirePages(pages_, framesFinished_);
     LoadedTile tile;
-    while (streamer_->poll(tile)) {
-      admit(tile);
+    for (bool more = true; more;) {
+      more = streamer_->poll(tile);
+      if (more) {
+        admit(tile);
+      } else if (pass == 1) {  // last: the whole survey's far trees
+        finishFarField(ctx_, farField_);
+        admitFarTrees();
+      }
       while (!pages_.pending.empty()) {
         FrameSlot& slot = slots_[0];
         pages_.copies.clear();
@@ -360,7 +394,6 @@ void Renderer::settleStreaming(const Camera& cam) {
       }
     }
   }
-  finishFarField(ctx_, farField_);  // the whole survey, uploaded
 }
 
 void Renderer::checkCullCapacity() const {
@@ -374,11 +407,11 @@ void Renderer::checkCullCapacity() const {
     if (pages_.resident[t])
       for (uint32_t c : pages_.tiles[t].speciesCounts) inTiles += c;
   if (pages_.pageCount > pages_.maxPages || inPages != pages_.residentInstances || inKinds != pages_.residentInstances ||
-      inTiles != pages_.residentInstances || pages_.residentInstances > options_.stream.budgetInstances)
+      inTiles != pages_.residentInstances || pages_.residentInstances > pages_.capacity)
     throw std::logic_error("cull buffers inconsistent: " + std::to_string(inPages) + " instances in " +
                            std::to_string(pages_.pageCount) + " pages, " + std::to_string(inKinds) + " by species, " +
                            std::to_string(inTiles) + " by tile, " + std::to_string(pages_.residentInstances) +
-                           " resident, budget " + std::to_string(options_.stream.budgetInstances));
+                           " resident, budget " + std::to_string(pages_.capacity));
 }
 
 std::vector<double> Renderer::speciesCover() const {
@@ -391,7 +424,7 @@ std::vector<double> Renderer::speciesCover() const {
 
 std::vector<size_t> Renderer::residentTiles() const {
   std::vector<size_t> out;
-  for (size_t i = 0; i < pages_.resident.size(); ++i)
+  for (size_t i = 0; i < world_.tiles.size(); ++i)  // the far trees' slots follow
     if (pages_.resident[i]) out.push_back(i);
   return out;
 }
@@ -495,6 +528,7 @@ FrameStats Renderer::finishFrame(FrameSlot& slot) {
     const uint32_t k = (d % perView) / gpu::LOD_COUNT;
     if (k < meshes_.species.size()) s.shadowTriangles += uint64_t(draws[d].instanceCount) * meshes_.species[k].triangles[d % gpu::LOD_COUNT];
   }
+  s.farCards = draws[size_t(perView) * gpu::VIEW_COUNT].indexCount;
   if (s.metered) {
     // the next frames' exposure: the metered one, eased in over about half a second (at once
     // while settling)
@@ -623,17 +657,20 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
     // order, then each cascade's casters, each as large as the species' resident instances
     // within its reach of the eye (render/visible_reach.h)
     const std::vector<double> reach = speciesReach(frame, speciesTable_);
-    std::vector<uint64_t> reachable(speciesCount_, 0);
+    std::vector<uint64_t> reachable(speciesCount_, 0), cards(speciesCount_, 0);
     for (size_t t = 0; t < pages_.tiles.size(); ++t) {
       const InstancePages::TileSlot& ts = pages_.tiles[t];
       if (!pages_.resident[t] || ts.pages.empty()) continue;
-      const double d = boxDistance(pages_.tileBoxes[t], double(frame.eye.x), double(frame.eye.z));
+      if (t >= world_.tiles.size())  // far trees: as a card, or as a mesh within reach
+        for (size_t k = 0; k < cards.size() && k < ts.speciesCounts.size(); ++k) cards[k] += ts.speciesCounts[k];
+      // far trees are drawn at any distance past their fade start
+      const double d = t < world_.tiles.size() ? boxDistance(pages_.tileBoxes[t], double(frame.eye.x), double(frame.eye.z)) : 0.0;
       for (size_t k = 0; k < reach.size() && k < ts.speciesCounts.size(); ++k)
         if (d <= reach[k]) reachable[k] += ts.speciesCounts[k];
     }
     uint64_t slots = 0;
     for (uint32_t k = 0; k < speciesCount_; ++k)
-      slots += reachable[k] * (1 + (casts_[k] && options_.shadows.enabled ? gpu::CASCADE_COUNT : 0));
+      slots += reachable[k] * (1 + (casts_[k] && options_.shadows.enabled ? gpu::CASCADE_COUNT : 0)) + cards[k];
     bool farther = false;
     for (size_t k = 0; k < reach.size(); ++k) farther = farther || reach[k] > visibleReach_[k];
     if (farther) {
@@ -658,6 +695,12 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
         }
         base += size;
       }
+    uint32_t cardCount = 0;
+    for (uint64_t c : cards) cardCount += uint32_t(c);
+    // read as VkDrawIndirectCommand {vertexCount, instanceCount 1, firstVertex 0, firstInstance
+    // = the region}; the region's size after it
+    init[gpu::VIEW_COUNT * speciesCount_ * gpu::LOD_COUNT] = {0, 1, 0, base, cardCount, 0, 0, 0};
+    base += cardCount;
     if (base > visibleSlots_)
       throw std::logic_error("visible list regions " + std::to_string(base) + " past its " +
                              std::to_string(visibleSlots_) + " slots");
@@ -674,6 +717,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   s.exposure = frame.skyZenith.w;
   s.metered = view_.autoExposure;
   s.resident = pages_.residentInstances;
+  s.farTrees = farTreesAdmitted_;
   s.shadows = frame.shadowSplits.w > 0;
   s.drawCalls = s.shadows ? 1 + gpu::CASCADE_COUNT : 1;
   s.drawCommands = s.drawCalls * speciesCount_ * gpu::LOD_COUNT;

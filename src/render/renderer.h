@@ -65,6 +65,10 @@ struct RendererOptions {
   // false: the far field's plants are not drawn over the terrain (its composite pass; the
   // canopy's lift and its shadow on the ground stay): tests isolate what that pass draws
   bool farFieldComposite = true;
+  // Far trees (render/far_field.h): the trees of sparse stands that stay resident over the whole
+  // world and are drawn past the load radius instead of the far field's layer; at most this
+  // many (16 B each, beside the streaming budget); 0: every tree beyond the radius is the layer's
+  uint64_t farTrees = 262144;
 };
 
 struct FrameStats {
@@ -98,6 +102,8 @@ struct FrameStats {
   uint64_t uploadedBytes = 0;   // tile records written this frame
   uint64_t residentBytes = 0;   // GPU memory held for instances: pages, page tables, visible list
   uint64_t farFieldBytes = 0;   // GPU memory of the far field (layers with mips, look table)
+  uint64_t farTrees = 0;        // far trees resident (in `resident`; their records in residentBytes)
+  uint64_t farCards = 0;        // far trees drawn as their species' card (a point each)
   bool staged = false;          // uploads went through staging buffers
   size_t tilesResident = 0;
   uint64_t tileLoads = 0, tileUnloads = 0;  // cumulative
@@ -192,6 +198,7 @@ class Renderer {
   void destroyTargets();
   void stream(const Camera& cam);
   void admit(LoadedTile& tile);  // startUpload, or warn once and tell the streamer
+  void admitFarTrees();          // the far field's far trees uploaded so far (render/far_field.h)
   void checkCullCapacity() const;  // std::logic_error unless pages, tiles and species counts agree
   // Makes the visible list hold the most any eye needs at `reach` and at least `need` slots
   // (waits for the GPU when it must grow).
@@ -217,6 +224,8 @@ class Renderer {
   uint64_t visibleSlots_ = 0;
   std::vector<double> visibleReach_;
   uint64_t budgetSlots_ = 0;
+  uint64_t farTreeBudget_ = 0;      // far trees the survey may keep (RendererOptions::farTrees)
+  uint64_t farTreesAdmitted_ = 0;
   uint64_t checkedTable_ = UINT64_MAX;  // the InstancePages::tableVersion checkCullCapacity saw
   VkDeviceSize drawBytes_ = 0;    // the indirect records of all views
 

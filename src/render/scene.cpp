@@ -60,7 +60,7 @@ SpeciesMeshSource meshSource(const SpeciesRecord& s, const std::string& bakeDir,
 }
 
 std::vector<gpu::GpuSpecies> gpuSpeciesTable(const std::vector<SpeciesRecord>& species) {
-  std::vector<gpu::GpuSpecies> table(256, gpu::GpuSpecies{{0, 0, 1, 1}, {0, 0, 0, 0}, {0, 0, 0, 0}});
+  std::vector<gpu::GpuSpecies> table(256, gpu::GpuSpecies{{0, 0, 1, 1}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 1, 1, 0}});
   for (size_t i = 0; i < species.size() && i < table.size(); ++i) {
     const SpeciesRecord& s = species[i];
     // the sphere of the unit-space bounds (meshes/meshes.h); the renderer puts its meshes' own

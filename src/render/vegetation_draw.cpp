@@ -37,6 +37,13 @@ VegetationDraw createVegetationDraw(Context& ctx, const MeshSet& meshes, VkForma
                                              {6, kSsbo, VK_SHADER_STAGE_VERTEX_BIT},
                                              {7, kSsbo, VK_SHADER_STAGE_VERTEX_BIT}};
   v.color = createGraphicsPipeline(ctx, color, bindings, 16);
+  GraphicsDesc cards = color;
+  cards.vertexShader = "far_card.vert";
+  cards.fragmentShader = "far_card.frag";
+  cards.topology = VK_PRIMITIVE_TOPOLOGY_POINT_LIST;
+  cards.vertexBindings.clear();
+  cards.vertexAttributes.clear();
+  v.cards = createGraphicsPipeline(ctx, cards, bindings, 16);
   GraphicsDesc shadow = color;
   shadow.fragmentShader = nullptr;
   shadow.colorFormat = VK_FORMAT_UNDEFINED;
@@ -51,6 +58,7 @@ VegetationDraw createVegetationDraw(Context& ctx, const MeshSet& meshes, VkForma
 void destroyVegetationDraw(Context& ctx, VegetationDraw& v) {
   destroyPipeline(ctx, v.color);
   destroyPipeline(ctx, v.shadow);
+  destroyPipeline(ctx, v.cards);
   destroyBuffer(ctx, v.vertices);
   destroyBuffer(ctx, v.indices);
 }
@@ -77,6 +85,14 @@ void recordVegetationDraw(VkCommandBuffer cmd, const VegetationDraw& v, const Ve
   const uint32_t perView = in.instances.speciesCount * gpu::LOD_COUNT;
   vkCmdDrawIndexedIndirect(cmd, in.instances.draws->buffer, VkDeviceSize(view) * perView * sizeof(gpu::DrawCommand), perView,
                            sizeof(gpu::DrawCommand));
+  if (view != 0) return;
+  // the far cards: one draw, its record after every view's LODs (shared.h FAR_CARD_PX)
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, v.cards.pipeline);
+  d.push(cmd, v.cards);
+  if (v.stencil) vkCmdSetStencilReference(cmd, VK_STENCIL_FACE_FRONT_AND_BACK, 0);
+  vkCmdPushConstants(cmd, v.cards.layout, kVF, 0, sizeof(push), &push);
+  vkCmdDrawIndirect(cmd, in.instances.draws->buffer, VkDeviceSize(gpu::VIEW_COUNT) * perView * sizeof(gpu::DrawCommand), 1,
+                    sizeof(VkDrawIndirectCommand));
 }
 
 }  // namespace eco::render

@@ -15,6 +15,7 @@ namespace eco::render {
 struct VegetationDraw {
   Buffer vertices, indices;  // MeshSet's, as loaded
   Pipeline color, shadow;
+  Pipeline cards;  // the far cards (far_card.vert + vegetation.frag): no vertex buffers, camera only
   bool stencil = false;  // the colour pipeline writes 0 to the stencil (its depth format has one)
 };
 

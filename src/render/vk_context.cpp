@@ -218,6 +218,8 @@ bool createContext(Context& ctx, const ContextOptions& options, std::string* why
   vkGetPhysicalDeviceFeatures(ctx.physical, &supported);
   ctx.vertexStores = supported.vertexPipelineStoresAndAtomics;
   features.features.vertexPipelineStoresAndAtomics = supported.vertexPipelineStoresAndAtomics;
+  // far cards are points a few pixels wide (shaders/far_card.vert); without it they are 1 px
+  features.features.largePoints = supported.largePoints;
 
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queueInfo{.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -444,7 +446,7 @@ Pipeline createGraphicsPipeline(Context& ctx, const GraphicsDesc& desc, const st
   vertexInput.vertexAttributeDescriptionCount = uint32_t(desc.vertexAttributes.size());
   vertexInput.pVertexAttributeDescriptions = desc.vertexAttributes.data();
   VkPipelineInputAssemblyStateCreateInfo assembly{.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
-  assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+  assembly.topology = desc.topology;
   VkPipelineViewportStateCreateInfo viewport{.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
   viewport.viewportCount = 1;
   viewport.scissorCount = 1;

@@ -115,6 +115,7 @@ struct GraphicsDesc {
   VkFormat colorFormat;
   VkFormat depthFormat;
   VkCullModeFlags cullMode = VK_CULL_MODE_NONE;
+  VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
   // Depth-only passes (shadow maps, the depth pre-pass): colorFormat UNDEFINED, no colour
   // attachment; fragmentShader may then be null.
   VkCompareOp depthCompare = VK_COMPARE_OP_GREATER;  // reversed Z; shadow maps use LESS
