@@ -16,7 +16,7 @@ struct Instance {
   float scale;
   vec3 color;      // linear 0..1 from the RGB8 tint
   uint kind;
-  uint hash;       // a per-instance value independent of where the instance sits in memory
+  uint hash;       // a per-instance value independent of where the instance sits in memory and its box
 };
 
 float unorm16(uint q, float lo, float hi) { return lo + float(q) * (1.0 / 65535.0) * (hi - lo); }
@@ -47,7 +47,9 @@ Instance decodeWith(PackedInstance p, GpuTile tile, GpuSpecies sp) {
   o.scale = scale;
   o.color = unpackUnorm4x8(p.w).rgb;
   o.kind = min(sp.info.x, KIND_COUNT - 1);
-  uint h = p.x * 0x9E3779B1u ^ (p.y + 0x7F4A7C15u) * 0x85EBCA77u ^ (p.z + 0x165667B1u) * 0xC2B2AE3Du;
+  // from the fields no quantization box changes (yaw, scale, up, tint): a far tree's copy,
+  // quantized over its group's box, fades exactly against its tile's (cull.comp)
+  uint h = (p.y >> 16) * 0x9E3779B1u ^ (p.z + 0x7F4A7C15u) * 0x85EBCA77u ^ (p.w + 0x165667B1u) * 0xC2B2AE3Du;
   h ^= h >> 15;
   h *= 0x2C1B3C6Du;
   h ^= h >> 12;
