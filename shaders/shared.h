@@ -54,9 +54,10 @@ ECO_CONST CULL_SHADOWS = 16;  // also fill the cascades' draw commands (shadow c
 // set with the far field (a frame without it draws neither)
 ECO_CONST CULL_FAR_TREES = 32;
 // A far tree past its fade end whose bounding sphere is under this many pixels in radius is
-// drawn as its species' far card (meshes.h SpeciesMesh::card, shaders/far_card.vert): one point each, all
-// cards in one non-instanced draw (lavapipe spends about a microsecond per instance of an
-// instanced draw and a third of one per vertex, more than a card's few pixels cost). Its record
+// drawn as its species' far card (meshes.h SpeciesMesh::card, shaders/far_card.vert): one
+// point each, all cards in one non-instanced draw (lavapipe spends about a microsecond per
+// primitive and per instance: a mesh or a triangle card cost several times a point; docs/
+// viewer-far-field.md "Far trees"). Its record
 // follows the views' LODs (DrawCommand index VIEW_COUNT * species * LOD_COUNT), read as
 // VkDrawIndirectCommand: indexCount = vertexCount (cull.comp counts the cards), instanceCount
 // 1, firstIndex = firstVertex 0, vertexOffset = firstInstance = the cards' region in the

@@ -364,7 +364,6 @@ TEST(RenderFarField, StandingPlantsDarkenTheRowsTheDrawnTreesCover) {
   o.camera = camera(512, 170, 1150, 0, -12);  // looking north over the band
   o.view.sky = false;
   o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 5000;
-  o.renderer.farTrees = 0;  // the layer's stand (a thin one: its trees would be far trees)
   ViewerOptions all = o, far = o, bare = o;
   all.cull.fade = false;
   far.cull.drawDistance[0] = 300;
@@ -443,6 +442,7 @@ TEST(RenderFarField, EveryFarTreeIsDrawnOnceAcrossTheHandOver) {
   o.camera = camera(512, 270, 512, 0, -60);
   o.cull.frustum = o.cull.occlusion = false;
   o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 400;
+  o.renderer.farTrees = 1u << 18;  // ecoview's default
   ViewerOptions none = o;
   none.renderer.farTrees = 0;
   const HeadlessResult r = runHeadless(world, o), without = runHeadless(world, none);

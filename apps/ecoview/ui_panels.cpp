@@ -93,6 +93,8 @@ void frameSection(const FrameStats& s) {
   t.mib("uploaded", s.uploadedBytes);
   t.mib("memory", s.residentBytes);
   t.mib("far field", s.farFieldBytes);
+  t.count("far trees", s.farTrees);
+  t.count("as cards", s.farCards);
   t.cell("uploads", s.staged ? "staged" : "direct");
   char exposure[48];
   std::snprintf(exposure, sizeof exposure, s.metered ? "%.2f (metered)" : "%.2f", double(s.exposure));

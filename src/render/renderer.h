@@ -67,8 +67,10 @@ struct RendererOptions {
   bool farFieldComposite = true;
   // Far trees (render/far_field.h): the trees of sparse stands that stay resident over the whole
   // world and are drawn past the load radius instead of the far field's layer; at most this
-  // many (16 B each, beside the streaming budget); 0: every tree beyond the radius is the layer's
-  uint64_t farTrees = 262144;
+  // many (16 B each, beside the streaming budget; in FrameStats::resident); 0: every tree
+  // beyond the radius is the layer's. ecoview's default (--far-trees) is 262144; 0 here keeps
+  // the tests of streaming and culling to the world's own instances.
+  uint64_t farTrees = 0;
 };
 
 struct FrameStats {
