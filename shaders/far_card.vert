@@ -28,6 +28,7 @@ layout(location = 2) flat out vec3 outRight;
 layout(location = 3) flat out vec3 outLeft;
 layout(location = 4) flat out vec3 outUp;
 layout(location = 5) flat out vec3 outDown;
+layout(location = 6) flat out float outSize;  // gl_PointSize
 
 void main() {
   uint ref = VisibleList(visibleAddress).items[gl_InstanceIndex + gl_VertexIndex];
@@ -47,8 +48,11 @@ void main() {
   float radius = card.z * inst.size.x * frame.proj.x / depth * 0.5 * frame.proj.z;
   float elevation = abs(dot(normalize(frame.eye.xyz - centre), inst.up));
   float halfHeight = sqrt(axis * axis + radius * radius * elevation * elevation);
-  float size = clamp(2.0 * max(radius, halfHeight), 1.0, 64.0);
+  // a pixel of margin: a pixel gets a fragment only where its centre is on the point, and the
+  // outline reaches samples of pixels whose centres are half a pixel off it
+  float size = min(2.0 * max(radius, halfHeight) + 1.0, 64.0);
   gl_PointSize = size;
+  outSize = size;
   gl_Position = clip;
   float height = max((card.y - card.x) * inst.size.y, 1e-3);
   outShape = vec4(2.0 * radius / size, 2.0 * halfHeight / size, card.w, card.z * inst.size.x / height);

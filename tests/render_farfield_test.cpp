@@ -442,7 +442,7 @@ TEST(RenderFarField, EveryFarTreeIsDrawnOnceAcrossTheHandOver) {
   o.camera = camera(512, 270, 512, 0, -60);
   o.cull.frustum = o.cull.occlusion = false;
   o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 400;
-  o.renderer.farTrees = 1u << 18;  // ecoview's default
+  o.renderer.farTrees = 1u << 18;
   ViewerOptions none = o;
   none.renderer.farTrees = 0;
   const HeadlessResult r = runHeadless(world, o), without = runHeadless(world, none);

@@ -113,11 +113,11 @@ TEST(EcoviewCli, OutputPathsAreCheckedAndNeverHang) {
     EXPECT_EQ(r.code, 2) << option << ": " << r.output;
     EXPECT_TRUE(contains(r.output, dir.file("fifo"))) << r.output;
   }
-  test::CommandResult r =
-      test::runTool("ecoview", run + "--screenshot " + dir.file("shot.png") + " --stats " + dir.file("stats.json"), 30);
+  test::CommandResult r = test::runTool(
+      "ecoview", run + "--far-trees 1000 --screenshot " + dir.file("shot.png") + " --stats " + dir.file("stats.json"), 30);
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_EQ(test::readBytes(dir.file("shot.png")).substr(1, 3), "PNG");
-  // the resident instances are the world's and the far trees' copies (ecoview's default)
+  // the resident instances are the world's and the far trees' copies
   const auto frame = readJson(dir.file("stats.json"))["frames"][0];
   EXPECT_GT(frame["far_trees_resident"].get<uint64_t>(), 0u);
   EXPECT_EQ(frame["instances_resident"].get<uint64_t>() - frame["far_trees_resident"].get<uint64_t>(), 1000u);

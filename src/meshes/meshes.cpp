@@ -90,12 +90,12 @@ void boundingSphere(const Lods& l, float meshHeight, float crownRadius, float sp
   sphere[3] = float(std::sqrt(r2) * (1 + 1e-6));
 }
 
-// The far card's extent: LOD 0's foliage (all of it where nothing is tinted), its height range
-// and widest horizontal reach in unit space.
+// The far card's extent: LOD 1's foliage (what the meshes are drawn with far away; all of it
+// where nothing is tinted), its height range and widest horizontal reach in unit space.
 void farCard(const Lods& l, MeshForm form, float card[4]) {
   float yMin = 1e30f, yMax = -1e30f, reach = 0;
   for (bool foliageOnly : {true, false}) {
-    for (uint32_t i : l.lod[0]) {
+    for (uint32_t i : l.lod[1]) {
       const MeshVertex& v = l.mesh.vertices[i];
       if (foliageOnly && v.position[3] < 0.5f) continue;
       yMin = std::min(yMin, v.position[1]);
@@ -105,10 +105,38 @@ void farCard(const Lods& l, MeshForm form, float card[4]) {
     if (yMax >= yMin) break;
   }
   if (!(yMax >= yMin)) yMin = 0, yMax = 1, reach = 1;
+  // The outline's width: the foliage's side silhouette has the area of the outline (a cone's
+  // tiers reach past the triangle through their rims; a lumpy crown is not its ellipse). The
+  // silhouette's area: cell centres of a 48 x 48 grid over the extent covered by a foliage
+  // triangle, seen along z and along x, averaged.
+  constexpr int kGrid = 48;
+  double covered = 0;
+  for (int axis : {0, 2}) {
+    for (int gy = 0; gy < kGrid; ++gy)
+      for (int gx = 0; gx < kGrid; ++gx) {
+        const float px = -reach + (float(gx) + 0.5f) * 2 * reach / kGrid, py = yMin + (float(gy) + 0.5f) * (yMax - yMin) / kGrid;
+        bool hit = false;
+        for (size_t t = 0; t + 2 < l.lod[1].size() && !hit; t += 3) {
+          const MeshVertex* v[3] = {&l.mesh.vertices[l.lod[1][t]], &l.mesh.vertices[l.lod[1][t + 1]], &l.mesh.vertices[l.lod[1][t + 2]]};
+          if (v[0]->position[3] < 0.5f && v[1]->position[3] < 0.5f && v[2]->position[3] < 0.5f) continue;
+          float d[3];
+          for (int e = 0; e < 3; ++e) {
+            const float* a = v[e]->position;
+            const float* b = v[(e + 1) % 3]->position;
+            d[e] = (b[axis] - a[axis]) * (py - a[1]) - (b[1] - a[1]) * (px - a[axis]);
+          }
+          hit = (d[0] >= 0 && d[1] >= 0 && d[2] >= 0) || (d[0] <= 0 && d[1] <= 0 && d[2] <= 0);
+        }
+        covered += hit ? 1 : 0;
+      }
+  }
+  const double silhouette = covered / (2.0 * kGrid * kGrid) * 2.0 * double(reach) * double(yMax - yMin);
+  const bool cone = form == MeshForm::Conifer;
+  const double outline = (cone ? 1.0 : 3.14159265358979 / 2) * double(reach) * double(yMax - yMin);
   card[0] = yMin;
   card[1] = yMax;
-  card[2] = reach;
-  card[3] = form == MeshForm::Conifer ? 1.0f : 0.0f;
+  card[2] = silhouette > 0 ? float(double(reach) * silhouette / outline) : reach;
+  card[3] = cone ? 1.0f : 0.0f;
 }
 
 }  // namespace

@@ -245,10 +245,10 @@ void runSurvey(FarFieldSurvey& survey, std::vector<SceneTile> tiles, std::vector
     std::optional<FarFieldBlock> block;
     try {
       instances = placed(i);
+      const size_t before = grouped[g].size();
       block = surveyTile(tiles[i], instances, species, layout, fallback, stats.crownArea,
                          farTreeBudget - stats.farTrees, &grouped[g]);
-      stats.farTrees = 0;
-      for (const std::vector<Instance>& trees : grouped) stats.farTrees += trees.size();
+      stats.farTrees += grouped[g].size() - before;
       stats.instances += instances.size();
       ++stats.tiles;
     } catch (const std::exception& e) {

@@ -68,8 +68,8 @@ struct RendererOptions {
   // Far trees (render/far_field.h): the trees of sparse stands that stay resident over the whole
   // world and are drawn past the load radius instead of the far field's layer; at most this
   // many (16 B each, beside the streaming budget; in FrameStats::resident); 0: every tree
-  // beyond the radius is the layer's. ecoview's default (--far-trees) is 262144; 0 here keeps
-  // the tests of streaming and culling to the world's own instances.
+  // beyond the radius is the layer's (ecoview --far-trees; off by default until the cards'
+  // cover matches the meshes' in dense stands: docs/viewer-far-field.md "Far trees").
   uint64_t farTrees = 0;
 };
 

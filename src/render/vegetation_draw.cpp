@@ -41,6 +41,7 @@ VegetationDraw createVegetationDraw(Context& ctx, const MeshSet& meshes, VkForma
   cards.vertexShader = "far_card.vert";
   cards.fragmentShader = "far_card.frag";
   cards.topology = VK_PRIMITIVE_TOPOLOGY_POINT_LIST;
+  cards.fragmentConstants = {uint32_t(samples)};  // far_card.frag's coverage per sample
   cards.vertexBindings.clear();
   cards.vertexAttributes.clear();
   v.cards = createGraphicsPipeline(ctx, cards, bindings, 16);
