@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -227,20 +228,21 @@ void runSurvey(FarFieldSurvey& survey, std::vector<SceneTile> tiles, std::vector
   // Far trees are uploaded by groups of kFarTreeGroup x kFarTreeGroup tiles, each quantized
   // over its own box, in slot tiles.size() + group: a tile's few far trees on pages of their own
   // would leave most of each page empty, and the cull pass pays per page.
-  int groupsX = 1;
-  for (const SceneTile& t : tiles) groupsX = std::max(groupsX, std::max(t.x, 0) / kFarTreeGroup + 1);
-  auto groupOf = [&](const SceneTile& t) {
-    return size_t(std::max(t.z, 0) / kFarTreeGroup) * size_t(groupsX) + size_t(std::max(t.x, 0) / kFarTreeGroup);
-  };
+  // Groups are numbered in the order their first tile comes, so there are never more than tiles
+  // (a manifest's tiles may lie anywhere on a grid of two billion a side).
+  std::map<std::pair<int, int>, size_t> groupIndex;
+  std::vector<size_t> groupOfTile(tiles.size());
   std::vector<uint32_t> unsurveyed;  // by group
-  for (const SceneTile& t : tiles) {
-    const size_t g = groupOf(t);
-    if (g >= unsurveyed.size()) unsurveyed.resize(g + 1, 0);
-    ++unsurveyed[g];
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    const std::pair<int, int> key{std::max(tiles[i].x, 0) / kFarTreeGroup, std::max(tiles[i].z, 0) / kFarTreeGroup};
+    const auto [it, added] = groupIndex.try_emplace(key, unsurveyed.size());
+    if (added) unsurveyed.push_back(0);
+    groupOfTile[i] = it->second;
+    ++unsurveyed[it->second];
   }
   std::vector<std::vector<Instance>> grouped(unsurveyed.size());
   for (size_t i = 0; i < tiles.size() && !survey.stop; ++i) {
-    const size_t g = groupOf(tiles[i]);
+    const size_t g = groupOfTile[i];
     std::vector<Instance> instances;
     std::optional<FarFieldBlock> block;
     try {
