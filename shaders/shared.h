@@ -62,7 +62,7 @@ ECO_CONST CULL_FAR_TREES = 32;
 // VkDrawIndirectCommand: indexCount = vertexCount (cull.comp counts the cards), instanceCount
 // 1, firstIndex = firstVertex 0, vertexOffset = firstInstance = the cards' region in the
 // visible list; its firstInstance field holds the region's size.
-ECO_CONST FAR_CARD_PX = 8;
+ECO_CONST FAR_CARD_PX = 4;
 
 // GpuSpecies.info.y flags
 ECO_CONST SPECIES_CASTS = 1;  // drawn into the shadow maps (trees and shrubs)
