@@ -461,6 +461,40 @@ TEST(RenderFarField, EveryFarTreeIsDrawnOnceAcrossTheHandOver) {
   EXPECT_EQ(meshes + s.farCards, trees) << "each tree drawn once";
 }
 
+// Far trees come in groups of 4 x 4 tiles, numbered as their first tile comes: two tiles a
+// thousand tiles apart are two groups, not a million (a slot per group follows the world's
+// tiles; numbered by grid position, the second tile's group lay past the table).
+TEST(RenderFarField, FarTreeGroupsOfScatteredTilesStayInTheTable) {
+  if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
+  Scene world = makeSyntheticScene(smallWorld(16));
+  auto source = std::make_shared<Scene>(world);
+  auto single = [source](size_t i) {
+    std::vector<Instance> v;
+    if (i > 1) return v;
+    Instance p = plantAt(100, 100, 0);
+    p.position.y = 20;
+    p.up = {0, 1, 0};
+    v.push_back(p);
+    return v;
+  };
+  world.tiles.resize(2);
+  world.tiles[1].x = world.tiles[1].z = 1000;  // far off the heights: an odd manifest, not an error
+  for (size_t i = 0; i < world.tiles.size(); ++i) {
+    world.tiles[i].instances = 1;
+    world.tiles[i].speciesCounts = {1, 0, 0, 0};
+  }
+  world.speciesInstances = {2, 0, 0, 0};
+  world.placedInstances = single;
+  world.loadTile = fixtures::tileLoader(source, single);
+  ViewerOptions o;
+  o.width = o.height = 64;
+  o.validation = true;
+  o.renderer.farTrees = 16;
+  const HeadlessResult r = runHeadless(world, o);
+  EXPECT_EQ(r.validationErrors, 0);
+  EXPECT_EQ(r.frames.back().farTrees, 2u);
+}
+
 // Far plants a pixel or less across keep their tone under multisampling: a multisampled pixel
 // shades once for the samples a triangle covers, and without centroid interpolation at a
 // point that can lie outside a sub-pixel triangle, where the normal is extrapolated; the drawn
