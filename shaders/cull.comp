@@ -84,6 +84,7 @@ void main() {
   GpuPage page = pages[pageIndex];
   uint slot = gl_GlobalInvocationID.x;
   uint flags = frame.cull.y;
+  bool farTree = (page.header.w & PAGE_FAR_TREES) != 0;  // render/far_field.h far trees
   if (slot < page.header.z) {
     PackedInstance packed = InstancePage(page.header.xy).items[slot];
     uint speciesId = packed.w >> 24;
@@ -108,12 +109,12 @@ void main() {
       // depend on where the instance sits in GPU memory, so the picture is stable as tiles stream
       float start = frame.fadeStart[kind], end = frame.fadeEnd[kind];
       float t = (dist - start) / max(end - start, 1e-3);
-      if ((page.header.w & PAGE_FAR_TREES) == 0)
+      if (!farTree)
         drawn = drawn && dist <= end && (dist <= start || hash01(inst.hash) >= t);
       else  // a far tree: drawn exactly where its tile's copy is not, so one of the two shows
         drawn = drawn && (flags & CULL_FAR_TREES) != 0 && dist > start && hash01(inst.hash) < t;
     } else {
-      drawn = drawn && (page.header.w & PAGE_FAR_TREES) == 0;  // every tile's own copy is drawn
+      drawn = drawn && !farTree;  // every tile's own copy is drawn
     }
 
     bool keep = drawn;
@@ -126,7 +127,7 @@ void main() {
     // as meshes would show the hand-over) and a few pixels wide (sphere radius in pixels
     // r fy / depth * height / 2) is drawn as its card, which casts no shadow (the cascades
     // seldom reach it)
-    bool card = (page.header.w & PAGE_FAR_TREES) != 0 && dist > frame.fadeEnd[kind] &&
+    bool card = farTree && dist > frame.fadeEnd[kind] &&
                 r * frame.proj.y * frame.proj.w < float(2 * FAR_CARD_PX) * c.z;
     if (keep) atomicAdd(groupFrustum, 1);
     if (keep && (flags & CULL_OCCLUSION) != 0) keep = !occluded(c, r);

@@ -657,12 +657,13 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
     // order, then each cascade's casters, each as large as the species' resident instances
     // within its reach of the eye (render/visible_reach.h)
     const std::vector<double> reach = speciesReach(frame, speciesTable_);
-    std::vector<uint64_t> reachable(speciesCount_, 0), cards(speciesCount_, 0);
+    std::vector<uint64_t> reachable(speciesCount_, 0);
+    uint32_t cardCount = 0;  // far trees resident: any of them may be a card
     for (size_t t = 0; t < pages_.tiles.size(); ++t) {
       const InstancePages::TileSlot& ts = pages_.tiles[t];
       if (!pages_.resident[t] || ts.pages.empty()) continue;
       if (t >= world_.tiles.size())  // far trees: as a card, or as a mesh within reach
-        for (size_t k = 0; k < cards.size() && k < ts.speciesCounts.size(); ++k) cards[k] += ts.speciesCounts[k];
+        for (uint32_t c : ts.speciesCounts) cardCount += c;
       // far trees are drawn at any distance past their fade start
       const double d = t < world_.tiles.size() ? boxDistance(pages_.tileBoxes[t], double(frame.eye.x), double(frame.eye.z)) : 0.0;
       for (size_t k = 0; k < reach.size() && k < ts.speciesCounts.size(); ++k)
@@ -670,7 +671,8 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
     }
     uint64_t slots = 0;
     for (uint32_t k = 0; k < speciesCount_; ++k)
-      slots += reachable[k] * (1 + (casts_[k] && options_.shadows.enabled ? gpu::CASCADE_COUNT : 0)) + cards[k];
+      slots += reachable[k] * (1 + (casts_[k] && options_.shadows.enabled ? gpu::CASCADE_COUNT : 0));
+    slots += cardCount;
     bool farther = false;
     for (size_t k = 0; k < reach.size(); ++k) farther = farther || reach[k] > visibleReach_[k];
     if (farther) {
@@ -695,8 +697,6 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
         }
         base += size;
       }
-    uint32_t cardCount = 0;
-    for (uint64_t c : cards) cardCount += uint32_t(c);
     // read as VkDrawIndirectCommand {vertexCount, instanceCount 1, firstVertex 0, firstInstance
     // = the region}; the region's size after it
     init[gpu::VIEW_COUNT * speciesCount_ * gpu::LOD_COUNT] = {0, 1, 0, base, cardCount, 0, 0, 0};
