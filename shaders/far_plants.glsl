@@ -189,6 +189,22 @@ Over farOver(vec3 world, vec3 n, FarPlants far) {
     vec3 barkPart = toneMap(frame, applyFog(frame, vec3(BARK_COLOR) * plantLight(frame, shape.z, 0.0, shape.w, 0.0, 1.0), world));
     vec3 plant = mix(barkPart, mix(shadePart, litPart, lit.x), shape.y);
     Over mean = overMix(result, plant, far.seen[k]);
+    // The grain of plants smaller than a pixel. The frame drawn with every instance is not
+    // smooth there: each of a pixel's samples lands on a crown's lit or shaded side, a trunk or
+    // the ground between, and the pixel averages its samples (a far forest drawn as the mean
+    // alone read as paint: a fifth to a tenth of that frame's pixel-scale contrast). One draw
+    // per world cell about a crown's radius wide (half a metre for grass and ground cover),
+    // with the shares the mean is made of, so it averages to `mean`; pulled toward the mean by
+    // 1 / sqrt(samples per pixel), as a pixel's independent samples are. Anchored in the world,
+    // it sparkles as the camera moves as the instances it stands for do.
+    float grainCell = k < 2 && frame.crownSize[k] > 0.0 ? frame.crownSize[k] : 0.5;
+    uint g = crownHash(floor(world.xz / grainCell), k + 4);
+    vec3 part = float(g & 1023u) < 1024.0 * shape.y
+                    ? (float((g >> 10) & 1023u) < 1024.0 * lit.x ? ((g & 0x80000000u) != 0u ? litHigh : litLow) : shadePart)
+                    : barkPart;
+    Over drawn = float((g >> 20) & 1023u) < 1024.0 * far.seen[k] ? overMix(result, part, 1.0) : result;
+    float grain = inversesqrt(max(frame.terrain.w, 1.0));
+    mean = Over(mix(mean.keep, drawn.keep, grain), mix(mean.add, drawn.add, grain));
     // Crowns where they are a few pixels wide: one crown per cell of a jittered grid at the
     // kind's crown spacing, its radius chosen so crowns take `seen` of the ground and its sunlit
     // side `lit.x` of each crown, so the pattern averages to `mean`; faded to the mean as a

@@ -136,7 +136,7 @@ struct FrameData {
   vec4 skyZenith;    // rgb sky colour overhead, w = exposure
   vec4 ground;       // rgb light bounced from the ground (hemisphere ambient below), w = ambient intensity
   vec4 elevation;    // terrain min, max height, snow line (metres; 1e30: none), unused
-  vec4 terrain;      // cell size, heightmap width, height (samples), unused
+  vec4 terrain;      // cell size, heightmap width, height (samples), colour samples per pixel
   vec4 lod;          // lod distance factor, unused, pyramid width, height
   uvec4 cull;        // page count, flags, pyramid levels, the visible list's slots
   uvec4 draws;       // x = species count (draw commands per view: x * LOD_COUNT), y = views culled

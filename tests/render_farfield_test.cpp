@@ -271,6 +271,51 @@ BlockComparison compareBlocks(const HeadlessResult& frame, const HeadlessResult&
   return c;
 }
 
+// The pixel-scale contrast of a picture over a block: the spread (standard deviation) of each
+// pixel's luminance about the mean of the 5 x 5 pixels around it. A forest drawn with every
+// instance has it (a pixel's samples each land on a crown's lit or shaded side, a trunk or the
+// ground); a far field drawn as a smooth mean has next to none and reads as paint.
+double pixelContrast(const HeadlessResult& r, int width, int bx, int by, int block) {
+  double sum = 0, sum2 = 0;
+  int n = 0;
+  for (int y = by; y < by + block; ++y)
+    for (int x = bx; x < bx + block; ++x) {
+      double box = 0;
+      int m = 0;
+      for (int v = std::max(y - 2, by); v <= std::min(y + 2, by + block - 1); ++v)
+        for (int u = std::max(x - 2, bx); u <= std::min(x + 2, bx + block - 1); ++u, ++m)
+          box += luminance(r.pixels, size_t(v) * size_t(width) + size_t(u));
+      const double d = luminance(r.pixels, size_t(y) * size_t(width) + size_t(x)) - box / m;
+      sum += d, sum2 += d * d, ++n;
+    }
+  return std::sqrt(std::max(sum2 / n - (sum / n) * (sum / n), 0.0));
+}
+
+// Over the far field's own zone (blocks where at least 95 % of `bare`'s pixels equal
+// `terrain`'s: no instance drawn) that the reference shows plants in (its contrast at least a
+// level above the bare terrain's): the median over those blocks of frame's contrast over
+// reference's.
+double contrastRatio(const HeadlessResult& frame, const HeadlessResult& reference, const HeadlessResult& terrain,
+                     const HeadlessResult& bare, int width, int height, int block, int* judged) {
+  std::vector<double> ratios;
+  for (int by = 0; by + block <= height; by += block)
+    for (int bx = 0; bx + block <= width; bx += block) {
+      int empty = 0;
+      for (int y = by; y < by + block; ++y)
+        for (int x = bx; x < bx + block; ++x) {
+          const size_t i = size_t(y) * size_t(width) + size_t(x);
+          empty += std::equal(&terrain.pixels[i * 4], &terrain.pixels[i * 4 + 3], &bare.pixels[i * 4]);
+        }
+      if (100 * empty < 95 * block * block) continue;
+      const double r = pixelContrast(reference, width, bx, by, block);
+      if (!(r > pixelContrast(terrain, width, bx, by, block) + 1.0)) continue;
+      ratios.push_back(pixelContrast(frame, width, bx, by, block) / r);
+    }
+  std::sort(ratios.begin(), ratios.end());
+  *judged = int(ratios.size());
+  return ratios.empty() ? 0.0 : ratios[ratios.size() / 2];
+}
+
 TEST(RenderFarField, StreamingPictureKeepsTheToneOfTheAllInstancePicture) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   Scene world = makeSyntheticScene(smallWorld(200000));
@@ -327,6 +372,45 @@ TEST(RenderFarField, StreamingPictureKeepsTheToneOfTheAllInstancePicture) {
   EXPECT_GT(farWith.judged, 40);
   EXPECT_LE(farWith.median, 3.3);  // 2.8 measured; 3.6 without the crowns' neighbour shading
   EXPECT_GT(farNo.median, farWith.median + 20) << "the test tells a picture without the far field apart";  // 35.7
+}
+
+// A forest seen from 2-3 km, its crowns under a pixel: the far field keeps the all-instance
+// picture's grain (pixelContrast), not only its tone.
+TEST(RenderFarField, FarForestKeepsThePixelScaleContrastOfItsPlants) {
+  if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
+  Scene world = makeSyntheticScene(smallWorld(200000));
+  ViewerOptions o;
+  o.width = 480;
+  o.height = 270;
+  o.validation = true;
+  o.camera = camera(512, 380, 1850, 0, -13);  // 0.8-1.8 km south of the 1 km map, looking north over it
+  o.view.sky = false;
+  ViewerOptions all = o;
+  all.renderer.stream.loadRadius = all.renderer.stream.unloadRadius = 6000;
+  all.cull.fade = false;
+  ViewerOptions streaming = o;  // nothing within the load radius: the far field alone
+  streaming.renderer.stream.loadRadius = 300;
+  streaming.renderer.stream.unloadRadius = 400;
+  ViewerOptions without = streaming;
+  without.cull.farField = false;
+  ViewerOptions terrain = all;
+  terrain.cull.fade = true;
+  terrain.cull.drawDistance.fill(0);
+  terrain.cull.farField = false;
+  HeadlessResult rAll = runHeadless(world, all), rStreaming = runHeadless(world, streaming);
+  HeadlessResult rWithout = runHeadless(world, without), rTerrain = runHeadless(world, terrain);
+  for (const HeadlessResult* r : {&rAll, &rStreaming, &rWithout, &rTerrain}) EXPECT_EQ(r->validationErrors, 0);
+  if (const char* dir = std::getenv("ECO_FARFIELD_PICTURES")) {
+    std::string d = dir;
+    writeScreenshot(d + "/grain_all.png", o.width, o.height, rAll.pixels);
+    writeScreenshot(d + "/grain_streaming.png", o.width, o.height, rStreaming.pixels);
+  }
+  int judged = 0;
+  const double grain = contrastRatio(rStreaming, rAll, rTerrain, rWithout, o.width, o.height, 20, &judged);
+  std::printf("far zone: pixel-scale contrast %.2f of the all-instance picture's over %d blocks\n", grain, judged);
+  EXPECT_GT(judged, 20);
+  EXPECT_GE(grain, 0.6);
+  EXPECT_LE(grain, 1.5);
 }
 
 // Plants stand above the far field's surface where the canopy lift does not raise it (a

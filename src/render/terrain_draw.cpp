@@ -352,7 +352,7 @@ void selectView(TerrainDraw& t, const gpu::FrameData& frame, const gpu::vec4* pl
 }  // namespace
 
 void prepareTerrainFrame(TerrainDraw& t, gpu::FrameData& frame, uint32_t slot) {
-  frame.terrain = {t.cellSize, float(t.heightsCpu->width), float(t.heightsCpu->height), 0.0f};
+  frame.terrain = {t.cellSize, float(t.heightsCpu->width), float(t.heightsCpu->height), float(t.samples)};
   selectView(t, frame, frame.frustum, slot, 0);
   for (uint32_t v = 1; v < gpu::VIEW_COUNT; ++v) t.fullNodes[slot][v] = t.quarterNodes[slot][v] = 0;
   t.triangles[slot] = uint64_t(t.fullNodes[slot][0]) * t.fullIndexCount / 3 +
