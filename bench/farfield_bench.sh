@@ -4,7 +4,8 @@
 # and drawn: --load-radius past the world --no-draw-distance; vegetation hidden, with and
 # without fog for the sky mask), all at one fixed exposure (--no-auto-exposure), compared by
 # bench/frame_compare.py: per 40x40 block of ground the mean luminance difference (worst,
-# median, and the median over the blocks with plants), and the skyline's RMS difference in pixels.
+# median, and the median over the blocks with plants), the skyline's RMS difference in pixels,
+# and the grain (the median over vegetated blocks of the pixel-scale contrast over the reference's).
 # Prints one markdown row per view.
 # Usage: bench/farfield_bench.sh BUILD
 # Worlds: the bundled sample; the Grand Canyon DEM (bench/configs/grand_canyon.json) where
@@ -33,11 +34,11 @@ view() {
   "$ecoview" "$bake" "${o[@]}" --hide "$hide" --no-far-field --screenshot "$work/terrain.png" 2>/dev/null
   "$ecoview" "$bake" "${o[@]}" --hide "$hide" --no-far-field --no-fog --screenshot "$work/clear.png" 2>/dev/null
   "$python" "$root/bench/frame_compare.py" --json "$work"/{frame,ref,terrain,clear}.png |
-    "$python" -c "import json,sys; r=json.load(sys.stdin); print(f\"| $name | \`$camera\` | {r['blocks']} | {r['worst']:.1f} | {r['median']:.1f} | {r['vegetated_blocks']} | {r['median_vegetated']:.1f} | {r['skyline_rms_px']:.1f} |\")"
+    "$python" -c "import json,sys; r=json.load(sys.stdin); print(f\"| $name | \`$camera\` | {r['blocks']} | {r['worst']:.1f} | {r['median']:.1f} | {r['vegetated_blocks']} | {r['median_vegetated']:.1f} | {r['skyline_rms_px']:.1f} | {r['contrast_ratio']:.2f} |\")"
 }
 
-echo "| view | camera (x,y,z,yaw,pitch) | ground blocks | worst block (levels) | median block | vegetated blocks | their median | skyline RMS (px) |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| view | camera (x,y,z,yaw,pitch) | ground blocks | worst block (levels) | median block | vegetated blocks | their median | skyline RMS (px) | pixel contrast / reference's |"
+echo "|---|---|---|---|---|---|---|---|---|"
 "$ecobake" bake "$root/configs/temperate_mountain.json" -o "$work/sample" -q
 # the gallery's cameras: the valley forest around (2000, 3500) from the south, 25 degrees down
 for km in 1.5 3 6; do

@@ -16,7 +16,9 @@ Prints, per 40 x 40 px block (whole blocks at least half ground), the mean lumin
 8-bit values) of FRAME minus that of REFERENCE: the worst and the median absolute difference (also the
 median over the vegetated blocks: those where REFERENCE differs from TERRAIN by a level);
 and the skyline (per column, the first row from the top that differs from the sky) RMS
-difference in pixels. Reads 8-bit RGB/RGBA PNGs (what ecoview writes) with zlib + numpy only.
+difference in pixels; and the grain: over the vegetated blocks, the median of FRAME's
+pixel-scale contrast (each pixel's luminance less its 5 x 5 neighbourhood's mean, its spread
+over the block) over REFERENCE's. Reads 8-bit RGB/RGBA PNGs (what ecoview writes) with zlib + numpy only.
 """
 import json
 import struct
@@ -79,6 +81,18 @@ def block_means(lum, block):
     return lum[:h * block, :w * block].reshape(h, block, w, block).mean(axis=(1, 3))
 
 
+def block_contrast(lum, block):
+    """Per block, the pixel-scale contrast: the standard deviation of each pixel's luminance
+    less the mean of the 5 x 5 pixels around it (the grain of plants a pixel or two wide; a
+    far field drawn as a smooth mean has next to none and reads as paint)."""
+    pad = np.pad(lum, 2, mode="edge")
+    c = np.pad(np.cumsum(np.cumsum(pad, 0), 1), ((1, 0), (1, 0)))
+    box = (c[5:, 5:] - c[:-5, 5:] - c[5:, :-5] + c[:-5, :-5]) / 25.0
+    d = lum - box
+    h, w = lum.shape[0] // block, lum.shape[1] // block
+    return d[:h * block, :w * block].reshape(h, block, w, block).std(axis=(1, 3))
+
+
 def skyline(frame, terrain, sky_rows):
     """Per column, the first row from the top where the frame differs from the terrain-only
     frame by more than 12 levels (summed over r, g, b) within the terrain-only frame's sky, or
@@ -112,6 +126,11 @@ def main():
     # median over all ground blocks is trivially 0 where most ground has no plants)
     planted = np.abs(block_means(luminance(ref), block) - block_means(luminance(terrain), block)) >= 1.0
     vegetated = diff[judged & planted]
+    # the grain: over the vegetated blocks whose reference has pixel-scale contrast a level
+    # above the bare terrain's, the median of frame's over reference's
+    c_frame, c_ref = block_contrast(luminance(frame), block), block_contrast(luminance(ref), block)
+    grainy = judged & planted & (c_ref > block_contrast(luminance(terrain), block) + 1.0)
+    contrast = float(np.median(c_frame[grainy] / c_ref[grainy])) if grainy.any() else 0.0
     diff = diff[judged]
     line_f, line_r = skyline(frame, terrain, sky_rows), skyline(ref, terrain, sky_rows)
     has_sky = sky_rows > 0
@@ -125,6 +144,8 @@ def main():
         "mean_frame": round(float(luminance(frame).mean()), 2),
         "mean_reference": round(float(luminance(ref).mean()), 2),
         "skyline_rms_px": round(rms, 2),
+        "contrast_ratio": round(contrast, 2),
+        "contrast_blocks": int(grainy.sum()),
         "skyline_columns": int(has_sky.sum()),
     }
     if "--json" in sys.argv:
