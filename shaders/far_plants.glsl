@@ -192,7 +192,8 @@ Over farOver(vec3 world, vec3 n, FarPlants far) {
     // The grain of plants smaller than a pixel. The frame drawn with every instance is not
     // smooth there: each of a pixel's samples lands on a crown's lit or shaded side, a trunk or
     // the ground between, and the pixel averages its samples (a far forest drawn as the mean
-    // alone read as paint: a fifth to a tenth of that frame's pixel-scale contrast). One draw
+    // alone read as paint: 0.3-0.5 of that frame's pixel-scale contrast, bench/frame_compare.py,
+    // and a tenth in the smoothest rows). One draw
     // per world cell about a crown's radius wide (half a metre for grass and ground cover),
     // with the shares the mean is made of, so it averages to `mean`; pulled toward the mean by
     // 1 / sqrt(samples per pixel), as a pixel's independent samples are. Anchored in the world,
@@ -207,8 +208,8 @@ Over farOver(vec3 world, vec3 n, FarPlants far) {
     mean = Over(mix(mean.keep, drawn.keep, grain), mix(mean.add, drawn.add, grain));
     // Crowns where they are a few pixels wide: one crown per cell of a jittered grid at the
     // kind's crown spacing, its radius chosen so crowns take `seen` of the ground and its sunlit
-    // side `lit.x` of each crown, so the pattern averages to `mean`; faded to the mean as a
-    // crown shrinks toward a pixel (no shimmer).
+    // side `lit.x` of each crown, so the pattern averages to `mean`'s expectation; faded to the
+    // grain above as a crown shrinks toward a pixel.
     // (trees and shrubs only: far_field.cpp gives grass and ground cover no crown size. The
     // test on k, known in each unrolled iteration, drops their crown code, which lavapipe, which
     // runs both sides of a branch for every pixel, paid on all the ground: 1.5 km view 10 %)
