@@ -220,6 +220,16 @@ TEST(RenderFarField, DefaultCameraFramesTheWholeWorld) {
       expectCornersInside(*w, width, height);
 }
 
+// The far-field tests' view: 480 x 270 (the issue's 960 x 540 at half size), validation on.
+ViewerOptions farFieldView(const Camera& c) {
+  ViewerOptions o;
+  o.width = 480;
+  o.height = 270;
+  o.validation = true;
+  o.camera = c;
+  return o;
+}
+
 // Issue #29's measure of the far field: the frame with ecoview's defaults (instances near, the
 // far field beyond) against the frame with every instance drawn, per square block of pixels:
 // the mean luminance (Rec. 709 weights on the 8-bit values) of each, judged over the blocks that
@@ -349,11 +359,7 @@ TEST(RenderFarField, StreamingPictureKeepsTheToneOfTheAllInstancePicture) {
   // tells the two apart (dark soil is about as bright as lit crowns)
   for (int c = 0; c < 3; ++c)
     world.ground.color[kGroundGrass][c] = world.ground.color[kGroundSoil][c] = world.ground.color[kGroundSand][c];
-  ViewerOptions o;
-  o.width = 480;
-  o.height = 270;
-  o.validation = true;
-  o.camera = camera(200, 260, 1100, 25, -28);  // south-west of the map, looking north-east over it
+  ViewerOptions o = farFieldView(camera(200, 260, 1100, 25, -28));  // south-west of the map, looking north-east over it
   o.view.sky = false;  // a flat background: sky pixels equal the top-left one
   // a 450 m load radius: beyond it (most of the view) the far field
   const FarFieldPictures p = renderFarFieldPictures(world, o, 450, 550);
@@ -389,11 +395,8 @@ TEST(RenderFarField, StreamingPictureKeepsTheToneOfTheAllInstancePicture) {
 TEST(RenderFarField, FarForestKeepsThePixelScaleContrastOfItsPlants) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   Scene world = makeSyntheticScene(smallWorld(200000));
-  ViewerOptions o;
-  o.width = 480;
-  o.height = 270;
-  o.validation = true;
-  o.camera = camera(512, 380, 1850, 0, -13);  // 0.8-1.8 km south of the 1 km map, looking north over it
+  // 0.8-1.8 km south of the 1 km map, looking north over it
+  ViewerOptions o = farFieldView(camera(512, 380, 1850, 0, -13));
   o.view.sky = false;
   // nothing within the 300 m load radius: the far field alone
   const FarFieldPictures p = renderFarFieldPictures(world, o, 300, 400);
@@ -439,11 +442,7 @@ TEST(RenderFarField, StandingPlantsDarkenTheRowsTheDrawnTreesCover) {
   for (int c = 0; c < 3; ++c)  // pale ground: the trees darken it
     world.ground.color[kGroundGrass][c] = world.ground.color[kGroundSoil][c] = world.ground.color[kGroundSand][c];
 
-  ViewerOptions o;
-  o.width = 480;
-  o.height = 270;
-  o.validation = true;
-  o.camera = camera(512, 170, 1150, 0, -12);  // looking north over the band
+  ViewerOptions o = farFieldView(camera(512, 170, 1150, 0, -12));  // looking north over the band
   o.view.sky = false;
   o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 5000;
   ViewerOptions all = o, far = o, bare = o;
@@ -591,13 +590,9 @@ TEST(RenderFarField, FarTreeGroupsOfScatteredTilesStayInTheTable) {
 TEST(RenderFarField, DrawnPlantsAreNotCoveredByTheFarField) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   Scene world = makeSyntheticScene(smallWorld(200000));
-  ViewerOptions o;
-  o.width = 480;
-  o.height = 270;
-  o.validation = true;
+  ViewerOptions o = farFieldView(camera(200, 260, 1100, 25, -28));
   o.renderer.samples = 1;
   o.view.shadows = false;  // the plants' shadows would mark ground as theirs
-  o.camera = camera(200, 260, 1100, 25, -28);
   o.renderer.stream.loadRadius = 450;  // plants drawn near, faded out over the band, far field beyond
   o.renderer.stream.unloadRadius = 550;
   ViewerOptions pass = o, none = o;
@@ -629,11 +624,7 @@ TEST(RenderFarField, MultisamplingKeepsTheToneOfSubPixelPlants) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   Scene world = makeSyntheticScene(smallWorld(200000));
   for (int c = 0; c < 3; ++c) world.ground.color[kGroundGrass][c] = world.ground.color[kGroundSoil][c];
-  ViewerOptions o;
-  o.width = 480;
-  o.height = 270;
-  o.validation = true;
-  o.camera = camera(200, 260, 1100, 25, -28);
+  ViewerOptions o = farFieldView(camera(200, 260, 1100, 25, -28));
   o.view.sky = false;
   o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 5000;
   o.cull.fade = false;
