@@ -2,11 +2,14 @@
 // lattice and off the world, instances counted by plain point-to-square distances.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "render/camera.h"
 #include "render/scene.h"
+#include "render/shadows.h"
 #include "render/visible_reach.h"
 
 namespace eco::render {
@@ -121,6 +124,209 @@ TEST(VisibleReach, SpeciesReachIsTheKindsDrawDistancePlusTheSphereOffset) {
   EXPECT_EQ(speciesReach(f, sp)[2], kUnreached);
   f.cull.y = 0;  // no draw distance
   EXPECT_EQ(speciesReach(f, sp)[0], kUnbounded);
+}
+
+// Distances in the plane written out directly: point to segment, segment to segment (0 where
+// they cross), and polygon to polygon as the least over their edges, 0 where one holds a
+// vertex of the other (not the separating-axis form the library uses).
+using P2 = std::array<double, 2>;
+double toSegment(P2 p, P2 a, P2 b) {
+  const double ex = b[0] - a[0], ez = b[1] - a[1], len2 = ex * ex + ez * ez;
+  double t = len2 > 0 ? ((p[0] - a[0]) * ex + (p[1] - a[1]) * ez) / len2 : 0;
+  t = std::min(std::max(t, 0.0), 1.0);
+  return std::hypot(p[0] - a[0] - t * ex, p[1] - a[1] - t * ez);
+}
+double side(P2 a, P2 b, P2 p) { return (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]); }
+double segments(P2 a, P2 b, P2 c, P2 d) {
+  const double s1 = side(a, b, c), s2 = side(a, b, d), s3 = side(c, d, a), s4 = side(c, d, b);
+  if (((s1 > 0 && s2 < 0) || (s1 < 0 && s2 > 0)) && ((s3 > 0 && s4 < 0) || (s3 < 0 && s4 > 0))) return 0;
+  return std::min({toSegment(a, c, d), toSegment(b, c, d), toSegment(c, a, b), toSegment(d, a, b)});
+}
+bool inside(const std::vector<P2>& poly, P2 p) {  // convex, either winding
+  bool pos = false, neg = false;
+  for (size_t i = 0; i < poly.size(); ++i) {
+    const double s = side(poly[i], poly[(i + 1) % poly.size()], p);
+    pos = pos || s > 0, neg = neg || s < 0;
+  }
+  return !(pos && neg);
+}
+double gapBetween(const std::vector<P2>& a, const std::vector<P2>& b) {
+  for (P2 v : a)
+    if (inside(b, v)) return 0;
+  for (P2 v : b)
+    if (inside(a, v)) return 0;
+  double g = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < a.size(); ++i)
+    for (size_t j = 0; j < b.size(); ++j)
+      g = std::min(g, segments(a[i], a[(i + 1) % a.size()], b[j], b[(j + 1) % b.size()]));
+  return g;
+}
+
+// Every sphere a cascade lists (the cull shader's tests: the cascade box's planes and the
+// receivers', one plane at a time) whose centre stands no higher than the casters' top, seen
+// from an eye above the lowest ground, lies within the cascade's region around the eye, for
+// random views, projections, suns, shadow settings and heights. Spheres are drawn over a wide
+// area and around each slice, so the region's every side is approached.
+TEST(VisibleReach, CasterRegionHoldsEverySphereACascadeLists) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(0, 1);
+  size_t listed[gpu::CASCADE_COUNT] = {};
+  for (int trial = 0; trial < 60; ++trial) {
+    const double minY = 200 * u(rng), relief = trial % 3 == 0 ? 50.0 : 2500 * u(rng);
+    const double casterTop = minY + relief + 40, maxRadius = 0.5 + 20 * u(rng);
+    Camera cam;
+    cam.position = {float(6000 * u(rng)), float(minY + (trial % 4 == 0 ? 2.0 : 2000 * u(rng) * u(rng))),
+                    float(6000 * u(rng))};
+    cam.yawDeg = float(360 * u(rng));
+    cam.pitchDeg = float(-89 + 120 * u(rng));
+    cam.fovYDeg = float(30 + 70 * u(rng));
+    cam.nearPlane = float(0.1 + 2 * u(rng));
+    const int w = trial % 2 ? 1920 : 400, h = trial % 5 == 0 ? 1600 : 540;
+    gpu::FrameData f = makeFrameData(cam, w, h, CullSettings{});
+    const Vec3 sun = sunDirection(float(360 * u(rng)), trial % 7 == 6 ? float(1.2 + 3 * u(rng)) : float(5 + 85 * u(rng)));
+    f.sun = {sun.x, sun.y, sun.z, 1};
+    ShadowSettings settings;
+    settings.distance = float(200 + 2500 * u(rng));
+    settings.split = float(u(rng));
+    settings.mapSize = trial % 2 ? 1024u : 256u;
+    setShadowCascades(f, settings, float(minY), float(casterTop + maxRadius));
+    const double e[3] = {double(f.eye.x), double(f.eye.y), double(f.eye.z)};
+    for (uint32_t c = 0; c < gpu::CASCADE_COUNT; ++c) {
+      const CasterRegion region = casterRegion(settings, f.eye.w, 1 / f.proj.x, 1 / f.proj.y, sun, minY, casterTop,
+                                               maxRadius, c);
+      ASSERT_GE(region.hull.size(), 3u);
+      auto listedBy = [&](const double* p, double r) {
+        for (uint32_t k = 0; k < gpu::FRUSTUM_PLANES; ++k) {
+          const gpu::vec4 a = f.shadowPlanes[c * gpu::FRUSTUM_PLANES + k], b = f.shadowReceivers[c * gpu::FRUSTUM_PLANES + k];
+          if (double(a.x) * p[0] + double(a.y) * p[1] + double(a.z) * p[2] + double(a.w) < -r) return false;
+          if (double(b.x) * p[0] + double(b.y) * p[1] + double(b.z) * p[2] + double(b.w) < -r) return false;
+        }
+        return true;
+      };
+      const double end = double((&f.shadowSplits.x)[c]);
+      for (int i = 0; i < 9000; ++i) {
+        double p[3];
+        const double r = maxRadius * u(rng);
+        if (i % 3 == 0) {  // anywhere within 12 km
+          p[0] = e[0] + 24000 * (u(rng) - 0.5), p[2] = e[2] + 24000 * (u(rng) - 0.5);
+        } else {  // around the slice, out to twice its far end, and from there toward the sun
+          const double d = 2 * end * u(rng);
+          const double toward = i % 3 == 1 ? 0.0 : 1.2 * (casterTop - minY + 2 * end) * u(rng) / std::max(double(sun.y), 0.02);
+          const double flat = std::hypot(double(sun.x), double(sun.z)) + 1e-9;
+          p[0] = e[0] + double(f.forward.x) * d + 2 * end * (u(rng) - 0.5) + double(sun.x) / flat * toward;
+          p[2] = e[2] + double(f.forward.z) * d + 2 * end * (u(rng) - 0.5) + double(sun.z) / flat * toward;
+        }
+        // mostly near the top: the casters that shade from farthest
+        p[1] = i % 4 == 0 ? casterTop : casterTop - (casterTop - minY + 300) * u(rng) * u(rng) * u(rng);
+        if (!listedBy(p, r)) continue;
+        ++listed[c];
+        double gap = std::numeric_limits<double>::infinity();
+        const P2 q{p[0] - e[0], p[2] - e[2]};
+        if (inside(region.hull, q)) gap = 0;
+        for (size_t j = 0; j < region.hull.size(); ++j)
+          gap = std::min(gap, toSegment(q, region.hull[j], region.hull[(j + 1) % region.hull.size()]));
+        ASSERT_LE(gap, region.margin) << "trial " << trial << " cascade " << c << ": a listed caster " << gap - region.margin
+                                      << " m outside the region";
+      }
+    }
+  }
+  for (size_t n : listed) EXPECT_GT(n, 1000u) << "too few listed spheres to test the regions";
+}
+
+// The sample's sun (40 degrees, from the south) over 2.3 km of relief with 1.5 km of shadows:
+// the first two cascades' regions are strips toward the sun, narrower than the 3 km across of
+// the trees in reach and reaching toward the sun little farther than the relief's shadow.
+TEST(VisibleReach, NearCascadesRegionsAreNarrowStrips) {
+  ShadowSettings settings;
+  const Vec3 sun = sunDirection(180, 40);  // toward +z
+  double widths[gpu::CASCADE_COUNT];
+  for (uint32_t c = 0; c < gpu::CASCADE_COUNT; ++c) {
+    const CasterRegion r = casterRegion(settings, 0.5f, 1.7778f / 1.7320508f, 1 / 1.7320508f, sun, 210, 2560, 20, c);
+    double x0 = 1e30, x1 = -1e30, z1 = -1e30;
+    for (P2 p : r.hull) x0 = std::min(x0, p[0]), x1 = std::max(x1, p[0]), z1 = std::max(z1, p[1]);
+    widths[c] = x1 - x0 + 2 * r.margin;
+    // the shadow of 2350 m of relief under a 40-degree sun, and less than the shadow distance
+    if (c < 2) {
+      EXPECT_LT(z1 + r.margin, 2350 / std::tan(40 * 3.14159265 / 180) + 1500) << "cascade " << c;
+    }
+  }
+  EXPECT_LT(widths[0], 0.25 * 3000);
+  EXPECT_LT(widths[1], 0.55 * 3000);
+  EXPECT_LT(widths[0], widths[1]);
+  EXPECT_LT(widths[1], widths[2]);
+}
+
+double bruteNeedWithRegions(const std::vector<SceneTile>& tiles, float ts, const std::vector<double>& reach,
+                            const std::vector<double>& weight, const std::vector<CasterRegion>& regions,
+                            const std::vector<double>& regionWeight, double x, double z, double grow) {
+  double sum = 0;
+  for (const SceneTile& t : tiles) {
+    const double x0 = t.x * double(ts), z0 = t.z * double(ts), x1 = x0 + double(ts), z1 = z0 + double(ts);
+    const double d = gap(x, z, x0, z0, x1, z1);
+    const std::vector<P2> square = {{x0 - x, z0 - z}, {x1 - x, z0 - z}, {x1 - x, z1 - z}, {x0 - x, z1 - z}};
+    for (size_t k = 0; k < reach.size(); ++k) {
+      if (reach[k] < 0 || d > reach[k] + grow) continue;
+      sum += weight[k] * t.speciesCounts[k];
+      for (const CasterRegion& r : regions)
+        if (gapBetween(square, r.hull) <= r.margin + grow) sum += regionWeight[k] * t.speciesCounts[k];
+    }
+  }
+  return sum;
+}
+
+TEST(VisibleReach, BoundWithRegionsCoversEveryEyeAndIsNoLooserThanATileDiagonal) {
+  const double ts = 128;
+  const std::vector<SceneTile> tiles = randomTiles(11, 8, 4, 9, true);
+  // two strips toward a sun in the south-west and a wide box, as a cascade's
+  const std::vector<CasterRegion> regions = {
+      {{{-100, -120}, {60, -180}, {-1400, 2300}, {-1560, 2240}}, 90},
+      {{{-300, -300}, {300, -400}, {-900, 2600}, {-1500, 2700}}, 250},
+      {{{-1700, -1500}, {1500, -1900}, {1100, 2400}, {-1900, 2100}}, 1200},
+  };
+  const std::vector<std::vector<double>> reaches = {{1e6, 1202.4, 601.4, 301.2}, {1500.0, 90.0, kUnbounded, 0.0}};
+  const std::vector<double> weight = {1, 1, 1, 1}, regionWeight = {1, 1, 0, 0};
+  for (const std::vector<double>& reach : reaches) {
+    const double bound = double(reachBound(tiles, float(ts), reach, weight, regions, regionWeight));
+    double most = 0;
+    // every eye on a 48 m lattice over the world and 3 km around it (the regions' reach)
+    for (double z = -3000; z <= 9 * ts + 3000; z += 48)
+      for (double x = -3000; x <= 14 * ts + 3000; x += 48)
+        most = std::max(most, bruteNeedWithRegions(tiles, float(ts), reach, weight, regions, regionWeight, x, z, 0));
+    EXPECT_GE(bound, most) << "reach " << reach[1];
+    double loose = 0;
+    for (int cz = -30; cz < 9 + 30; ++cz)
+      for (int cx = -30; cx < 14 + 30; ++cx)
+        loose = std::max(loose, bruteNeedWithRegions(tiles, float(ts), reach, weight, regions, regionWeight,
+                                                     (cx + 0.5) * ts, (cz + 0.5) * ts, ts * std::sqrt(0.5) + 1e-6));
+    EXPECT_LE(bound, loose) << "reach " << reach[1];
+    // the regions count: more than the camera's discs alone, less than three more of them
+    const double discs = double(reachBound(tiles, float(ts), reach, weight));
+    EXPECT_GT(bound, discs);
+    EXPECT_LT(bound, double(reachBound(tiles, float(ts), reach, std::vector<double>{4, 4, 1, 1})));
+  }
+}
+
+// Only a region counts (no camera weight, 2 km of reach): a strip 1.5-1.7 km north of the eye
+// sees the world from eyes well south of it, so the eyes off the grid decide the bound. On a
+// world of 6 x 6 tiles of 32 m the whole world fits in the region; on 24 x 24 it does not, so
+// a margin cut by a third (150 to 100 m, more than the squares' slack) shows.
+TEST(VisibleReach, RegionsCountFromEyesOffTheGrid) {
+  const double ts = 32;
+  for (int size : {6, 24}) {
+    const std::vector<SceneTile> tiles = randomTiles(size, size, 1, 4, false);
+    const double margin = size == 6 ? 300 : 150;
+    const std::vector<CasterRegion> regions = {{{{-20, -1700}, {20, -1700}, {20, -1500}, {-20, -1500}}, margin}};
+    const std::vector<double> reach = {2000}, weight = {0}, regionWeight = {1};
+    const double bound = double(reachBound(tiles, float(ts), reach, weight, regions, regionWeight));
+    // eyes from which the region meets the world (tiles x from 3, z from 1)
+    double most = 0;
+    const double step = size == 6 ? 8 : 16;
+    for (double z = 1500 - margin - 50; z <= (size + 1) * ts + 1700 + margin + 50; z += step)
+      for (double x = -margin; x <= (size + 3) * ts + margin + 50; x += step)
+        most = std::max(most, bruteNeedWithRegions(tiles, float(ts), reach, weight, regions, regionWeight, x, z, 0));
+    EXPECT_GT(most, 0);
+    EXPECT_GE(bound, most) << size << " tiles";
+  }
 }
 
 }  // namespace

@@ -148,12 +148,30 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
                             MemoryUse::Upload);
     std::memcpy(species_.data, table.data(), species_.size);
   }
-  // the visible list, sized for the default draw distances (submitFrame grows it for longer ones)
   {
-    gpu::FrameData f{};
+    auto [lo, hi] = std::minmax_element(world.heights.values.begin(), world.heights.values.end());
+    minY_ = world.heights.values.empty() ? 0 : *lo;
+    maxY_ = world.heights.values.empty() ? 0 : *hi;
+    for (const SpeciesRecord& sp : world.species) tallest_ = std::max(tallest_, sp.meshHeight * sp.scaleMax);
+    maxY_ += tallest_;
+  }
+  // the shadow casters: how high their spheres' centres stand and how large the spheres are
+  // (the cascades' regions of the visible list, render/visible_reach.h)
+  casterTop_ = minY_;
+  for (size_t k = 0; k < speciesTable_.size(); ++k)
+    if (casts_[k]) {
+      const SphereExtent e = sphereExtent(speciesTable_[k]);
+      casterTop_ = std::max(casterTop_, double(maxY_ - tallest_) + e.offset);
+      casterRadius_ = std::max(casterRadius_, e.radius);
+      casterOffset_ = std::max(casterOffset_, e.offset);
+    }
+  // the visible list, sized for the default draw distances and this size's projection
+  // (submitFrame grows it for longer distances or another projection)
+  {
+    gpu::FrameData f = makeFrameData(Camera{}, options_.width, options_.height, CullSettings{});
     f.cull.y = gpu::CULL_FADE;
     setFadeDistances(f, CullSettings{}, options_.stream.loadRadius);
-    sizeVisibleList(speciesReach(f, speciesTable_), 0);
+    sizeVisibleList(speciesReach(f, speciesTable_), f, 0);
   }
 
   {
@@ -190,13 +208,6 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   }
   layers_ = uploadLayers(ctx, world.layers);
   farField_ = createFarField(ctx, world, meshes_, farTreeBudget_);
-  {
-    auto [lo, hi] = std::minmax_element(world.heights.values.begin(), world.heights.values.end());
-    minY_ = world.heights.values.empty() ? 0 : *lo;
-    maxY_ = world.heights.values.empty() ? 0 : *hi;
-    for (const SpeciesRecord& sp : world.species) tallest_ = std::max(tallest_, sp.meshHeight * sp.scaleMax);
-    maxY_ += tallest_;
-  }
   const uint32_t mapSize = options_.shadows.enabled
                                ? std::clamp<uint32_t>(options_.shadows.mapSize, 64,
                                                       std::min(4096u, ctx.properties.limits.maxImageDimension2D))
@@ -429,12 +440,22 @@ std::vector<size_t> Renderer::residentTiles() const {
   return out;
 }
 
-void Renderer::sizeVisibleList(const std::vector<double>& reach, uint64_t need) {
-  // the most any eye can need at these reaches, within what the budget can make resident
-  std::vector<double> weight(reach.size());
-  for (size_t k = 0; k < reach.size(); ++k)
-    weight[k] = 1.0 + (casts_[k] && options_.shadows.enabled ? double(gpu::CASCADE_COUNT) : 0.0);
-  const uint64_t bound = std::min(reachBound(world_.tiles, world_.tileSize, reach, weight), budgetSlots_);
+void Renderer::sizeVisibleList(const std::vector<double>& reach, const gpu::FrameData& projection, uint64_t need) {
+  // the most any eye can need at these reaches, within what the budget can make resident: the
+  // camera's regions, and each cascade's casters in its region of the world around the eye
+  const std::vector<double> weight(reach.size(), 1.0);
+  std::vector<double> regionWeight(reach.size(), 0.0);
+  std::vector<CasterRegion> regions;
+  const Vec3 toSun = sunDirection(world_.sunAzimuthDeg, world_.sunElevationDeg);
+  if (options_.shadows.enabled && toSun.y > 0.02f) {  // setLight's test: no cascades below
+    for (size_t k = 0; k < reach.size() && k < casts_.size(); ++k) regionWeight[k] = casts_[k] ? 1.0 : 0.0;
+    for (uint32_t c = 0; c < gpu::CASCADE_COUNT; ++c)
+      regions.push_back(casterRegion(options_.shadows, projection.eye.w, 1.f / projection.proj.x,
+                                     1.f / projection.proj.y, toSun, minY_, casterTop_, casterRadius_, c));
+  }
+  visibleProjection_ = {projection.proj.x, projection.proj.y, projection.eye.w};
+  const uint64_t bound =
+      std::min(reachBound(world_.tiles, world_.tileSize, reach, weight, regions, regionWeight), budgetSlots_);
   const uint64_t slots = std::max<uint64_t>({bound, need, 1});
   visibleReach_ = reach;
   visibleReach_.resize(speciesTable_.size(), kUnreached);
@@ -655,41 +676,66 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   {
     // the indirect records with their regions of the visible list: the camera's species in
     // order, then each cascade's casters, each as large as the species' resident instances
-    // within its reach of the eye (render/visible_reach.h)
+    // within its reach of the eye (render/visible_reach.h), for a cascade only in the tiles
+    // whose box of origins may hold a sphere that passes each of the cascade's planes (the cull
+    // shader's test, one plane at a time)
     const std::vector<double> reach = speciesReach(frame, speciesTable_);
-    std::vector<uint64_t> reachable(speciesCount_, 0);
+    const bool shadowed = (frame.cull.y & gpu::CULL_SHADOWS) != 0;
+    auto mayCast = [&](const gpu::GpuTile& box, uint32_t v) {
+      auto passes = [&](const gpu::vec4& p) {
+        const double x = p.x > 0 ? box.boundsMax.x : box.boundsMin.x, y = p.y > 0 ? box.boundsMax.y : box.boundsMin.y,
+                     z = p.z > 0 ? box.boundsMax.z : box.boundsMin.z;
+        // the shader tests the sphere's centre, up to casterOffset_ from its origin, with the
+        // plane as it is (the receivers' normals are not unit length)
+        const double nx = p.x, ny = p.y, nz = p.z;
+        const double reachOut = casterRadius_ + casterOffset_ * std::sqrt(nx * nx + ny * ny + nz * nz);
+        return nx * x + ny * y + nz * z + double(p.w) >= -reachOut;
+      };
+      for (uint32_t i = 0; i < gpu::FRUSTUM_PLANES; ++i) {
+        if (!passes(frame.shadowPlanes[(v - 1) * gpu::FRUSTUM_PLANES + i])) return false;
+        if ((frame.cull.y & gpu::CULL_FRUSTUM) && !passes(frame.shadowReceivers[(v - 1) * gpu::FRUSTUM_PLANES + i]))
+          return false;
+      }
+      return true;
+    };
+    std::vector<uint64_t> reachable(size_t(gpu::VIEW_COUNT) * speciesCount_, 0);  // by view, species
     uint32_t cardCount = 0;  // far trees resident: any of them may be a card
     for (size_t t = 0; t < pages_.tiles.size(); ++t) {
       const InstancePages::TileSlot& ts = pages_.tiles[t];
       if (!pages_.resident[t] || ts.pages.empty()) continue;
-      if (t >= world_.tiles.size())  // far trees: as a card, or as a mesh within reach
+      const bool far = t >= world_.tiles.size();
+      if (far)  // far trees: as a card, or as a mesh within reach
         for (uint32_t c : ts.speciesCounts) cardCount += c;
-      // far trees are drawn at any distance past their fade start
-      const double d = t < world_.tiles.size() ? boxDistance(pages_.tileBoxes[t], double(frame.eye.x), double(frame.eye.z)) : 0.0;
+      // far trees are drawn at any distance past their fade start, and listed in every cascade
+      const double d = far ? 0.0 : boxDistance(pages_.tileBoxes[t], double(frame.eye.x), double(frame.eye.z));
+      bool cascade[gpu::VIEW_COUNT] = {true};
+      for (uint32_t v = 1; v < gpu::VIEW_COUNT; ++v) cascade[v] = shadowed && (far || mayCast(pages_.tileBoxes[t], v));
       for (size_t k = 0; k < reach.size() && k < ts.speciesCounts.size(); ++k)
-        if (d <= reach[k]) reachable[k] += ts.speciesCounts[k];
+        if (d <= reach[k])
+          for (uint32_t v = 0; v < gpu::VIEW_COUNT; ++v)
+            if (v == 0 || (cascade[v] && casts_[k])) reachable[v * speciesCount_ + k] += ts.speciesCounts[k];
     }
-    uint64_t slots = 0;
-    for (uint32_t k = 0; k < speciesCount_; ++k)
-      slots += reachable[k] * (1 + (casts_[k] && options_.shadows.enabled ? gpu::CASCADE_COUNT : 0));
-    slots += cardCount;
+    uint64_t slots = cardCount;
+    for (uint64_t c : reachable) slots += c;
     bool farther = false;
     for (size_t k = 0; k < reach.size(); ++k) farther = farther || reach[k] > visibleReach_[k];
-    if (farther) {
+    const bool reprojected = visibleProjection_ != std::array<float, 3>{frame.proj.x, frame.proj.y, frame.eye.w};
+    if (farther || reprojected) {
       std::vector<double> wider = visibleReach_;
       for (size_t k = 0; k < reach.size(); ++k) wider[k] = std::max(wider[k], reach[k]);
-      sizeVisibleList(wider, slots);
+      sizeVisibleList(wider, frame, slots);
     } else if (slots > visibleSlots_) {
       // a world whose listed counts understate its tiles (a hand-made Scene: a bake's tiles are
-      // checked against its manifest's counts when they load)
-      sizeVisibleList(visibleReach_, slots);
+      // checked against its manifest's counts when they load), or an eye the bound does not
+      // cover (render/visible_reach.h)
+      sizeVisibleList(visibleReach_, frame, slots);
     }
     frame.cull.w = uint32_t(std::min<uint64_t>(visibleSlots_, UINT32_MAX));
     auto* init = static_cast<gpu::DrawCommand*>(slot.drawInit.data);
     uint32_t base = 0;
     for (uint32_t v = 0; v < gpu::VIEW_COUNT; ++v)
       for (uint32_t k = 0; k < speciesCount_; ++k) {
-        uint32_t size = v == 0 || (casts_[k] && options_.shadows.enabled) ? uint32_t(reachable[k]) : 0;
+        const uint32_t size = uint32_t(reachable[v * speciesCount_ + k]);
         for (uint32_t lod = 0; lod < gpu::LOD_COUNT; ++lod) {
           MeshRange m = k < meshes_.species.size() ? meshes_.species[k].lods[lod] : MeshRange{};
           init[(v * speciesCount_ + k) * gpu::LOD_COUNT + lod] = {m.indexCount, 0, m.firstIndex, m.vertexOffset,

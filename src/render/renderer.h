@@ -204,7 +204,8 @@ class Renderer {
   void checkCullCapacity() const;  // std::logic_error unless pages, tiles and species counts agree
   // Makes the visible list hold the most any eye needs at `reach` and at least `need` slots
   // (waits for the GPU when it must grow).
-  void sizeVisibleList(const std::vector<double>& reach, uint64_t need);
+  // `projection`'s proj and eye.w give the cascades' regions.
+  void sizeVisibleList(const std::vector<double>& reach, const gpu::FrameData& projection, uint64_t need);
   void record(FrameSlot& slot, const CullSettings& cull, const FrameHooks* hooks);
   void setLight(gpu::FrameData& frame) const;  // sun, sky, fog, water, overlay, shadow cascades
   FrameStats finishFrame(FrameSlot& slot);  // after its fence: read-back into the stats
@@ -225,6 +226,10 @@ class Renderer {
   // camera's regions and its casters in each cascade's) unless a frame needs more.
   uint64_t visibleSlots_ = 0;
   std::vector<double> visibleReach_;
+  std::array<float, 3> visibleProjection_{};  // the proj.x, proj.y and near plane it was sized for
+  // the shadow casters: the highest their spheres' centres stand (terrain and offset), their
+  // largest sphere, and the farthest a sphere's centre sits from its origin
+  double casterTop_ = 0, casterRadius_ = 0, casterOffset_ = 0;
   uint64_t budgetSlots_ = 0;
   uint64_t farTreeBudget_ = 0;      // far trees the survey may keep (RendererOptions::farTrees)
   uint64_t farTreesAdmitted_ = 0;

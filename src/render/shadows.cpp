@@ -18,31 +18,43 @@ Vec3 sunDirection(float azimuthDeg, float elevationDeg) {
   return normalize(Vec3{std::sin(az) * std::cos(el), std::sin(el), -std::cos(az) * std::cos(el)});
 }
 
+LightBasis lightBasis(Vec3 toSun) {
+  const Vec3 lf = toSun * -1.f;
+  const Vec3 lr = normalize(cross(lf, std::abs(lf.y) > 0.99f ? Vec3{0, 0, 1} : Vec3{0, 1, 0}));
+  return {lr, cross(lr, lf), lf};
+}
+
+CascadeSphere cascadeSphere(const ShadowSettings& s, float nearZ, float tx, float ty, uint32_t c) {
+  const float farZ = std::max(s.distance, nearZ * 2);
+  auto split = [&](uint32_t i) {
+    if (i == 0) return nearZ;
+    const float t = float(i) / float(gpu::CASCADE_COUNT);
+    return s.split * nearZ * std::pow(farZ / nearZ, t) + (1 - s.split) * (nearZ + (farZ - nearZ) * t);
+  };
+  const float begin = split(c), end = split(c + 1);
+  // centre on the view axis at depth m, chosen so the near and far corners are equidistant
+  // (m clamped into the slice)
+  const float k2 = tx * tx + ty * ty;
+  const float m = std::clamp(0.5f * (begin + end) * (1 + k2), begin, end);
+  const float dFar = std::hypot(end - m, end * std::sqrt(k2)), dNear = std::hypot(m - begin, begin * std::sqrt(k2));
+  return {begin, end, m, std::max(dFar, dNear)};
+}
+
 void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float minY, float maxY, const LowestGround& lowest) {
   const Vec3 eye{f.eye.x, f.eye.y, f.eye.z};
   const Vec3 forward{f.forward.x, f.forward.y, f.forward.z};
   const Vec3 toSun = normalize(Vec3{f.sun.x, f.sun.y, f.sun.z});
-  // light basis: lf looks from the sun; lr, lu span the map
-  const Vec3 lf = toSun * -1.f;
-  Vec3 lr = cross(lf, std::abs(lf.y) > 0.99f ? Vec3{0, 0, 1} : Vec3{0, 1, 0});
-  lr = normalize(lr);
-  const Vec3 lu = cross(lr, lf);
+  const LightBasis light = lightBasis(toSun);
+  const Vec3 lr = light.right, lu = light.up, lf = light.forward;
   // half extents of the view at depth 1 (ndc = x * fx / depth)
   const float tx = 1.f / f.proj.x, ty = 1.f / f.proj.y;
-  const float nearZ = f.eye.w, farZ = std::max(s.distance, nearZ * 2);
-  float begin = nearZ;
+  const float nearZ = f.eye.w;
   float texels[gpu::CASCADE_COUNT];
   for (uint32_t c = 0; c < gpu::CASCADE_COUNT; ++c) {
-    float i = float(c + 1) / float(gpu::CASCADE_COUNT);
-    float end = s.split * nearZ * std::pow(farZ / nearZ, i) + (1 - s.split) * (nearZ + (farZ - nearZ) * i);
+    const CascadeSphere sphere = cascadeSphere(s, nearZ, tx, ty, c);
+    const float begin = sphere.begin, end = sphere.end, r = sphere.radius;
     (&f.shadowSplits.x)[c] = end;
-    // bounding sphere of the slice [begin, end]: centre on the view axis at depth m, chosen so
-    // the near and far corners are equidistant (m clamped into the slice)
-    float k2 = tx * tx + ty * ty;
-    float m = std::clamp(0.5f * (begin + end) * (1 + k2), begin, end);
-    float dFar = std::hypot(end - m, end * std::sqrt(k2)), dNear = std::hypot(m - begin, begin * std::sqrt(k2));
-    float r = std::max(dFar, dNear);
-    Vec3 centre = eye + forward * m;
+    Vec3 centre = eye + forward * sphere.centreDepth;
     // snap the centre to whole texels in the light's plane
     float texel = 2 * r / float(s.mapSize);
     float x = std::floor(dot(centre, lr) / texel) * texel, y = std::floor(dot(centre, lu) / texel) * texel;
@@ -94,7 +106,6 @@ void setShadowCascades(gpu::FrameData& f, const ShadowSettings& s, float minY, f
       }
     }
     texels[c] = texel;
-    begin = end;
   }
   f.shadowSplits.w = 1;
   f.shadowTexel = {texels[0], texels[1], texels[2], float(s.mapSize)};

@@ -26,6 +26,21 @@ struct ShadowSettings {
   float split = 0.75f;       // practical split scheme: 0 uniform slices, 1 logarithmic
 };
 
+// The light's basis for the unit vector toward the sun: forward looks from the sun, right and up span the
+// shadow map (right is horizontal unless the sun is within 8 degrees of the zenith).
+struct LightBasis {
+  Vec3 right, up, forward;
+};
+LightBasis lightBasis(Vec3 toSun);
+
+// Cascade c's slice of the view, depth [begin, end], and the sphere around it before its
+// centre is snapped to whole texels: centre `centreDepth` along the view axis, `radius`. tx, ty:
+// the view's half extents at depth 1 (1 / proj.x, 1 / proj.y); nearZ: the near plane.
+struct CascadeSphere {
+  float begin, end, centreDepth, radius;
+};
+CascadeSphere cascadeSphere(const ShadowSettings& settings, float nearZ, float tx, float ty, uint32_t c);
+
 // Fills frame.shadowClip, shadowPlanes, shadowReceivers, shadowSplits and shadowTexel from the
 // camera in `frame` (eye, basis, proj, near, frustum) and frame.sun. minY: the lowest point
 // anything receiving a shadow can stand (the terrain's lowest height): a caster's shadow ends
