@@ -698,6 +698,9 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
       }
       return true;
     };
+    double casterReach = kUnreached;
+    for (size_t k = 0; k < reach.size() && k < casts_.size(); ++k)
+      if (casts_[k]) casterReach = std::max(casterReach, reach[k]);
     std::vector<uint64_t> reachable(size_t(gpu::VIEW_COUNT) * speciesCount_, 0);  // by view, species
     uint32_t cardCount = 0;  // far trees resident: any of them may be a card
     for (size_t t = 0; t < pages_.tiles.size(); ++t) {
@@ -709,7 +712,8 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
       // far trees are drawn at any distance past their fade start, and listed in every cascade
       const double d = far ? 0.0 : boxDistance(pages_.tileBoxes[t], double(frame.eye.x), double(frame.eye.z));
       bool cascade[gpu::VIEW_COUNT] = {true};
-      for (uint32_t v = 1; v < gpu::VIEW_COUNT; ++v) cascade[v] = shadowed && (far || mayCast(pages_.tileBoxes[t], v));
+      if (shadowed && d <= casterReach)  // the planes only for tiles that hold casters in reach
+        for (uint32_t v = 1; v < gpu::VIEW_COUNT; ++v) cascade[v] = far || mayCast(pages_.tileBoxes[t], v);
       for (size_t k = 0; k < reach.size() && k < ts.speciesCounts.size(); ++k)
         if (d <= reach[k])
           for (uint32_t v = 0; v < gpu::VIEW_COUNT; ++v)
