@@ -326,6 +326,27 @@ TEST(VisibleReach, RegionsCountFromEyesOffTheGrid) {
         most = std::max(most, bruteNeedWithRegions(tiles, float(ts), reach, weight, regions, regionWeight, x, z, 0));
     EXPECT_GT(most, 0);
     EXPECT_GE(bound, most) << size << " tiles";
+    // and exactly what it is defined as: over every eye square (the eyes that reach the world
+    // lie in squares 30-90 rows south of it), the tiles whose square is within 2 km of the eye's
+    // and within the margin of the region moved by some point of the eye's square
+    double exact = 0;
+    for (int cz = 30; cz <= size + 90; ++cz)
+      for (int cx = -20; cx <= size + 20; ++cx) {
+        const double ex = cx * ts, ez = cz * ts;
+        const std::vector<P2> eye = {{ex, ez}, {ex + ts, ez}, {ex + ts, ez + ts}, {ex, ez + ts}};
+        double sum = 0;
+        for (const SceneTile& t : tiles) {
+          const double x0 = t.x * ts, z0 = t.z * ts;
+          const std::vector<P2> tile = {{x0, z0}, {x0 + ts, z0}, {x0 + ts, z0 + ts}, {x0, z0 + ts}};
+          // tile less eye: the offsets between their points, a square of half side ts
+          const std::vector<P2> offsets = {{x0 - ex - ts, z0 - ez - ts}, {x0 - ex + ts, z0 - ez - ts},
+                                           {x0 - ex + ts, z0 - ez + ts}, {x0 - ex - ts, z0 - ez + ts}};
+          if (gapBetween(eye, tile) <= reach[0] && gapBetween(offsets, regions[0].hull) <= regions[0].margin)
+            sum += t.speciesCounts[0];
+        }
+        exact = std::max(exact, sum);
+      }
+    EXPECT_EQ(bound, exact) << size << " tiles";
   }
 }
 

@@ -107,20 +107,52 @@ int64_t extent(const CasterRegion& region, double ts) {
   return int64_t(std::min((far + region.margin) / ts + 2, 1e9));
 }
 
-// Offsets up to `limit` tiles from the eye's square
+// Offsets up to `limit` tiles from the eye's square. An offset counts when its tile's square and
+// the eye's square (centres dx, dz tiles apart: the offsets between their points are a square
+// of half side ts around that) come within the margin of the hull. That gap is the distance from
+// a translated convex set to a fixed one, convex in the translation: in a row the offsets that
+// count are one run, found from the gap's least value by bisection.
 Footprint footprint(const CasterRegion& region, double ts, int64_t limit) {
   Footprint f;
   if (region.hull.empty()) return f;
   f.rows = std::min(limit, extent(region, ts));
   const int64_t cols = f.rows;
   for (int64_t dz = -f.rows; dz <= f.rows; ++dz) {
-    std::pair<int64_t, int64_t> run{1, 0};
-    for (int64_t dx = -cols; dx <= cols; ++dx) {
+    auto over = [&](int64_t dx) {  // gap less margin: <= 0 counts
       const double cx = double(dx) * ts, cz = double(dz) * ts;
       const std::vector<Point> square = {{cx - ts, cz - ts}, {cx + ts, cz - ts}, {cx + ts, cz + ts}, {cx - ts, cz + ts}};
-      if (polygonGap(square, region.hull) > region.margin) continue;
-      if (run.first > run.second) run = {dx, dx};
-      run.second = dx;  // the region is convex: its offsets in a row are one run
+      return polygonGap(square, region.hull) - region.margin;
+    };
+    // the least value of a convex function on [-cols, cols] (where two values tie, a least
+    // one lies between them)
+    int64_t lo = -cols, hi = cols;
+    while (hi - lo > 2) {
+      const int64_t a = lo + (hi - lo) / 3, b = hi - (hi - lo) / 3;
+      const double ga = over(a), gb = over(b);
+      if (ga < gb) hi = b - 1;
+      else if (ga > gb) lo = a + 1;
+      else lo = a, hi = b;
+    }
+    int64_t best = lo;
+    for (int64_t x = lo + 1; x <= hi; ++x)
+      if (over(x) < over(best)) best = x;
+    std::pair<int64_t, int64_t> run{1, 0};
+    if (over(best) <= 0) {
+      // the run's ends: the first offset that counts left of best, the last right of it
+      int64_t a = -cols, b = best;  // over(b) <= 0
+      while (a < b) {
+        const int64_t m = a + (b - a) / 2;
+        if (over(m) <= 0) b = m;
+        else a = m + 1;
+      }
+      run.first = a;
+      a = best, b = cols;  // over(a) <= 0
+      while (a < b) {
+        const int64_t m = b - (b - a) / 2;
+        if (over(m) <= 0) a = m;
+        else b = m - 1;
+      }
+      run.second = a;
     }
     f.runs.push_back(run);
   }
@@ -257,14 +289,16 @@ uint64_t reachBound(std::span<const SceneTile> tiles, float tileSize, std::span<
           return prefix[size_t(row) * (w + 1) + size_t(hi) + 1] - prefix[size_t(row) * (w + 1) + size_t(lo)];
         };
         double sum = 0;
+        // only the row offsets that land on the grid's rows
+        const int64_t firstRow = -cz, lastRow = int64_t(h) - 1 - cz;
         if (wt > 0)
-          for (int64_t dz = -rows; dz <= rows; ++dz) {
+          for (int64_t dz = std::max(-rows, firstRow); dz <= std::min(rows, lastRow); ++dz) {
             const int64_t run = discRun(dz);
             if (run >= 0) sum += wt * rowSum(cz + dz, cx - run, cx + run);
           }
         if (rw > 0)
           for (const Footprint& f : prints)
-            for (int64_t dz = -f.rows; dz <= f.rows; ++dz) {
+            for (int64_t dz = std::max(-f.rows, firstRow); dz <= std::min(f.rows, lastRow); ++dz) {
               const int64_t run = discRun(dz);
               const auto [lo, hi] = f.runs[size_t(dz + f.rows)];
               if (run >= 0) sum += rw * rowSum(cz + dz, cx + std::max(lo, -run), cx + std::min(hi, run));
