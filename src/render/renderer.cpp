@@ -157,7 +157,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   }
   // the shadow casters: how high their spheres' centres stand and how large the spheres are
   // (the cascades' regions of the visible list, render/visible_reach.h)
-  casterTop_ = minY_;
+  casterTop_ = double(minY_);
   for (size_t k = 0; k < speciesTable_.size(); ++k)
     if (casts_[k]) {
       const SphereExtent e = sphereExtent(speciesTable_[k]);
@@ -451,7 +451,7 @@ void Renderer::sizeVisibleList(const std::vector<double>& reach, const gpu::Fram
     for (size_t k = 0; k < reach.size() && k < casts_.size(); ++k) regionWeight[k] = casts_[k] ? 1.0 : 0.0;
     for (uint32_t c = 0; c < gpu::CASCADE_COUNT; ++c)
       regions.push_back(casterRegion(options_.shadows, projection.eye.w, 1.f / projection.proj.x,
-                                     1.f / projection.proj.y, toSun, minY_, casterTop_, casterRadius_, c));
+                                     1.f / projection.proj.y, toSun, double(minY_), casterTop_, casterRadius_, c));
   }
   visibleProjection_ = {projection.proj.x, projection.proj.y, projection.eye.w};
   const uint64_t bound =
@@ -683,11 +683,12 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
     const bool shadowed = (frame.cull.y & gpu::CULL_SHADOWS) != 0;
     auto mayCast = [&](const gpu::GpuTile& box, uint32_t v) {
       auto passes = [&](const gpu::vec4& p) {
-        const double x = p.x > 0 ? box.boundsMax.x : box.boundsMin.x, y = p.y > 0 ? box.boundsMax.y : box.boundsMin.y,
-                     z = p.z > 0 ? box.boundsMax.z : box.boundsMin.z;
+        const double x = double(p.x > 0 ? box.boundsMax.x : box.boundsMin.x),
+                     y = double(p.y > 0 ? box.boundsMax.y : box.boundsMin.y),
+                     z = double(p.z > 0 ? box.boundsMax.z : box.boundsMin.z);
         // the shader tests the sphere's centre, up to casterOffset_ from its origin, with the
         // plane as it is (the receivers' normals are not unit length)
-        const double nx = p.x, ny = p.y, nz = p.z;
+        const double nx = double(p.x), ny = double(p.y), nz = double(p.z);
         const double reachOut = casterRadius_ + casterOffset_ * std::sqrt(nx * nx + ny * ny + nz * nz);
         return nx * x + ny * y + nz * z + double(p.w) >= -reachOut;
       };

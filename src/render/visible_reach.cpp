@@ -165,7 +165,7 @@ CasterRegion casterRegion(const ShadowSettings& settings, float nearZ, float tx,
                           double maxY, double maxRadius, uint32_t c) {
   const CascadeSphere sphere = cascadeSphere(settings, nearZ, tx, ty, c);
   const LightBasis light = lightBasis(toSun);
-  const double m = sphere.centreDepth, texel = 2.0 * double(sphere.radius) / double(std::max(settings.mapSize, 1u));
+  const double m = double(sphere.centreDepth), texel = 2.0 * double(sphere.radius) / double(std::max(settings.mapSize, 1u));
   // the shader's float tests: a centimetre and 1e-4 of the extent
   const double r = (double(sphere.radius) + maxRadius + texel) * (1 + 1e-4) + 0.01;
   // Caster centre s = box centre + a right + b up + z forward, |a|, |b| <= r, z <= r (the far
