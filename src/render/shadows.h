@@ -18,16 +18,16 @@ Vec3 sunDirection(float azimuthDeg, float elevationDeg);
 
 struct ShadowSettings {
   // false: no shadow resources at all (ViewSettings::shadows then has no effect). On, each
-  // cascade lists every resident shadow caster once at most: 4 bytes per resident tree or
-  // shrub and cascade.
+  // cascade lists each resident shadow caster that can shade it once at most: 4 bytes per such
+  // tree or shrub and cascade (render/visible_reach.h casterRegion).
   bool enabled = true;
   uint32_t mapSize = 1024;   // texels per side of each cascade (at most 4096: 3 x 64 MiB)
   float distance = 1500;     // metres of view depth that receive shadows
   float split = 0.75f;       // practical split scheme: 0 uniform slices, 1 logarithmic
 };
 
-// The light's basis for the unit vector toward the sun: forward looks from the sun, right and up span the
-// shadow map (right is horizontal unless the sun is within 8 degrees of the zenith).
+// The light's basis for the unit vector toward the sun: forward looks from the sun, right and
+// up span the shadow map (right is horizontal unless the sun is within 8 degrees of the zenith).
 struct LightBasis {
   Vec3 right, up, forward;
 };
