@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -147,6 +148,20 @@ TEST(Manifest, TerrainRawRoundTripAndSizeCheck) {
   writeTerrainRaw(dir.path.string(), g);
   EXPECT_EQ(readTerrainRaw(dir.path.string(), m), g.values);
   EXPECT_EQ(test::readBytes(dir.file("terrain.r32f")).size(), 24u);
+
+  // a NaN or an infinity anywhere: refused, naming the pixel (x, z)
+  for (float bad : {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::infinity()}) {
+    Grid damaged = g;
+    damaged.at(1, 1) = bad;
+    writeTerrainRaw(dir.path.string(), damaged);
+    try {
+      readTerrainRaw(dir.path.string(), m);
+      ADD_FAILURE() << "a height of " << bad << " was read";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("terrain.r32f: height at pixel (1, 1)"), std::string::npos) << e.what();
+    }
+  }
+  writeTerrainRaw(dir.path.string(), g);
 
   m.terrain.width = 4;
   EXPECT_THROW(readTerrainRaw(dir.path.string(), m), InputError);

@@ -635,6 +635,13 @@ std::vector<float> readTerrainRaw(const std::string& dir, const Manifest& m) {
                      " for " + std::to_string(m.terrain.width) + "x" + std::to_string(m.terrain.height) + " float32");
   std::vector<float> heights(size_t(m.terrain.width) * size_t(m.terrain.height));
   std::memcpy(heights.data(), bytes.data(), expected);
+  // every reader (the viewer's bounds, shadows and sizing, report, diff) takes heights as
+  // numbers; ecobake never writes a NaN or an infinity, so one is a damaged or foreign file
+  for (size_t i = 0; i < heights.size(); ++i)
+    if (!std::isfinite(heights[i]))
+      throw InputError(path + ": height at pixel (" + std::to_string(i % size_t(m.terrain.width)) + ", " +
+                       std::to_string(i / size_t(m.terrain.width)) + ") is " + std::to_string(heights[i]) +
+                       ", not a finite number");
   return heights;
 }
 

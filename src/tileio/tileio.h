@@ -237,7 +237,8 @@ bool isReplaceableBake(const std::string& dir, std::string* why);
 // InputError naming both (the folder itself may be a link). Every verified reader goes through it.
 std::string bakeMemberPath(const std::string& dir, const std::string& file);
 
-// dir/<manifest.terrain.file> as width * height floats; InputError if missing or wrong size.
+// dir/<manifest.terrain.file> as width * height floats; InputError if missing, of the wrong
+// size or holding a height that is not finite (naming its pixel).
 std::vector<float> readTerrainRaw(const std::string& dir, const Manifest& manifest);
 // Writes dir/terrain.r32f atomically (little-endian float32, row-major).
 void writeTerrainRaw(const std::string& dir, const Grid& heights);
