@@ -193,11 +193,11 @@ Over farOver(vec3 world, vec3 n, FarPlants far) {
     // smooth there: each of a pixel's samples lands on a crown's lit or shaded side, a trunk or
     // the ground between, and the pixel averages its samples (a far forest drawn as the mean
     // alone read as paint: 0.3-0.5 of that frame's pixel-scale contrast, bench/frame_compare.py,
-    // and a tenth in the smoothest rows). One draw
-    // per world cell about a crown's radius wide (half a metre for grass and ground cover),
-    // with the shares the mean is made of, so it averages to `mean`; pulled toward the mean by
-    // 1 / sqrt(samples per pixel), as a pixel's independent samples are. Anchored in the world,
-    // it sparkles as the camera moves as the instances it stands for do.
+    // and a tenth in the smoothest rows). One draw per world cell about a crown's radius wide
+    // (half a metre for grass and ground cover), with the shares the mean is made of, so it
+    // averages to `mean`; pulled toward the mean by 1 / sqrt(samples per pixel), as a pixel's
+    // independent samples are. Anchored in the world, it sparkles as the camera moves as the
+    // instances it stands for do.
     float grainCell = k < 2 && frame.crownSize[k] > 0.0 ? frame.crownSize[k] : 0.5;
     uint g = crownHash(floor(world.xz / grainCell), k + 4);
     vec3 part = float(g & 1023u) < 1024.0 * shape.y

@@ -115,17 +115,16 @@ int64_t extent(const CasterRegion& region, double ts) {
 Footprint footprint(const CasterRegion& region, double ts, int64_t limit) {
   Footprint f;
   if (region.hull.empty()) return f;
-  f.rows = std::min(limit, extent(region, ts));
-  const int64_t cols = f.rows;
+  f.rows = std::min(limit, extent(region, ts));  // and as many columns
   for (int64_t dz = -f.rows; dz <= f.rows; ++dz) {
     auto over = [&](int64_t dx) {  // gap less margin: <= 0 counts
       const double cx = double(dx) * ts, cz = double(dz) * ts;
       const std::vector<Point> square = {{cx - ts, cz - ts}, {cx + ts, cz - ts}, {cx + ts, cz + ts}, {cx - ts, cz + ts}};
       return polygonGap(square, region.hull) - region.margin;
     };
-    // the least value of a convex function on [-cols, cols] (where two values tie, a least
+    // the least value of a convex function on [-rows, rows] (where two values tie, a least
     // one lies between them)
-    int64_t lo = -cols, hi = cols;
+    int64_t lo = -f.rows, hi = f.rows;
     while (hi - lo > 2) {
       const int64_t a = lo + (hi - lo) / 3, b = hi - (hi - lo) / 3;
       const double ga = over(a), gb = over(b);
@@ -139,14 +138,14 @@ Footprint footprint(const CasterRegion& region, double ts, int64_t limit) {
     std::pair<int64_t, int64_t> run{1, 0};
     if (over(best) <= 0) {
       // the run's ends: the first offset that counts left of best, the last right of it
-      int64_t a = -cols, b = best;  // over(b) <= 0
+      int64_t a = -f.rows, b = best;  // over(b) <= 0
       while (a < b) {
         const int64_t m = a + (b - a) / 2;
         if (over(m) <= 0) b = m;
         else a = m + 1;
       }
       run.first = a;
-      a = best, b = cols;  // over(a) <= 0
+      a = best, b = f.rows;  // over(a) <= 0
       while (a < b) {
         const int64_t m = b - (b - a) / 2;
         if (over(m) <= 0) a = m;
