@@ -145,6 +145,7 @@ TEST(Manifest, TerrainRawRoundTripAndSizeCheck) {
   Manifest m = sampleManifest();
   Grid g(3, 2);
   for (size_t i = 0; i < g.values.size(); ++i) g.values[i] = 200.5f + float(i);
+  m.world.minY = 200.5f, m.world.maxY = 205.5f;  // what the bake took from these heights
   writeTerrainRaw(dir.path.string(), g);
   EXPECT_EQ(readTerrainRaw(dir.path.string(), m), g.values);
   EXPECT_EQ(test::readBytes(dir.file("terrain.r32f")).size(), 24u);
@@ -162,6 +163,15 @@ TEST(Manifest, TerrainRawRoundTripAndSizeCheck) {
     }
   }
   writeTerrainRaw(dir.path.string(), g);
+  // heights from another world than the manifest's: refused, naming both spans
+  Manifest other = m;
+  other.world.maxY = 300;
+  try {
+    readTerrainRaw(dir.path.string(), other);
+    ADD_FAILURE() << "a terrain spanning other heights than its manifest's was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("terrain.r32f: heights span 200.5"), std::string::npos) << e.what();
+  }
 
   m.terrain.width = 4;
   EXPECT_THROW(readTerrainRaw(dir.path.string(), m), InputError);

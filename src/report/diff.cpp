@@ -42,7 +42,6 @@ Binned binBake(const std::string& dir, bool maps) {
   Binned b;
   b.manifest = readManifest(dir);
   b.heights = readTerrainRaw(dir, b.manifest);
-  checkTerrainAgainstManifest(dir, b.manifest, b.heights);
   const Manifest& m = b.manifest;
   const BinTerrain t{b.heights, m.terrain.width, m.terrain.height, m.terrain.cellSize, m.world.minY, m.world.maxY};
   std::vector<std::vector<std::vector<uint64_t>>*> bySpecies;

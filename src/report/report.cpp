@@ -178,7 +178,6 @@ uint64_t writeReport(const std::string& bakeDir, const std::string& outDir, cons
     throw InputError(outDir + ": is inside the bake being reported (" + bakeDir + "); write the report elsewhere");
   const Manifest m = readManifest(bakeDir);
   const std::vector<float> heights = readTerrainRaw(bakeDir, m);
-  checkTerrainAgainstManifest(bakeDir, m, heights);
   const size_t n = m.species.size();
   const double tileSize = double(m.tiling.tileSize);
   // The region the bake holds: the rectangle of its tiles (the whole world for a whole bake, the

@@ -3,13 +3,11 @@
 // and report.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <numbers>
 #include <string>
 #include <vector>
 
-#include "core/error.h"
 #include "report/report.h"
 #include "tileio/tileio.h"
 
@@ -49,19 +47,5 @@ struct BinTerrain {
     }
   }
 };
-
-// The terrain file carries no checksum of its own: its heights must be finite and span exactly
-// the manifest's world.min_y .. max_y (which the bake took from them). InputError naming the file.
-inline void checkTerrainAgainstManifest(const std::string& dir, const Manifest& m, const std::vector<float>& h) {
-  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-  for (float v : h) {
-    if (!std::isfinite(v)) throw InputError(dir + "/" + m.terrain.file + ": a height is not a finite number");
-    lo = std::min(lo, v), hi = std::max(hi, v);
-  }
-  const float tol = 1e-3f + 1e-6f * std::max(std::abs(lo), std::abs(hi));
-  if (!h.empty() && (std::abs(lo - m.world.minY) > tol || std::abs(hi - m.world.maxY) > tol))
-    throw InputError(dir + "/" + m.terrain.file + ": heights span " + std::to_string(lo) + " .. " + std::to_string(hi) +
-                     " m, the manifest's world " + std::to_string(m.world.minY) + " .. " + std::to_string(m.world.maxY));
-}
 
 }  // namespace eco

@@ -635,13 +635,21 @@ std::vector<float> readTerrainRaw(const std::string& dir, const Manifest& m) {
                      " for " + std::to_string(m.terrain.width) + "x" + std::to_string(m.terrain.height) + " float32");
   std::vector<float> heights(size_t(m.terrain.width) * size_t(m.terrain.height));
   std::memcpy(heights.data(), bytes.data(), expected);
-  // every reader (the viewer's bounds, shadows and sizing, report, diff) takes heights as
-  // numbers; ecobake never writes a NaN or an infinity, so one is a damaged or foreign file
-  for (size_t i = 0; i < heights.size(); ++i)
+  // The file carries no checksum of its own: its heights must be finite and span exactly the
+  // manifest's world.min_y .. max_y (which the bake took from them). Every reader (the viewer's
+  // bounds, shadows and list sizing, report, diff) takes them as numbers.
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  for (size_t i = 0; i < heights.size(); ++i) {
     if (!std::isfinite(heights[i]))
       throw InputError(path + ": height at pixel (" + std::to_string(i % size_t(m.terrain.width)) + ", " +
                        std::to_string(i / size_t(m.terrain.width)) + ") is " + std::to_string(heights[i]) +
                        ", not a finite number");
+    lo = std::min(lo, heights[i]), hi = std::max(hi, heights[i]);
+  }
+  const float tol = 1e-3f + 1e-6f * std::max(std::abs(lo), std::abs(hi));
+  if (!heights.empty() && (std::abs(lo - m.world.minY) > tol || std::abs(hi - m.world.maxY) > tol))
+    throw InputError(path + ": heights span " + std::to_string(lo) + " .. " + std::to_string(hi) +
+                     " m, the manifest's world " + std::to_string(m.world.minY) + " .. " + std::to_string(m.world.maxY));
   return heights;
 }
 

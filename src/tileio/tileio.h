@@ -238,7 +238,8 @@ bool isReplaceableBake(const std::string& dir, std::string* why);
 std::string bakeMemberPath(const std::string& dir, const std::string& file);
 
 // dir/<manifest.terrain.file> as width * height floats; InputError if missing, of the wrong
-// size or holding a height that is not finite (naming its pixel).
+// size, holding a height that is not finite (naming its pixel) or spanning other heights than
+// the manifest's world.min_y .. max_y.
 std::vector<float> readTerrainRaw(const std::string& dir, const Manifest& manifest);
 // Writes dir/terrain.r32f atomically (little-endian float32, row-major).
 void writeTerrainRaw(const std::string& dir, const Grid& heights);
