@@ -43,7 +43,7 @@ FarFieldLayout farFieldLayout(const Scene& world);
 // resident over the whole world: a tree whose 3 x 3 texels (24 m for 8 m texels, within its
 // tile) hold less than kFarTreeDensity of crown area per ground area. A tile's far trees are
 // taken all or none, in tile order, while they fit the budget (RendererOptions::farTrees).
-constexpr float kFarTreeDensity = 0.3f;
+constexpr float kFarTreeDensity = 0.15f;
 constexpr int kFarTreeGroup = 4;
 
 struct FarFieldStats {
