@@ -39,9 +39,10 @@ vec4 sphereNdcRect(vec3 c, float r) {
   return vec4(x0 * frame.proj.x, -y1 * frame.proj.y, x1 * frame.proj.x, -y0 * frame.proj.y);
 }
 
-bool occluded(vec3 c, float r) {
-  float near = frame.eye.w;
-  if (c.z - r <= near) return false;  // touches the near plane: keep
+// The farthest depth (reversed Z: the least) of the terrain over the screen rectangle of a
+// sphere fully in front of the near plane: the pyramid's finest level where the rectangle
+// touches at most 2 x 2 texels, so over the rectangle and at most a texel around it.
+float farthestDepth(vec3 c, float r) {
   vec4 ndc = sphereNdcRect(c, r);
   vec2 size = frame.proj.zw;
   // pixels touched, conservatively: floor on both ends, clamped to the viewport
@@ -57,10 +58,22 @@ bool occluded(vec3 c, float r) {
   }
   int s = level + 1;
   ivec2 t0 = p0 >> s, t1 = p1 >> s;
-  float d = min(min(texelFetch(pyramid, t0, level).r, texelFetch(pyramid, ivec2(t1.x, t0.y), level).r),
-                min(texelFetch(pyramid, ivec2(t0.x, t1.y), level).r, texelFetch(pyramid, t1, level).r));
+  return min(min(texelFetch(pyramid, t0, level).r, texelFetch(pyramid, ivec2(t1.x, t0.y), level).r),
+             min(texelFetch(pyramid, ivec2(t0.x, t1.y), level).r, texelFetch(pyramid, t1, level).r));
+}
+
+bool occluded(vec3 c, float r) {
+  float near = frame.eye.w;
+  if (c.z - r <= near) return false;  // touches the near plane: keep
   float sphereDepth = near / (c.z - r);  // reversed Z: the sphere's closest point
-  return sphereDepth < d;
+  return sphereDepth < farthestDepth(c, r);
+}
+
+// Whether the sky (the depth pre-pass's clear value, 0) shows somewhere in or just around the
+// sphere's screen rectangle (the pyramid holds the terrain's depth, with the far field's canopy)
+bool skyBehind(vec3 c, float r) {
+  if (c.z - r <= frame.eye.w) return false;  // a far tree is far: never at the near plane
+  return farthestDepth(c, r) <= 0.0;
 }
 
 void append(uint view, uint speciesId, uint lod, uint ref) {
@@ -111,8 +124,8 @@ void main() {
       float t = (dist - start) / max(end - start, 1e-3);
       if (!farTree)
         drawn = drawn && dist <= end && (dist <= start || hash01(inst.hash) >= t);
-      else  // a far tree: drawn exactly where its tile's copy is not, so one of the two shows
-        drawn = drawn && (flags & CULL_FAR_TREES) != 0 && dist > start && hash01(inst.hash) < t;
+      else  // a far tree: past its tile's fade, and only against the sky (skyBehind below)
+        drawn = drawn && (flags & CULL_FAR_TREES) != 0 && dist > end;
     } else {
       drawn = drawn && !farTree;  // every tile's own copy is drawn
     }
@@ -130,6 +143,9 @@ void main() {
     bool card = farTree && dist > frame.fadeEnd[kind] &&
                 r * frame.proj.y * frame.proj.w < float(2 * FAR_CARD_PX) * c.z;
     if (keep) atomicAdd(groupFrustum, 1);
+    // The far field's layer holds the far trees too and draws them everywhere but against the
+    // sky, where its smooth canopy cannot show single trees' tips
+    if (keep && farTree) keep = skyBehind(c, r);
     if (keep && (flags & CULL_OCCLUSION) != 0) keep = !occluded(c, r);
     if (keep) {
       atomicAdd(groupVisible, 1);
@@ -146,7 +162,8 @@ void main() {
     // shadow casters: every cascade whose box the sphere touches and whose shadow can reach
     // what the camera sees of the cascade (frame.shadowReceivers; with frustum culling), not
     // occlusion: the sun sees what the camera does not
-    if (drawn && !card && (flags & CULL_SHADOWS) != 0 && (sp.info.y & SPECIES_CASTS) != 0) {
+    // (never a far tree: the layer's shade on the ground stands for it)
+    if (drawn && !farTree && (flags & CULL_SHADOWS) != 0 && (sp.info.y & SPECIES_CASTS) != 0) {
       bool receiversOnly = (flags & CULL_FRUSTUM) != 0;
       for (uint v = 1; v < frame.draws.y; ++v) {
         bool inside = true;

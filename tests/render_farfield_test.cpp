@@ -125,14 +125,14 @@ TEST(RenderFarField, CoarseMipsKeepTheMeanTransmittance) {
   EXPECT_NEAR(got, expected, 1.0 / 255 * coverMax[0]) << "mean density would be " << west / 2;
 }
 
-// Far trees: the survey keeps the trees of sparse stands out of the layer and hands them over
-// as instances (render/far_field.h). One 128 m tile of 8 m texels: a closed stand (crowns of
+// Far trees: the survey hands the trees of sparse stands over as instances and keeps them in
+// the layer too (render/far_field.h). One 128 m tile of 8 m texels: a closed stand (crowns of
 // radius 3 m on a 4 m grid, 1.77 crown area per ground area) over x 0-32, z 0-32, and single
 // trees of the same species on a 40 m grid elsewhere (0.02 in their 3 x 3 texels); a shrub
 // among them stays in its layer. Hand-made cover figures, not the survey's formula: a tree
-// whose 24 m neighbourhood holds under 0.15 of crown area is far, the stand's are not, not even
+// whose 24 m neighbourhood holds under 0.3 of crown area is far, the stand's are not, not even
 // at its corner (four of its texels in the 3 x 3: 0.79).
-TEST(RenderFarField, SparseTreesLeaveTheLayerAsFarTrees) {
+TEST(RenderFarField, SparseTreesAreFarTreesAndStayInTheLayer) {
   SceneTile tile;
   tile.maxX = tile.maxZ = 128;
   std::vector<SpeciesRecord> species(2);
@@ -162,31 +162,16 @@ TEST(RenderFarField, SparseTreesLeaveTheLayerAsFarTrees) {
     const size_t t = size_t(z / 8) * 16 + size_t(x / 8);
     return block.texels[(size_t(kind) * 256 + t) * 4 + 3] / 255.0 * double(coverMax[kind]);
   };
-  EXPECT_EQ(alpha(b, 0, 44, 44), 0.0) << "a single tree is drawn as an instance, not in the layer";
+  EXPECT_NEAR(alpha(b, 0, 44, 44), 3.14159265 * 9 / 64, double(coverMax[0]) / 255) << "a far tree stays in the layer";
   EXPECT_NEAR(alpha(b, 0, 12, 12), std::min(3.14159265 * 9 / 16, double(coverMax[0])), double(coverMax[0]) / 255);
   EXPECT_GT(alpha(b, 1, 100, 4), 0.0) << "shrubs stay in their layer";
   EXPECT_NEAR(crownArea[0], 3.14159265358979 * 9 * double(stand + single.size()), 0.01) << "cover counts every tree";
   // all of a tile's far trees or none: the room left for them decides
   const FarFieldBlock c = surveyTile(tile, plants, species, oneTileLayout(), {}, noRoom, single.size() - 1, &farNoRoom);
   EXPECT_TRUE(farNoRoom.empty());
-  EXPECT_GT(alpha(c, 0, 44, 44), 0.0) << "without room, single trees stay in the layer";
   const FarFieldBlock d = surveyTile(tile, plants, species, oneTileLayout(), {}, none);
   EXPECT_EQ(c.texels, d.texels);
-  // An open stand is no far tree's: crowns of radius 2 on an 8 m grid (one per texel) hold
-  // 9 x 12.6 m^2 in every 3 x 3 texels, 0.196 of their ground (the same where the tile's edge
-  // clips the neighbourhood), over the 0.15 that marks a stand too sparse for the layer. The
-  // cards drew such stands too wide (docs/viewer-far-field.md: the 3 km view 9.2 levels off at
-  // a threshold of 0.3).
-  std::vector<SpeciesRecord> openSpecies(1);
-  openSpecies[0].kind = 0;
-  openSpecies[0].crownRadius = 2;
-  std::vector<Instance> open;
-  for (float x = 4; x < 128; x += 8)
-    for (float z = 4; z < 128; z += 8) open.push_back(plantAt(x, z, 0));
-  std::vector<double> openArea(1, 0.0);
-  std::vector<Instance> openFar;
-  surveyTile(tile, open, openSpecies, oneTileLayout(), {}, openArea, open.size(), &openFar);
-  EXPECT_TRUE(openFar.empty()) << openFar.size() << " of the open stand's " << open.size() << " trees taken as far trees";
+  EXPECT_EQ(b.texels, d.texels) << "the layer is the same with far trees or without";
 }
 
 // The fifth layer (FAR_COVER_LAYER) holds each kind's alpha in its own channel, texel for
@@ -498,13 +483,15 @@ TEST(RenderFarField, StandingPlantsDarkenTheRowsTheDrawnTreesCover) {
   EXPECT_NEAR(rowFar, rowAll, 2.0) << "the far field's stand sits where the drawn one does";
 }
 
-// Far trees hand over exactly: a far tree is drawn where its tile's copy is not (cull.comp),
-// so with frustum and occlusion culling off every tree is drawn once, whatever its distance:
-// its tile's mesh inside the fade, its far copy (mesh, or card past the fade) beyond, one of
-// the two in the band by the instance's hash. Single trees 40 m apart over a flat 1 km world
-// (all far trees), seen from 250 m over its middle with the trees' fade from 300 to 400 m:
-// distances of 250-770 m, a tenth of the trees in the band.
-TEST(RenderFarField, EveryFarTreeIsDrawnOnceAcrossTheHandOver) {
+// Far trees are drawn only against the sky (cull.comp skyBehind): the layer holds them too and
+// stands for them everywhere else. Single trees 40 m apart over a flat 1 km world (all far
+// trees), their fade from 300 to 400 m, flat sky and no fog so the sky's pixels are one colour.
+// Looking down on the world's middle no sky shows: the frame is the frame without far trees,
+// byte for byte. Looking north over the world from its south edge, the far edge meets the sky:
+// far trees are drawn there, and every pixel they change lies in a column within a tree's
+// height of the sky of the frame without them (a far tree drawn against the ground, where the
+// layer already stands for it, would change pixels far below).
+TEST(RenderFarField, FarTreesAreDrawnOnlyAgainstTheSky) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   Scene world = makeSyntheticScene(smallWorld(16));
   std::fill(world.heights.values.begin(), world.heights.values.end(), 20.0f);
@@ -535,26 +522,60 @@ TEST(RenderFarField, EveryFarTreeIsDrawnOnceAcrossTheHandOver) {
   o.width = 320;
   o.height = 180;
   o.validation = true;
-  o.camera = camera(512, 270, 512, 0, -60);
-  o.cull.frustum = o.cull.occlusion = false;
+  o.view.sky = o.view.fog = false;
   o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 400;
   o.renderer.farTrees = 1u << 18;
+  auto drawn = [](const FrameStats& s) {
+    uint64_t n = 0;
+    for (uint32_t c : s.speciesInstances) n += c;
+    return n;
+  };
+  // looking down: no sky
+  o.camera = camera(512, 270, 512, 0, -60);
   ViewerOptions none = o;
   none.renderer.farTrees = 0;
+  const HeadlessResult down = runHeadless(world, o), downWithout = runHeadless(world, none);
+  EXPECT_EQ(down.validationErrors, 0);
+  EXPECT_EQ(down.frames.back().farTrees, trees) << "every tree stands alone";
+  EXPECT_EQ(down.frames.back().farCards, 0u);
+  EXPECT_EQ(drawn(down.frames.back()), drawn(downWithout.frames.back()));
+  EXPECT_TRUE(down.pixels == downWithout.pixels) << "far trees changed a frame with no sky in it";
+
+  // looking north over the world to the sky, from 150 m up: the trees past the fade's end lie
+  // from some 40 px below the sky up to it
+  o.camera = none.camera = camera(512, 170, 1010, 0, -10);
   const HeadlessResult r = runHeadless(world, o), without = runHeadless(world, none);
   EXPECT_EQ(r.validationErrors, 0);
   const FrameStats& s = r.frames.back();
-  uint64_t meshes = 0, meshesWithout = 0;
-  for (uint32_t n : s.speciesInstances) meshes += n;
-  for (uint32_t n : without.frames.back().speciesInstances) meshesWithout += n;
-  std::printf("%s trees: %s far, %s meshes (%s without far trees), %s cards\n", std::to_string(trees).c_str(),
-              std::to_string(s.farTrees).c_str(), std::to_string(meshes).c_str(), std::to_string(meshesWithout).c_str(),
-              std::to_string(s.farCards).c_str());
-  EXPECT_EQ(s.farTrees, trees) << "every tree stands alone";
-  EXPECT_GT(s.farCards, trees / 4) << "cards past the fade";
-  EXPECT_GT(meshes, meshesWithout) << "far trees' meshes in the band";
-  EXPECT_LT(meshesWithout + trees / 20, trees) << "the tiles' copies fade out";
-  EXPECT_EQ(meshes + s.farCards, trees) << "each tree drawn once";
+  const uint64_t meshesWithout = drawn(without.frames.back());
+  std::printf("%s trees: %s far, %s cards and %s meshes against the sky (%s meshes without far trees)\n",
+              std::to_string(trees).c_str(), std::to_string(s.farTrees).c_str(), std::to_string(s.farCards).c_str(),
+              std::to_string(drawn(s) - meshesWithout).c_str(), std::to_string(meshesWithout).c_str());
+  EXPECT_GT(s.farCards + drawn(s), meshesWithout) << "far trees stand against the sky";
+  const int w = o.width, h = o.height;
+  const uint8_t* sky = &without.pixels[0];  // the top-left pixel: the flat background
+  auto isSky = [&](const std::vector<uint8_t>& px, int x, int y) {
+    return std::equal(sky, sky + 3, &px[(size_t(y) * size_t(w) + size_t(x)) * 4]);
+  };
+  // a tree's height on the screen at the fade's end, where the tallest far tree stands nearest
+  // (the crown's sphere at 400 m: radius over distance, in pixels of a 60-degree view)
+  const double treePx = 2 * double(world.species[0].boundingRadius) / 400.0 * (h / 2) / std::tan(0.5236);
+  int changed = 0, overSky = 0, belowReach = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const size_t i = (size_t(y) * size_t(w) + size_t(x)) * 4;
+      if (std::equal(&r.pixels[i], &r.pixels[i + 3], &without.pixels[i])) continue;
+      ++changed;
+      overSky += isSky(without.pixels, x, y);
+      // the nearest sky above this pixel in its column, within reach of a tree's height
+      bool near = false;
+      for (int up = 0; up <= int(std::ceil(2 * treePx)) + 2 && y - up >= 0; ++up) near = near || isSky(without.pixels, x, y - up);
+      belowReach += !near;
+    }
+  std::printf("pixels changed %d, %d of them sky before; %d farther below the sky than %.1f px\n", changed, overSky,
+              belowReach, 2 * treePx + 2);
+  EXPECT_GT(overSky, 0) << "tips against the sky";
+  EXPECT_EQ(belowReach, 0) << "far trees drawn over the ground";
 }
 
 // Far trees come in groups of 4 x 4 tiles, numbered as their first tile comes: two tiles a

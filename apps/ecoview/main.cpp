@@ -94,8 +94,9 @@ int main(int argc, char** argv) {
   app.add_option("--unload-radius", unloadRadius, "metres, 0 to 1e8 (at least the load radius)");
   app.add_option("--budget", budget, "resident instance budget, millions (1e-6 to 1000)");
   app.add_option("--far-trees", farTrees,
-                 "trees of sparse stands kept resident past the load radius and drawn instead of the far field's "
-                 "layer, at most this many (0 to 1e8; default 0: none; 262144 is 4 MiB)");
+                 "trees of sparse stands kept resident past the load radius and drawn where the sky is behind "
+                 "them (the far field's layer stands for them elsewhere), at most this many (0 to 1e8; default "
+                 "0: none; 262144 is 4 MiB)");
   app.add_option("--upload-budget", uploadBudget, "tile data uploaded per frame, MiB (0.02 to 4096); nearest tiles first");
   app.add_option("--upload-ms", uploadMs, "CPU time for uploads per frame, ms (0.01 to 1000; at least one 16 KiB page)");
   app.add_flag("--staged-uploads", stagedUploads,

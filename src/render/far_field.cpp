@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 #include <utility>
 
@@ -68,9 +69,15 @@ FarFieldLayout farFieldLayout(const Scene& world) {
   return l;
 }
 
-namespace {
+std::pair<int, int> farTreeGroup(const SceneTile& tile) {
+  return {std::max(tile.x, 0) / kFarTreeGroup, std::max(tile.z, 0) / kFarTreeGroup};
+}
 
-}  // namespace
+size_t farTreeGroupCount(const std::vector<SceneTile>& tiles) {
+  std::set<std::pair<int, int>> groups;
+  for (const SceneTile& t : tiles) groups.insert(farTreeGroup(t));
+  return groups.size();
+}
 
 // Reads one tile and returns its block: per kind and texel the crown area over the texel's area
 // (alpha, over FAR_COVER_MAX of the kind) and the crown-area-weighted mean tint (rgb, straight:
@@ -131,10 +138,9 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
     uint32_t kind = std::min<uint32_t>(s.kind, L - 1);
     const float area = crown(p);
     crownArea[p.species] += double(area);
-    if (far[i]) {  // drawn as an instance wherever its tile is not resident
-      farTrees->push_back(p);
-      continue;
-    }
+    // a far tree stays in the layer too: the cull pass draws it only where the sky is behind
+    // it, the layer everywhere else (render/far_field.h)
+    if (far[i]) farTrees->push_back(p);
     auto [ix, iz] = texelOf(p);
     float* a = &level[((size_t(kind) * n + size_t(iz)) * n + size_t(ix)) * 4];
     a[0] += area;
@@ -234,8 +240,7 @@ void runSurvey(FarFieldSurvey& survey, std::vector<SceneTile> tiles, std::vector
   std::vector<size_t> groupOfTile(tiles.size());
   std::vector<uint32_t> unsurveyed;  // by group
   for (size_t i = 0; i < tiles.size(); ++i) {
-    const std::pair<int, int> key{std::max(tiles[i].x, 0) / kFarTreeGroup, std::max(tiles[i].z, 0) / kFarTreeGroup};
-    const auto [it, added] = groupIndex.try_emplace(key, unsurveyed.size());
+    const auto [it, added] = groupIndex.try_emplace(farTreeGroup(tiles[i]), unsurveyed.size());
     if (added) unsurveyed.push_back(0);
     groupOfTile[i] = it->second;
     ++unsurveyed[it->second];

@@ -13,6 +13,7 @@
 // are uploaded as they arrive (updateFarField, from the frame's command buffer).
 #include <array>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "render/vk_context.h"
@@ -37,19 +38,22 @@ constexpr float kFarFieldTexel = 8;
 constexpr uint32_t kFarFieldMaxSize = 2048;
 FarFieldLayout farFieldLayout(const Scene& world);
 
-// Far trees: a smooth layer cannot draw a sparse stand (single trees over bare ground read as
-// a faint tint, their tips against the sky as a flat line), so the survey keeps the trees of
-// sparse stands out of the layer and hands them to the renderer as instances that stay
-// resident over the whole world: a tree whose 3 x 3 texels (24 m for 8 m texels, within its
-// tile) hold less than kFarTreeDensity of crown area per ground area. A tile's far trees are
-// taken all or none, in tile order, while they fit the budget (RendererOptions::farTrees).
-constexpr float kFarTreeDensity = 0.15f;
+// Far trees: a smooth layer cannot draw a sparse stand's skyline (single trees' tips against
+// the sky read as a flat line), so the survey hands the trees of sparse stands to the renderer
+// as instances that stay resident over the whole world: a tree whose 3 x 3 texels (24 m for
+// 8 m texels, within its tile) hold less than kFarTreeDensity of crown area per ground area.
+// They stay in the layer as well: past its fade's end the cull pass draws a far tree only
+// where the sky is behind it (the Hi-Z pyramid of the terrain's depth holds the sky's depth
+// somewhere in its screen rectangle), and the layer stands for it everywhere else, so the
+// layer's tone is the same with or without them. A tile's far trees are taken all or none, in
+// tile order, while they fit the budget (RendererOptions::farTrees).
+constexpr float kFarTreeDensity = 0.3f;
 constexpr int kFarTreeGroup = 4;
 
 struct FarFieldStats {
   size_t tiles = 0, failed = 0;  // surveyed, skipped (unreadable)
   uint64_t instances = 0;
-  uint64_t farTrees = 0;         // kept as far trees (out of the layer)
+  uint64_t farTrees = 0;         // kept as far trees (also in the layer)
   double seconds = 0;            // wall time of the survey thread
   // By species id: the crowns' area (pi (crown radius x scale)^2, m^2) over the tiles surveyed
   // so far; over the world's area, the species' cover (overlaps counted twice).
@@ -76,6 +80,12 @@ struct FarField {
   uint32_t nextSlot = 0;
   std::shared_ptr<FarFieldSurvey> survey;
 };
+
+// The group of 4 x 4 tiles a tile's far trees are uploaded with, and how many groups a world's
+// tiles make: each group's last page may be part-full, so the far trees need at most their
+// count's pages plus one per group.
+std::pair<int, int> farTreeGroup(const SceneTile& tile);
+size_t farTreeGroupCount(const std::vector<SceneTile>& tiles);
 
 // Creates the (cleared) image, uploads the look table of the species' meshes and starts the
 // survey thread, which keeps up to farTrees instances as far trees (0: none).
@@ -104,7 +114,7 @@ struct FarFieldBlock {
 // of trees and shrubs keep the mean transmittance (docs/viewer-far-field.md). crownArea
 // accumulates per species; fallback: each kind's colour where the tile has none of it.
 // farTreeRoom: how many far trees the tile may keep (all of its sparse stands' trees, or none
-// when they are more); they go to farTrees instead of the layer.
+// when they are more); they go to farTrees as well as to the layer.
 FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& instances,
                          const std::vector<SpeciesRecord>& species, const FarFieldLayout& l,
                          const std::array<std::array<float, 3>, gpu::FAR_LAYERS>& fallback,

@@ -93,7 +93,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
     if (world.species[i].kind == uint32_t(SpeciesKind::Tree))
       worldTrees += i < world.speciesInstances.size() ? world.speciesInstances[i] : worldInstances;
   farTreeBudget_ = farFieldLayout(world).texelsPerTile ? std::min({options_.farTrees, worldTrees, deviceMax / 2}) : 0;
-  const uint64_t farPages = farTreeBudget_ ? farTreeBudget_ / gpu::PAGE_SIZE + world.tiles.size() : 0;
+  const uint64_t farPages = farTreeBudget_ ? farTreeBudget_ / gpu::PAGE_SIZE + farTreeGroupCount(world.tiles) : 0;
   uint32_t maxPages = uint32_t(std::min<uint64_t>(
       {(options_.stream.budgetInstances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE + world.tiles.size() + 1 + farPages,
        worldPages + farPages, pageLimit}));
@@ -109,7 +109,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
       if (casts_[i]) worldCasters += world.speciesInstances[i];
   }
   if (options_.shadows.enabled) budgetSlots_ += gpu::CASCADE_COUNT * std::min(budgetSlots_, worldCasters);
-  budgetSlots_ += farTreeBudget_ * (options_.shadows.enabled ? 1 + gpu::CASCADE_COUNT : 1);
+  budgetSlots_ += 2 * farTreeBudget_;  // a far tree is listed as a mesh or as a card, never as a caster
   pages_ = createInstancePages(ctx, maxPages, world.tiles.size(), speciesCount_,
                                options_.stream.budgetInstances + farTreeBudget_, staged_);
   draws_ = createBuffer(ctx, drawBytes_,
@@ -710,11 +710,11 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
       const bool far = t >= world_.tiles.size();
       if (far)  // far trees: as a card, or as a mesh within reach
         for (uint32_t c : ts.speciesCounts) cardCount += c;
-      // far trees are drawn at any distance past their fade start, and listed in every cascade
+      // far trees are drawn at any distance past their fade's end, and cast no shadow
       const double d = far ? 0.0 : boxDistance(pages_.tileBoxes[t], double(frame.eye.x), double(frame.eye.z));
       bool cascade[gpu::VIEW_COUNT] = {true};
-      if (shadowed && d <= casterReach)  // the planes only for tiles that hold casters in reach
-        for (uint32_t v = 1; v < gpu::VIEW_COUNT; ++v) cascade[v] = far || mayCast(pages_.tileBoxes[t], v);
+      if (shadowed && !far && d <= casterReach)  // the planes only for tiles that hold casters in reach
+        for (uint32_t v = 1; v < gpu::VIEW_COUNT; ++v) cascade[v] = mayCast(pages_.tileBoxes[t], v);
       for (size_t k = 0; k < reach.size() && k < ts.speciesCounts.size(); ++k)
         if (d <= reach[k])
           for (uint32_t v = 0; v < gpu::VIEW_COUNT; ++v)
@@ -908,8 +908,10 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
   vkCmdEndRendering(cmd);
   if (slot.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT, slot.queries, TsTerrain);
 
-  // 2. Hi-Z pyramid from the terrain depth
-  if (cull.occlusion) {
+  // 2. Hi-Z pyramid from the terrain depth: for occlusion, and for the far trees, which are
+  // drawn only where it holds the sky (cull.comp skyBehind)
+  const bool farTrees = farTreeBudget_ > 0 && cull.fade && cull.farField;
+  if (cull.occlusion || farTrees) {
     imageBarrier(cmd, depth_.image, kDepthAspects, VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
                  VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL, kCompute,
                  VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);

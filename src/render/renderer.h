@@ -66,10 +66,10 @@ struct RendererOptions {
   // canopy's lift and its shadow on the ground stay): tests isolate what that pass draws
   bool farFieldComposite = true;
   // Far trees (render/far_field.h): the trees of sparse stands that stay resident over the whole
-  // world and are drawn past the load radius instead of the far field's layer; at most this
-  // many (16 B each, beside the streaming budget; in FrameStats::resident); 0: every tree
-  // beyond the radius is the layer's (ecoview --far-trees; off by default until the cards'
-  // cover matches the meshes' in dense stands: docs/viewer-far-field.md "Far trees").
+  // world and are drawn past their fade where the sky is behind them (the far field's layer
+  // holds them too); at most this many (16 B each and their pages, beside the streaming budget;
+  // in FrameStats::resident); 0: none (ecoview --far-trees; off by default for their memory:
+  // docs/viewer-far-field.md "Where far trees stand").
   uint64_t farTrees = 0;
 };
 
