@@ -405,7 +405,7 @@ TEST(RenderFarField, HandOverBandKeepsTheToneOfTheAllInstanceFrame) {
   ViewerOptions o = farFieldView(camera(200, 260, 1100, 25, -28));
   o.view.sky = false;
   const FarFieldPictures p = renderFarFieldPictures(world, o, 450, 550);
-  const double start = 0.75 * 450, end = 450;  // CullSettings::fadeBand of the load radius
+  const double end = 450, start = (1.0 - double(CullSettings{}.fadeBand)) * end;  // the trees fade over the load radius's last quarter
   const int block = 20;
   double sum = 0;
   int blocks = 0;
