@@ -7,13 +7,17 @@
 # median, and the median over the blocks with plants), the skyline's RMS difference in pixels,
 # and the grain (the median over vegetated blocks of the pixel-scale contrast over the reference's).
 # Prints one markdown row per view.
-# Usage: bench/farfield_bench.sh BUILD
+# Usage: bench/farfield_bench.sh BUILD [ECOVIEW ARGS...]
+# Extra arguments go to the frame under test only (the reference and the masks stay as they
+# are), e.g. `--far-trees 262144` for the far trees' columns of docs/viewer-far-field.md.
 # Worlds: the bundled sample; the Grand Canyon DEM (bench/configs/grand_canyon.json) where
 # ../shared/data/dem is present. Vulkan: Mesa lavapipe unless VK_ICD_FILENAMES is set.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-[[ $# -eq 1 ]] || { echo "usage: $0 BUILD" >&2; exit 2; }
+[[ $# -ge 1 ]] || { echo "usage: $0 BUILD [ECOVIEW ARGS...]" >&2; exit 2; }
 build=$(cd "$1" && pwd)
+shift
+extra=("$@")
 ecobake=$build/apps/ecobake/ecobake
 ecoview=$build/apps/ecoview/ecoview
 python=/usr/bin/python3
@@ -29,7 +33,7 @@ view() {
   local hide
   hide=$("$python" -c "import json,sys; print(','.join(s['name'] for s in json.load(open(sys.argv[1]))['species']))" "$bake/manifest.json")
   local o=(--headless --size 960x540 --camera "$camera" --no-auto-exposure)
-  "$ecoview" "$bake" "${o[@]}" --screenshot "$work/frame.png" 2>/dev/null
+  "$ecoview" "$bake" "${o[@]}" "${extra[@]}" --screenshot "$work/frame.png" 2>/dev/null
   "$ecoview" "$bake" "${o[@]}" --load-radius 1e6 --unload-radius 1e6 --no-draw-distance --screenshot "$work/ref.png" 2>/dev/null
   "$ecoview" "$bake" "${o[@]}" --hide "$hide" --no-far-field --screenshot "$work/terrain.png" 2>/dev/null
   "$ecoview" "$bake" "${o[@]}" --hide "$hide" --no-far-field --no-fog --screenshot "$work/clear.png" 2>/dev/null
