@@ -136,12 +136,9 @@ void main() {
       for (uint i = 0; i < FRUSTUM_PLANES; ++i)
         keep = keep && dot(frame.frustum[i].xyz, sphere.xyz) + frame.frustum[i].w >= -r;
     }
-    // a far tree past its tile's fade (where no mesh of it is drawn: a card the same distance
-    // as meshes would show the hand-over) and a few pixels wide (sphere radius in pixels
-    // r fy / depth * height / 2) is drawn as its card, which casts no shadow (the cascades
-    // seldom reach it)
-    bool card = farTree && dist > frame.fadeEnd[kind] &&
-                r * frame.proj.y * frame.proj.w < float(2 * FAR_CARD_PX) * c.z;
+    // a far tree (drawn only past its tile's fade) a few pixels wide (sphere radius in pixels
+    // r fy / depth * height / 2) is drawn as its card
+    bool card = farTree && r * frame.proj.y * frame.proj.w < float(2 * FAR_CARD_PX) * c.z;
     if (keep) atomicAdd(groupFrustum, 1);
     // The far field's layer holds the far trees too and draws them everywhere but against the
     // sky, where its smooth canopy cannot show single trees' tips
