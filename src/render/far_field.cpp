@@ -481,6 +481,7 @@ void finishFarField(Context& ctx, FarField& f) {
 std::vector<LoadedTile> takeFarTrees(FarField& f) {
   if (!f.survey) return {};
   std::lock_guard lock(f.survey->mutex);
+  if (!f.survey->done) return {};  // all at once: their storage is sized for all of them
   return std::exchange(f.survey->farTrees, {});
 }
 

@@ -120,7 +120,7 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
                          const std::array<std::array<float, 3>, gpu::FAR_LAYERS>& fallback,
                          std::vector<double>& crownArea, uint64_t farTreeRoom = 0,
                          std::vector<Instance>* farTrees = nullptr);
-// The far trees the survey has finished and the renderer not taken yet, by groups of
+// The survey's far trees once it is done (nothing before, nothing a second time), by groups of
 // kFarTreeGroup x kFarTreeGroup tiles: LoadedTile::tile is the world's tile count plus the
 // group's index (at most the tile count), the records quantized over the group's own box.
 std::vector<LoadedTile> takeFarTrees(FarField& far);

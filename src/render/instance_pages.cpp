@@ -1,6 +1,7 @@
 #include "render/instance_pages.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -15,8 +16,55 @@ double threadCpuMs() {
   return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
 }
 
-InstancePages createInstancePages(Context& ctx, uint32_t maxPages, size_t tiles, uint32_t speciesCount,
-                                  uint64_t capacity, bool staged) {
+namespace {
+
+// A tail of `tail` records (1..127): its run of chunks, a power of two; kPageChunks is a whole
+// storage page. Runs of a size share storage pages, so none straddles one.
+uint32_t tailRun(uint64_t tail) { return std::bit_ceil(uint32_t((tail + kChunkRecords - 1) / kChunkRecords)); }
+uint32_t runClass(uint32_t run) { return uint32_t(std::countr_zero(run)); }  // 1, 2, 4 -> 0, 1, 2
+
+}  // namespace
+
+uint64_t packedStoragePages(const std::vector<uint64_t>& tileInstances) {
+  uint64_t whole = 0;
+  std::array<uint64_t, kRunClasses> runs{};
+  for (uint64_t n : tileInstances) {
+    whole += n / gpu::PAGE_SIZE;
+    if (n % gpu::PAGE_SIZE == 0) continue;
+    const uint32_t run = tailRun(n % gpu::PAGE_SIZE);
+    if (run == kPageChunks) {
+      ++whole;
+    } else {
+      ++runs[runClass(run)];
+    }
+  }
+  for (uint32_t c = 0; c < kRunClasses; ++c) {
+    const uint64_t perPage = kPageChunks >> c;
+    whole += (runs[c] + perPage - 1) / perPage;
+  }
+  return whole;
+}
+
+void addStorage(Context& ctx, InstancePages& p, uint32_t count) {
+  // Allocated once, when added: streaming never allocates, and where the CPU writes the pages
+  // they are touched now, so no frame pays the operating system's first-touch page faults.
+  for (uint32_t added = 0; added < count;) {
+    const uint32_t n = std::min(kBlockPages, count - added);
+    p.blockStart.push_back(p.storagePages);
+    p.blocks.push_back(createBuffer(
+        ctx, kPageBytes * n,
+        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        p.staged ? MemoryUse::Gpu : MemoryUse::Upload));
+    if (p.blocks.back().data) std::memset(p.blocks.back().data, 0, p.blocks.back().size);
+    for (uint32_t i = 0; i < n; ++i) p.freeStorage.insert(p.storagePages + i);
+    p.storagePages += n;
+    added += n;
+  }
+  p.runsUsed.resize(p.storagePages, 0);
+}
+
+InstancePages createInstancePages(Context& ctx, uint32_t maxPages, uint32_t storagePages, size_t tiles,
+                                  uint32_t speciesCount, uint64_t capacity, bool staged) {
   InstancePages p;
   p.maxPages = maxPages;
   p.staged = staged;
@@ -26,16 +74,9 @@ InstancePages createInstancePages(Context& ctx, uint32_t maxPages, size_t tiles,
   p.worldTiles = tiles;
   p.tiles.resize(2 * tiles);
   p.resident.assign(2 * tiles, false);
-  // Allocated once, at start-up: streaming never allocates, and where the CPU writes the pages
-  // they are touched now, so no frame pays the operating system's first-touch page faults.
-  for (uint32_t b = 0; b < (maxPages + kBlockPages - 1) / kBlockPages; ++b) {
-    p.blocks.push_back(createBuffer(
-        ctx, kPageBytes * kBlockPages,
-        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-        staged ? MemoryUse::Gpu : MemoryUse::Upload));
-    if (p.blocks.back().data) std::memset(p.blocks.back().data, 0, p.blocks.back().size);
-  }
+  addStorage(ctx, p, storagePages);
   p.table.assign(maxPages, gpu::GpuPage{});
+  p.storage.assign(maxPages, {0, 0});
   p.tileBoxes.assign(2 * tiles, gpu::GpuTile{});
   p.boxWritten.assign(2 * tiles, false);
   p.boxes = createBuffer(ctx, std::max<size_t>(2 * tiles, 1) * sizeof(gpu::GpuTile), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
@@ -54,11 +95,54 @@ void destroyInstancePages(Context& ctx, InstancePages& pages) {
 
 namespace {
 
-uint32_t allocatePage(InstancePages& pages) {
-  if (pages.freePages.empty()) throw std::logic_error("instance page pool exhausted");
-  uint32_t p = *pages.freePages.begin();
-  pages.freePages.erase(pages.freePages.begin());
-  return p;
+uint32_t takeFirst(std::set<uint32_t>& set) {
+  if (set.empty()) throw std::logic_error("instance page pool exhausted");
+  const uint32_t v = *set.begin();
+  set.erase(set.begin());
+  return v;
+}
+
+// The lowest free run of `run` chunks (a new storage page split into such runs if none is
+// free): its first chunk
+uint32_t allocateRun(InstancePages& pages, uint32_t run) {
+  if (run == kPageChunks) return takeFirst(pages.freeStorage) * kPageChunks;
+  std::set<uint32_t>& free = pages.freeRuns[runClass(run)];
+  if (free.empty()) {
+    const uint32_t page = takeFirst(pages.freeStorage);
+    for (uint32_t c = 0; c < kPageChunks; c += run) free.insert(page * kPageChunks + c);
+  }
+  const uint32_t chunk = takeFirst(free);
+  ++pages.runsUsed[chunk / kPageChunks];
+  return chunk;
+}
+
+void releaseRun(InstancePages& pages, uint32_t chunk, uint32_t run) {
+  const uint32_t page = chunk / kPageChunks;
+  if (run == kPageChunks) {
+    pages.freeStorage.insert(page);
+    return;
+  }
+  std::set<uint32_t>& free = pages.freeRuns[runClass(run)];
+  free.insert(chunk);
+  if (--pages.runsUsed[page] > 0) return;
+  // the storage page's runs are all free: it goes back whole, for any size
+  for (uint32_t c = 0; c < kPageChunks; c += run) free.erase(page * kPageChunks + c);
+  pages.freeStorage.insert(page);
+}
+
+// Where a page's records are: block and byte offset in it
+std::pair<uint32_t, VkDeviceSize> locate(const InstancePages& pages, uint32_t page) {
+  const uint32_t chunk = pages.storage[page].first, storagePage = chunk / kPageChunks;
+  const auto b = uint32_t(std::upper_bound(pages.blockStart.begin(), pages.blockStart.end(), storagePage) -
+                          pages.blockStart.begin() - 1);
+  return {b, VkDeviceSize(storagePage - pages.blockStart[b]) * kPageBytes +
+                 VkDeviceSize(chunk % kPageChunks) * kChunkRecords * sizeof(gpu::PackedInstance)};
+}
+
+void releasePage(InstancePages& pages, uint32_t page) {
+  releaseRun(pages, pages.storage[page].first, pages.storage[page].second);
+  pages.storage[page] = {0, 0};
+  pages.freePages.insert(page);
 }
 
 void commit(InstancePages& pages, PendingUpload& p) {
@@ -71,7 +155,8 @@ void commit(InstancePages& pages, PendingUpload& p) {
     uint32_t page = p.pages[i];
     uint32_t first = uint32_t(i * gpu::PAGE_SIZE);
     uint32_t count = uint32_t(std::min<size_t>(gpu::PAGE_SIZE, p.tile.instances.size() - first));
-    VkDeviceAddress address = pages.blocks[page / kBlockPages].address + VkDeviceSize(page % kBlockPages) * kPageBytes;
+    const auto [block, offset] = locate(pages, page);
+    const VkDeviceAddress address = pages.blocks[block].address + offset;
     const uint32_t far = p.tile.tile >= pages.worldTiles ? gpu::PAGE_FAR_TREES : 0u;
     pages.table[page] = {{uint32_t(address), uint32_t(address >> 32), count, uint32_t(p.tile.tile) | far}};
     pages.owner[page] = {p.tile.tile, first};
@@ -103,10 +188,20 @@ bool startUpload(InstancePages& pages, LoadedTile& tile) {
     throw std::logic_error("tile " + std::to_string(tile.tile) + ": " + std::to_string(n) + " instances would exceed " +
                            "the budget (" + std::to_string(pages.residentInstances) + " resident, budget " +
                            std::to_string(pages.capacity) + ")");
-  // Many small tiles can use up the pages (one dispatch row each) before the budget
-  if ((n + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE > pages.freePages.size()) return false;
+  // Many small tiles can use up the pages (one dispatch row each) or their storage before the
+  // budget
+  const size_t whole = n / gpu::PAGE_SIZE, tail = n % gpu::PAGE_SIZE;
+  const uint32_t run = tail ? tailRun(tail) : 0;
+  const bool tailTakesPage = run == kPageChunks || (run > 0 && pages.freeRuns[runClass(run)].empty());
+  if (whole + (tail ? 1 : 0) > pages.freePages.size() || whole + (tailTakesPage ? 1 : 0) > pages.freeStorage.size())
+    return false;
   PendingUpload p;
-  for (size_t first = 0; first < n; first += gpu::PAGE_SIZE) p.pages.push_back(allocatePage(pages));
+  for (size_t first = 0; first < n; first += gpu::PAGE_SIZE) {
+    const uint32_t page = takeFirst(pages.freePages);
+    const uint32_t chunks = n - first >= gpu::PAGE_SIZE ? kPageChunks : run;
+    pages.storage[page] = {allocateRun(pages, chunks), chunks};
+    p.pages.push_back(page);
+  }
   p.tile = std::move(tile);
   pages.pending.push_back(std::move(p));
   return true;
@@ -130,17 +225,16 @@ uint64_t writeRecords(InstancePages& pages, Streamer& streamer, const Buffer& st
         if (written > 0 && threadCpuMs() > deadlineMs) break;
         clockAt = written + 16384;
       }
-      uint32_t page = p.pages[p.written / gpu::PAGE_SIZE];
-      VkDeviceSize offset = VkDeviceSize(page % kBlockPages) * kPageBytes;
+      const auto [block, offset] = locate(pages, p.pages[p.written / gpu::PAGE_SIZE]);
       const void* src = p.tile.instances.data() + p.written;
       if (pages.staged) {
         if (stagingUsed + bytes > staging.size) break;
         std::memcpy(static_cast<char*>(staging.data) + stagingUsed, src, bytes);
-        pages.copies.push_back({VkBufferCopy{stagingUsed, offset, bytes}, page / kBlockPages});
+        pages.copies.push_back({VkBufferCopy{stagingUsed, offset, bytes}, block});
         stagingUsed += bytes;
       } else {
         // a free page: no frame in flight reads it (retirePages)
-        std::memcpy(static_cast<char*>(pages.blocks[page / kBlockPages].data) + offset, src, bytes);
+        std::memcpy(static_cast<char*>(pages.blocks[block].data) + offset, src, bytes);
       }
       p.written += count;
       written += bytes;
@@ -179,7 +273,7 @@ void retirePages(InstancePages& pages, uint64_t framesFinished) {
   // a page evicted while frame F was being prepared may be read by frames before F only
   std::erase_if(pages.retiring, [&](const std::pair<uint64_t, uint32_t>& r) {
     if (r.first > framesFinished) return false;
-    pages.freePages.insert(r.second);
+    releasePage(pages, r.second);
     return true;
   });
 }

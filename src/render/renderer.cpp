@@ -81,24 +81,29 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   }
   // The page pool: a page per 128 budgeted instances plus each tile's partial last page, but
   // never more than the whole world needs; startUpload turns away a tile the pool cannot hold.
+  // Storage likewise, where the whole world's is its tails packed (instance_pages.h).
   uint64_t worldPages = 0, worldInstances = 0;
+  std::vector<uint64_t> tileInstances;
   for (const SceneTile& t : world.tiles) {
     worldPages += (t.instances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE;
     worldInstances += t.instances;
+    tileInstances.push_back(t.instances);
   }
   // Far trees: at most the world's trees, only with a far field; their pages come on top of
-  // the streaming budget's (a tile's far trees are a page or two of their own)
+  // the streaming budget's (a group of tiles' far trees are a page or two of their own), their
+  // storage once the survey has counted them (admitFarTrees)
   uint64_t worldTrees = 0;
   for (size_t i = 0; i < world.species.size(); ++i)
     if (world.species[i].kind == uint32_t(SpeciesKind::Tree))
       worldTrees += i < world.speciesInstances.size() ? world.speciesInstances[i] : worldInstances;
   farTreeBudget_ = farFieldLayout(world).texelsPerTile ? std::min({options_.farTrees, worldTrees, deviceMax / 2}) : 0;
   const uint64_t farPages = farTreeBudget_ ? farTreeBudget_ / gpu::PAGE_SIZE + farTreeGroupCount(world.tiles) : 0;
-  uint32_t maxPages = uint32_t(std::min<uint64_t>(
-      {(options_.stream.budgetInstances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE + world.tiles.size() + 1 + farPages,
-       worldPages + farPages, pageLimit}));
+  const uint64_t streamingPages = (options_.stream.budgetInstances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE + world.tiles.size() + 1;
+  uint32_t maxPages = uint32_t(std::min<uint64_t>({streamingPages + farPages, worldPages + farPages, pageLimit}));
+  uint32_t storagePages = uint32_t(std::min<uint64_t>({streamingPages, packedStoragePages(tileInstances), pageLimit}));
   if (options.maxPages > 0) maxPages = std::min(maxPages, options.maxPages);
   maxPages = std::max(maxPages, 1u);
+  storagePages = std::max(std::min(storagePages, maxPages), 1u);
   // The visible list never holds more than the resident instances (within the budget) in the
   // camera's regions and the resident casters in each cascade's
   budgetSlots_ = std::min(options_.stream.budgetInstances, worldInstances);
@@ -110,7 +115,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   }
   if (options_.shadows.enabled) budgetSlots_ += gpu::CASCADE_COUNT * std::min(budgetSlots_, worldCasters);
   budgetSlots_ += 2 * farTreeBudget_;  // a far tree is listed as a mesh or as a card, never as a caster
-  pages_ = createInstancePages(ctx, maxPages, world.tiles.size(), speciesCount_,
+  pages_ = createInstancePages(ctx, maxPages, storagePages, world.tiles.size(), speciesCount_,
                                options_.stream.budgetInstances + farTreeBudget_, staged_);
   draws_ = createBuffer(ctx, drawBytes_,
                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
@@ -164,6 +169,13 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
       casterTop_ = std::max(casterTop_, double(maxY_ - tallest_) + e.offset);
       casterRadius_ = std::max(casterRadius_, e.radius);
       casterOffset_ = std::max(casterOffset_, e.offset);
+    }
+  // how far a far tree's sphere reaches from its origin (cull.comp skips a far group's page whose
+  // box grown by it has no sky behind), a float's step up so rounding never shrinks it
+  for (size_t k = 0; k < speciesTable_.size() && k < world.species.size(); ++k)
+    if (world.species[k].kind == uint32_t(SpeciesKind::Tree)) {
+      const SphereExtent e = sphereExtent(speciesTable_[k]);
+      farTreeReach_ = std::max(farTreeReach_, std::nextafter(float(e.offset + e.radius), HUGE_VALF));
     }
   // the visible list, sized for the default draw distances and this size's projection
   // (submitFrame grows it for longer distances or another projection)
@@ -359,9 +371,15 @@ void Renderer::stream(const Camera& cam) {
 }
 
 void Renderer::admitFarTrees() {
-  // within the budget by the survey's count, in pages reserved for them unless maxPages cut
-  // the pool (a test's knob): then they are missing, with a warning
-  for (LoadedTile& t : takeFarTrees(farField_)) {
+  // All at once when the survey is done, within the budget by its count, in pages reserved for
+  // them unless maxPages cut the pool (a test's knob: then they are missing, with a warning),
+  // and in storage added for them now, as much as they take
+  std::vector<LoadedTile> trees = takeFarTrees(farField_);
+  if (trees.empty()) return;
+  std::vector<uint64_t> counts;
+  for (const LoadedTile& t : trees) counts.push_back(t.instances.size());
+  addStorage(ctx_, pages_, uint32_t(std::min<uint64_t>(packedStoragePages(counts), pages_.maxPages)));
+  for (LoadedTile& t : trees) {
     const size_t n = t.instances.size();
     if (startUpload(pages_, t)) {
       farTreesAdmitted_ += n;
@@ -654,6 +672,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   // haze over a quarter of the light across the world's extent at most: whole-world views of
   // large worlds stay legible
   frame.fog.w = std::min(frame.fog.w, 0.25f / std::max(farField_.extentX, farField_.extentZ));
+  frame.lod.y = farTreeReach_;
   frame.lod.z = float(pyramid_.width);
   frame.lod.w = float(pyramid_.height);
   frame.cull.x = pages_.pageCount;

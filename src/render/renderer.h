@@ -231,6 +231,7 @@ class Renderer {
   // largest sphere, and the farthest a sphere's centre sits from its origin
   double casterTop_ = 0, casterRadius_ = 0, casterOffset_ = 0;
   uint64_t budgetSlots_ = 0;
+  float farTreeReach_ = 0;          // FrameData.lod.y: a tree's sphere, from its origin at most
   uint64_t farTreeBudget_ = 0;      // far trees the survey may keep (RendererOptions::farTrees)
   uint64_t farTreesAdmitted_ = 0;
   uint64_t checkedTable_ = UINT64_MAX;  // the InstancePages::tableVersion checkCullCapacity saw
