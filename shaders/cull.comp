@@ -15,6 +15,7 @@ layout(buffer_reference, std430, buffer_reference_align = 4) writeonly buffer Vi
 layout(binding = 0) uniform Frame { FrameData frame; };
 layout(binding = 1) readonly buffer Pages { GpuPage pages[]; };
 layout(binding = 2) buffer Draws { DrawCommand draws[]; };
+layout(binding = 3) readonly buffer PageList { uint pageList[]; };  // the pages culled this frame
 layout(binding = 4) buffer Stats { uint stats[]; };
 layout(binding = 5) uniform sampler2D pyramid;
 layout(binding = 6) readonly buffer Tiles { GpuTile tiles[]; };
@@ -24,6 +25,7 @@ layout(push_constant) uniform Push { uvec2 visibleAddress; };
 
 shared uint groupFrustum;
 shared uint groupVisible;
+shared bool groupSkipped;
 
 // Screen rectangle of a sphere fully in front of the camera (view space: x right, y up,
 // z forward), from the tangent lines through the eye in the xz and yz planes.
@@ -76,6 +78,21 @@ bool skyBehind(vec3 c, float r) {
   return farthestDepth(c, r) <= 0.0;
 }
 
+// Whether the sky shows behind a far trees' page: its box holds the trees' origins and
+// frame.lod.y is the most a tree's sphere reaches from its origin, so the sphere around the
+// grown box holds every tree's sphere. Its screen rectangle holds theirs and the pyramid texels
+// it reads cover those theirs read (a min reduction): no sky there is no sky for any of them.
+// Once per workgroup instead of once per tree (Renderer::listPages already left out the pages
+// within the fade or outside the frustum).
+bool skyBehindPage(GpuTile box) {
+  vec3 lo = box.boundsMin.xyz - frame.lod.y, hi = box.boundsMax.xyz + frame.lod.y;
+  vec3 rel = 0.5 * (lo + hi) - frame.eye.xyz;
+  vec3 c = vec3(dot(rel, frame.right.xyz), dot(rel, frame.up.xyz), dot(rel, frame.forward.xyz));
+  float r = 0.5 * length(hi - lo);
+  if (c.z - r <= frame.eye.w) return true;  // reaches the near plane: each tree decides
+  return farthestDepth(c, r) <= 0.0;
+}
+
 void append(uint view, uint speciesId, uint lod, uint ref) {
   uint cmd = (view * frame.draws.x + speciesId) * LOD_COUNT + lod;
   uint n = atomicAdd(draws[cmd].instanceCount, 1);
@@ -85,19 +102,25 @@ void append(uint view, uint speciesId, uint lod, uint ref) {
 }
 
 void main() {
-  if (gl_LocalInvocationIndex == 0) {
-    groupFrustum = 0;
-    groupVisible = 0;
-  }
-  barrier();
-
   // pages beyond the dispatch's y limit continue in z (Renderer: rows of PAGE_ROWS pages)
-  uint pageIndex = gl_WorkGroupID.y + gl_WorkGroupID.z * PAGE_ROWS;
-  if (pageIndex >= frame.cull.x) return;
+  uint listed = gl_WorkGroupID.y + gl_WorkGroupID.z * PAGE_ROWS;
+  if (listed >= frame.cull.x) return;  // the whole workgroup
+  uint pageIndex = pageList[listed];
   GpuPage page = pages[pageIndex];
   uint slot = gl_GlobalInvocationID.x;
   uint flags = frame.cull.y;
   bool farTree = (page.header.w & PAGE_FAR_TREES) != 0;  // render/far_field.h far trees
+  if (gl_LocalInvocationIndex == 0) {
+    groupFrustum = 0;
+    groupVisible = 0;
+    groupSkipped = farTree && (flags & CULL_FAR_PAGES) != 0 && !skyBehindPage(tiles[page.header.w & ~PAGE_FAR_TREES]);
+  }
+  barrier();
+  uint tested = min(page.header.z - min(page.header.z, gl_WorkGroupID.x * CULL_GROUP), CULL_GROUP);
+  if (groupSkipped) {  // the whole workgroup: tested, none drawn
+    if (gl_LocalInvocationIndex == 0 && tested > 0) atomicAdd(stats[STAT_TESTED], tested);
+    return;
+  }
   if (slot < page.header.z) {
     PackedInstance packed = InstancePage(page.header.xy).items[slot];
     uint speciesId = packed.w >> 24;
@@ -178,7 +201,6 @@ void main() {
 
   barrier();
   if (gl_LocalInvocationIndex == 0) {
-    uint tested = min(page.header.z - min(page.header.z, gl_WorkGroupID.x * CULL_GROUP), CULL_GROUP);
     if (tested > 0) atomicAdd(stats[STAT_TESTED], tested);
     if (groupFrustum > 0) atomicAdd(stats[STAT_FRUSTUM], groupFrustum);
     if (groupVisible > 0) atomicAdd(stats[STAT_VISIBLE], groupVisible);

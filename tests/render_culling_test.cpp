@@ -30,6 +30,7 @@ struct RenderCulling : fixtures::ValidatedContext {
     r.capture = true;
     r.stream.loadRadius = 5000;
     r.stream.unloadRadius = 5000;
+    r.farTrees = 0;  // the world's instances alone (far trees' copies: RenderFarField)
     // One sample per pixel: the pictures are compared exactly, and on lavapipe centroid
     // interpolation under MSAA (vegetation.vert) shades 1-4 pixels of a frame a level apart
     // when the same instances arrive in another order; culling is the subject here, not MSAA.

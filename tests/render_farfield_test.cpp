@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -150,9 +151,9 @@ TEST(RenderFarField, SparseTreesAreFarTreesAndStayInTheLayer) {
     for (float z = 44; z < 128; z += 40) single.push_back(plantAt(x, z, 0));
   plants.insert(plants.end(), single.begin(), single.end());
   plants.push_back(plantAt(100, 4, 1));
-  std::vector<double> crownArea(2, 0.0), noRoom(2, 0.0), none(2, 0.0);
-  std::vector<Instance> far, farNoRoom;
-  const FarFieldBlock b = surveyTile(tile, plants, species, oneTileLayout(), {}, crownArea, 100, &far);
+  std::vector<double> crownArea(2, 0.0), none(2, 0.0);
+  std::vector<Instance> far;
+  const FarFieldBlock b = surveyTile(tile, plants, species, oneTileLayout(), {}, crownArea, &far);
   ASSERT_EQ(far.size(), single.size());
   for (size_t i = 0; i < far.size(); ++i) {
     EXPECT_EQ(far[i].position.x, single[i].position.x);
@@ -167,11 +168,7 @@ TEST(RenderFarField, SparseTreesAreFarTreesAndStayInTheLayer) {
   EXPECT_NEAR(alpha(b, 0, 12, 12), std::min(3.14159265 * 9 / 16, double(coverMax[0])), double(coverMax[0]) / 255);
   EXPECT_GT(alpha(b, 1, 100, 4), 0.0) << "shrubs stay in their layer";
   EXPECT_NEAR(crownArea[0], 3.14159265358979 * 9 * double(stand + single.size()), 0.01) << "cover counts every tree";
-  // all of a tile's far trees or none: the room left for them decides
-  const FarFieldBlock c = surveyTile(tile, plants, species, oneTileLayout(), {}, noRoom, single.size() - 1, &farNoRoom);
-  EXPECT_TRUE(farNoRoom.empty());
   const FarFieldBlock d = surveyTile(tile, plants, species, oneTileLayout(), {}, none);
-  EXPECT_EQ(c.texels, d.texels);
   EXPECT_EQ(b.texels, d.texels) << "the layer is the same with far trees or without";
 }
 
@@ -486,6 +483,7 @@ TEST(RenderFarField, StandingPlantsDarkenTheRowsTheDrawnTreesCover) {
   ViewerOptions o = farFieldView(camera(512, 170, 1150, 0, -12));  // looking north over the band
   o.view.sky = false;
   o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 5000;
+  o.renderer.farTrees = 0;  // the layer alone stands for the trees past the draw distance
   ViewerOptions all = o, far = o, bare = o;
   all.cull.fade = false;
   far.cull.drawDistance[0] = 300;
@@ -524,6 +522,41 @@ TEST(RenderFarField, StandingPlantsDarkenTheRowsTheDrawnTreesCover) {
   EXPECT_NEAR(rowFar, rowAll, 2.0) << "the far field's stand sits where the drawn one does";
 }
 
+namespace {
+
+// Single trees `spacing` apart (every one a far tree, up to 15 m apart) over a 1 km world of
+// 256 m tiles: flat at 20 m, or with the synthetic world's 150 m north-south ridge through its
+// middle; `trees` their count
+Scene singleTreesWorld(uint64_t& trees, float spacing = 40, bool ridge = false) {
+  Scene world = makeSyntheticScene(smallWorld(16));
+  if (!ridge) std::fill(world.heights.values.begin(), world.heights.values.end(), 20.0f);
+  auto source = std::make_shared<Scene>(world);
+  auto single = [source, spacing](size_t i) {
+    std::vector<Instance> v;
+    const SceneTile& t = source->tiles[i];
+    for (float x = t.minX + spacing / 2; x < t.maxX; x += spacing)
+      for (float z = t.minZ + spacing / 2; z < t.maxZ; z += spacing) {
+        Instance p = plantAt(x, z, 0);
+        p.position.y = groundHeight(*source, x, z);
+        p.up = {0, 1, 0};
+        v.push_back(p);
+      }
+    return v;
+  };
+  trees = 0;
+  for (size_t i = 0; i < world.tiles.size(); ++i) {
+    world.tiles[i].instances = single(i).size();
+    world.tiles[i].speciesCounts = {uint32_t(world.tiles[i].instances), 0, 0, 0};
+    trees += world.tiles[i].instances;
+  }
+  world.speciesInstances = {trees, 0, 0, 0};
+  world.placedInstances = single;
+  world.loadTile = fixtures::tileLoader(source, single);
+  return world;
+}
+
+}  // namespace
+
 // Far trees are drawn only against the sky (cull.comp skyBehind): the layer holds them too and
 // stands for them everywhere else. Single trees 40 m apart over a flat 1 km world (all far
 // trees), their fade from 300 to 400 m, flat sky and no fog so the sky's pixels are one colour.
@@ -534,31 +567,8 @@ TEST(RenderFarField, StandingPlantsDarkenTheRowsTheDrawnTreesCover) {
 // layer already stands for it, would change pixels far below).
 TEST(RenderFarField, FarTreesAreDrawnOnlyAgainstTheSky) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
-  Scene world = makeSyntheticScene(smallWorld(16));
-  std::fill(world.heights.values.begin(), world.heights.values.end(), 20.0f);
-  auto source = std::make_shared<Scene>(world);
-  auto single = [source](size_t i) {
-    std::vector<Instance> v;
-    const SceneTile& t = source->tiles[i];
-    for (float x = t.minX + 20; x < t.maxX; x += 40)
-      for (float z = t.minZ + 20; z < t.maxZ; z += 40) {
-        Instance p = plantAt(x, z, 0);
-        p.position.y = 20;
-        p.up = {0, 1, 0};
-        v.push_back(p);
-      }
-    return v;
-  };
   uint64_t trees = 0;
-  for (size_t i = 0; i < world.tiles.size(); ++i) {
-    world.tiles[i].instances = single(i).size();
-    world.tiles[i].speciesCounts = {uint32_t(world.tiles[i].instances), 0, 0, 0};
-    trees += world.tiles[i].instances;
-  }
-  world.speciesInstances = {trees, 0, 0, 0};
-  world.placedInstances = single;
-  world.loadTile = fixtures::tileLoader(source, single);
-
+  const Scene world = singleTreesWorld(trees);
   ViewerOptions o;
   o.width = 320;
   o.height = 180;
@@ -617,6 +627,126 @@ TEST(RenderFarField, FarTreesAreDrawnOnlyAgainstTheSky) {
               belowReach, 2 * treePx + 2);
   EXPECT_GT(overSky, 0) << "tips against the sky";
   EXPECT_EQ(belowReach, 0) << "far trees drawn over the ground";
+}
+
+// Far trees' pages are skipped whole only where none of their trees would be drawn
+// (CullSettings::farPages: Renderer::listPages leaves out the pages within the trees' fade or
+// outside the frustum, cull.comp those with no sky behind their box). Over views from the
+// world's edges and corners, turning, high and low, each frame is the frame of the cull pass
+// testing every far tree on its own, byte for byte, with the same cards and meshes, and the
+// pages skipped leave fewer records tested.
+TEST(RenderFarField, FarPagesAreSkippedOnlyWhereNoneOfTheirTreesIsDrawn) {
+  if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
+  ViewerOptions o;
+  o.width = 240;
+  o.height = 135;
+  o.validation = true;
+  o.view.sky = o.view.fog = false;
+  o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 400;
+  o.renderer.farTrees = 1u << 18;
+  // (yaw 0 looks toward -z, 90 toward +x)
+  const std::vector<Camera> flatViews = {
+      camera(512, 170, 1010, 0, -10), camera(512, 60, -40, 180, -2), camera(-30, 45, -30, 135, -1),
+      camera(1040, 80, 512, 270, -4), camera(900, 35, 120, 240, 0), camera(512, 400, 512, 30, -20),
+      camera(100, 25, 900, 20, 1), camera(512, 25, 512, 200, 2),
+      // pitched up until the frame's bottom edge passes over the trees' roots: only their
+      // crowns are in the frustum
+      camera(512, 22, -20, 180, 30.2f), camera(20, 22, 20, 135, 30.3f)};
+  // across the ridge from either side, low: its crest is the skyline, and the pages on the
+  // slopes below it have the ground behind them
+  const std::vector<Camera> ridgeViews = {camera(60, 50, 512, 90, 4), camera(40, 35, 150, 70, 6),
+                                          camera(980, 60, 800, 270, 3), camera(960, 40, 300, 300, 5)};
+  for (bool ridge : {false, true}) {
+    uint64_t trees = 0;
+    const Scene world = ridge ? singleTreesWorld(trees, 15, true) : singleTreesWorld(trees);
+    uint64_t cards = 0, meshes = 0, skippedViews = 0;
+    for (const Camera& cam : ridge ? ridgeViews : flatViews) {
+      o.camera = cam;
+      ViewerOptions each = o;
+      each.cull.farPages = false;
+      const HeadlessResult r = runHeadless(world, o), ref = runHeadless(world, each);
+      EXPECT_EQ(r.validationErrors, 0);
+      const FrameStats &s = r.frames.back(), &t = ref.frames.back();
+      const std::string view = std::to_string(int(cam.position.x)) + "," + std::to_string(int(cam.position.z)) +
+                               (ridge ? " over the ridge" : " over the flat world");
+      EXPECT_EQ(s.farCards, t.farCards) << view;
+      EXPECT_EQ(s.speciesInstances, t.speciesInstances) << view;
+      size_t differ = 0;
+      for (size_t i = 0; i < r.pixels.size() && r.pixels.size() == ref.pixels.size(); i += 4)
+        differ += std::memcmp(&r.pixels[i], &ref.pixels[i], 4) != 0;
+      // the same trees in the same lists, appended in another order where pages were skipped: a
+      // pixel where two cards meet at one depth may take the other's colour (1 in one view)
+      EXPECT_LE(differ, 4u) << view;
+      EXPECT_LE(s.tested, t.tested) << view;
+      skippedViews += s.tested < t.tested;
+      cards += s.farCards;
+      for (uint32_t c : s.speciesInstances) meshes += c;
+    }
+    std::printf("%s far trees%s; over the views %s cards, %s meshes; pages skipped in %s views\n",
+                std::to_string(trees).c_str(), ridge ? " over the ridge" : "", std::to_string(cards).c_str(),
+                std::to_string(meshes).c_str(), std::to_string(skippedViews).c_str());
+    EXPECT_GT(cards, 0u) << "far trees stand against the sky";
+    EXPECT_GE(skippedViews, 2u) << "pages are skipped";
+  }
+}
+
+// Past the budget the far trees are thinned evenly over the world (the budget's smallest keys
+// of a hash of tile and place), not taken in tile order, which left a large world's later rows
+// without a tree against the sky. 576 single trees on a flat 1 km world of 256 m tiles, a
+// budget of a quarter:
+// every quarter of the world keeps about its share, every row of tiles some; the pages hold
+// one group's trees each, at most 128, in consecutive slots after the world's tiles, within
+// the pages the renderer reserves; a second survey keeps the same records.
+TEST(RenderFarField, FarTreesPastTheBudgetAreThinnedEvenlyOverTheWorld) {
+  if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
+  uint64_t trees = 0;
+  const Scene world = singleTreesWorld(trees);
+  ASSERT_EQ(trees, 576u);
+  const uint64_t budget = trees / 4;
+  ContextOptions co;
+  co.validation = true;
+  Context ctx;
+  std::string why;
+  ASSERT_TRUE(createContext(ctx, co, &why)) << why;
+  std::vector<std::vector<LoadedTile>> surveys;
+  for (int run = 0; run < 2; ++run) {
+    FarField far = createFarField(ctx, world, MeshSet{}, budget);
+    finishFarField(ctx, far);
+    surveys.push_back(takeFarTrees(far));
+    EXPECT_TRUE(takeFarTrees(far).empty()) << "handed over once";
+    EXPECT_EQ(farFieldStats(far).farTrees, budget);
+    destroyFarField(ctx, far);
+  }
+  EXPECT_EQ(ctx.validationErrors.load(), 0);
+  destroyContext(ctx);
+  const std::vector<LoadedTile>& pages = surveys[0];
+  ASSERT_FALSE(pages.empty());
+  EXPECT_LE(pages.size(), budget / gpu::PAGE_SIZE + farTreeGroupCount(world.tiles));
+  int quarter[2][2] = {{0, 0}, {0, 0}};
+  const float tile = world.tileSize, group = tile * float(kFarTreeGroup);
+  std::vector<int> rows(size_t(std::ceil(1024 / tile)), 0);
+  uint64_t kept = 0;
+  for (size_t p = 0; p < pages.size(); ++p) {
+    const LoadedTile& t = pages[p];
+    EXPECT_EQ(t.tile, world.tiles.size() + p);
+    ASSERT_LE(t.instances.size(), gpu::PAGE_SIZE);
+    std::set<std::pair<int, int>> groups;
+    for (const gpu::PackedInstance& r : t.instances) {
+      const float x = t.box.boundsMin.x + float(r.x & 0xffffu) / 65535.0f * (t.box.boundsMax.x - t.box.boundsMin.x);
+      const float z = t.box.boundsMin.z + float(r.x >> 16) / 65535.0f * (t.box.boundsMax.z - t.box.boundsMin.z);
+      ++quarter[x >= 512][z >= 512];
+      ++rows[std::min(size_t(z / tile), rows.size() - 1)];
+      groups.insert({int(x / group), int(z / group)});
+      ++kept;
+    }
+    EXPECT_EQ(groups.size(), 1u) << "page " << p << " holds one group's trees";
+    EXPECT_EQ(t.instances.size() * sizeof(gpu::PackedInstance), surveys[1][p].instances.size() * sizeof(gpu::PackedInstance));
+    EXPECT_EQ(std::memcmp(t.instances.data(), surveys[1][p].instances.data(), t.instances.size() * sizeof(gpu::PackedInstance)), 0);
+  }
+  EXPECT_EQ(kept, budget);
+  for (auto& q : quarter)
+    for (int n : q) EXPECT_NEAR(n, int(budget / 4), 16) << "a quarter's share";
+  for (int n : rows) EXPECT_GT(n, 0) << "every row of tiles keeps some";
 }
 
 // Far trees come in groups of 4 x 4 tiles, numbered as their first tile comes: two tiles a

@@ -100,7 +100,7 @@ TEST_F(RenderPages, TailsShareStoragePagesAndTheWorldFitsItsPackedCount) {
   std::shuffle(order.begin(), order.end(), std::mt19937(7));
   for (uint64_t spare : {uint64_t(0), uint64_t(1)}) {
     const auto storage = uint32_t(expected - 1 + spare);
-    InstancePages pages = createInstancePages(ctx, 4 * uint32_t(sizes.size()), storage, sizes.size(), 1, 1u << 30, false);
+    InstancePages pages = createInstancePages(ctx, 4 * uint32_t(sizes.size()), storage, sizes.size(), 0, 1, 1u << 30, false);
     size_t refused = 0;
     std::map<size_t, size_t> resident;
     for (size_t i : order) {
@@ -134,7 +134,7 @@ TEST_F(RenderPages, EvictionsFreeTheirRunsAndNothingLeaks) {
   std::mt19937 rng(11);
   std::vector<size_t> sizes(tiles);
   for (size_t& n : sizes) n = 1 + rng() % 400;
-  InstancePages pages = createInstancePages(ctx, 2000, 300, tiles, 1, 1u << 30, false);
+  InstancePages pages = createInstancePages(ctx, 2000, 300, tiles, 0, 1, 1u << 30, false);
   std::map<size_t, size_t> resident;
   uint64_t frame = 0;
   for (int step = 0; step < 400; ++step, ++frame) {

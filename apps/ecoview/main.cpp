@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   bool headless = false, noOcclusion = false, noFrustum = false, noLod = false, noSettle = false;
   bool validation = false, bench = false, noDrawDistance = false, noFarField = false;
   std::string frames = "1", synthetic, syntheticGrid = "257", loadRadius = "1500", unloadRadius = "2000", budget = "8", uploadBudget = "2", uploadMs = "0.5";
-  std::string farTrees = "0";
+  std::string farTrees = std::to_string(render::kDefaultFarTrees);
   bool stagedUploads = false, noShadows = false, noFog = false, noWater = false, ui = false, noAutoExposure = false;
   std::string exposure = "1", msaa = "4", shadowMap = "1024", shadowDistance = "1500", overlay, hide, bookmarksPath;
   app.add_option("bake", bakeDir, "bake folder (manifest.json, terrain.r32f, tiles/)");
@@ -95,8 +95,8 @@ int main(int argc, char** argv) {
   app.add_option("--budget", budget, "resident instance budget, millions (1e-6 to 1000)");
   app.add_option("--far-trees", farTrees,
                  "trees of sparse stands kept resident past the load radius and drawn where the sky is behind "
-                 "them (the far field's layer stands for them elsewhere), at most this many (0 to 1e8; default "
-                 "0: none; 262144 is 4 MiB)");
+                 "them (the far field's layer stands for them elsewhere), at most this many, thinned evenly "
+                 "past it (0 to 1e8; 0: none; default 262144, 4 MiB at most)");
   app.add_option("--upload-budget", uploadBudget, "tile data uploaded per frame, MiB (0.02 to 4096); nearest tiles first");
   app.add_option("--upload-ms", uploadMs, "CPU time for uploads per frame, ms (0.01 to 1000; at least one 16 KiB page)");
   app.add_flag("--staged-uploads", stagedUploads,

@@ -71,7 +71,7 @@ gpu::FrameData makeFrameData(const Camera& cam, int width, int height, const Cul
   f.lod = {cull.lodFactor, 0, 0, 0};
   f.cull.y = (cull.frustum ? gpu::CULL_FRUSTUM : 0) | (cull.occlusion ? gpu::CULL_OCCLUSION : 0) |
              (cull.distance ? gpu::CULL_DISTANCE : 0) | (cull.fade ? gpu::CULL_FADE : 0) |
-             (cull.fade && cull.farField ? gpu::CULL_FAR_TREES : 0);
+             (cull.fade && cull.farField ? gpu::CULL_FAR_TREES : 0) | (cull.farPages ? gpu::CULL_FAR_PAGES : 0);
   setFadeDistances(f, cull, 1e30f);
   return f;
 }

@@ -47,6 +47,9 @@ struct CullSettings {
   std::array<float, gpu::KIND_COUNT> drawDistance{1e9f, 1200, 600, 300};
   float fadeBand = 0.25f;  // 0: a hard edge
   bool farField = true;    // blend the far-field layers in where instances fade out (needs fade)
+  // Skip far trees' pages whole where none of their trees can be drawn (the same trees drawn;
+  // off, the cull pass tests each one: the reference tests compare with)
+  bool farPages = true;
 };
 
 struct Scene;

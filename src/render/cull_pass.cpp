@@ -16,7 +16,7 @@ CullPass createCullPass(Context& ctx) {
   constexpr VkShaderStageFlags C = VK_SHADER_STAGE_COMPUTE_BIT;
   CullPass c;
   c.cull = createComputePipeline(ctx, "cull.comp",
-                                 {{0, kUbo, C}, {1, kSsbo, C}, {2, kSsbo, C}, {4, kSsbo, C}, {5, kSampled, C}, {6, kSsbo, C}, {7, kSsbo, C}},
+                                 {{0, kUbo, C}, {1, kSsbo, C}, {2, kSsbo, C}, {3, kSsbo, C}, {4, kSsbo, C}, {5, kSampled, C}, {6, kSsbo, C}, {7, kSsbo, C}},
                                  8);
   c.finish = createComputePipeline(ctx, "cull_finish.comp", {{0, kUbo, C}, {2, kSsbo, C}}, 0);
   c.reduce = createComputePipeline(ctx, "depth_reduce.comp", {{0, kSampled, C}, {1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, C}}, 20);
@@ -54,20 +54,21 @@ void recordDepthPyramid(VkCommandBuffer cmd, const CullPass& c, VkSampler sample
 }
 
 void recordCull(VkCommandBuffer cmd, const CullPass& c, const CullInputs& in) {
-  if (in.instances.pageCount > 0) {
+  if (in.instances.listed > 0) {
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c.cull.pipeline);
     DescriptorWrites d;
     d.buffer(0, kUbo, *in.instances.frame);
     d.buffer(1, kSsbo, *in.instances.pageTable, VkDeviceSize(in.instances.pageCount) * sizeof(gpu::GpuPage));
     d.buffer(2, kSsbo, *in.instances.draws);
+    d.buffer(3, kSsbo, *in.instances.pageList, VkDeviceSize(in.instances.listed) * sizeof(uint32_t));
     d.buffer(4, kSsbo, *in.stats);
     d.image(5, kSampled, in.sampler, in.pyramid, VK_IMAGE_LAYOUT_GENERAL);
     d.buffer(6, kSsbo, *in.instances.tiles);
     d.buffer(7, kSsbo, *in.instances.species);
     d.push(cmd, c.cull);
     vkCmdPushConstants(cmd, c.cull.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, &in.instances.visible);
-    vkCmdDispatch(cmd, gpu::PAGE_SIZE / gpu::CULL_GROUP, std::min(in.instances.pageCount, gpu::PAGE_ROWS),
-                  (in.instances.pageCount + gpu::PAGE_ROWS - 1) / gpu::PAGE_ROWS);
+    vkCmdDispatch(cmd, gpu::PAGE_SIZE / gpu::CULL_GROUP, std::min(in.instances.listed, gpu::PAGE_ROWS),
+                  (in.instances.listed + gpu::PAGE_ROWS - 1) / gpu::PAGE_ROWS);
   }
   memoryBarrier(cmd, kCompute, kRW, kCompute, kRW);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c.finish.pipeline);

@@ -30,7 +30,9 @@ void recordDepthPyramid(VkCommandBuffer cmd, const CullPass& c, VkSampler sample
 struct FrameInstances {
   const Buffer* frame = nullptr;
   const Buffer* pageTable = nullptr;
-  uint32_t pageCount = 0;
+  uint32_t pageCount = 0;               // table entries the shaders may read
+  const Buffer* pageList = nullptr;     // the pages culled this frame (table indices)
+  uint32_t listed = 0;
   const Buffer* tiles = nullptr;  // GpuTile by tile index: the boxes the records decode over
   const Buffer* species = nullptr;
   const Buffer* draws = nullptr;

@@ -13,10 +13,12 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 #include <spdlog/spdlog.h>
 
+#include "core/hash.h"
 #include "core/rounding.h"
 #include "render/camera.h"
 #include "render/far_look.h"
@@ -87,7 +89,7 @@ size_t farTreeGroupCount(const std::vector<SceneTile>& tiles) {
 FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& instances,
                          const std::vector<SpeciesRecord>& species, const FarFieldLayout& l,
                          const std::array<std::array<float, 3>, gpu::FAR_LAYERS>& fallback,
-                         std::vector<double>& crownArea, uint64_t farTreeRoom, std::vector<Instance>* farTrees) {
+                         std::vector<double>& crownArea, std::vector<Instance>* farTrees) {
   const uint32_t n = l.texelsPerTile;
   const uint32_t L = gpu::FAR_LAYERS;
   static_assert(gpu::FAR_LAYERS == 4, "FAR_COVER_LAYER holds one kind per channel of an RGBA texel");
@@ -105,14 +107,13 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
   };
   // Far trees: the trees whose 3 x 3 texels (within the tile) hold little crown area
   std::vector<bool> far(instances.size(), false);
-  if (farTrees && farTreeRoom > 0) {
+  if (farTrees) {
     std::vector<float> trees(size_t(n) * n, 0.0f);
     for (const Instance& p : instances)
       if (p.species < species.size() && species[p.species].kind == uint32_t(SpeciesKind::Tree)) {
         auto [ix, iz] = texelOf(p);
         trees[size_t(iz) * n + size_t(ix)] += crown(p);
       }
-    uint64_t count = 0;
     for (size_t i = 0; i < instances.size(); ++i) {
       const Instance& p = instances[i];
       if (p.species >= species.size() || species[p.species].kind != uint32_t(SpeciesKind::Tree)) continue;
@@ -127,9 +128,7 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
           ++texels;
         }
       far[i] = area < kFarTreeDensity * float(texels) * l.texelSize * l.texelSize;
-      if (far[i]) ++count;
     }
-    if (count > farTreeRoom) std::fill(far.begin(), far.end(), false);  // all of a tile's, or none
   }
   for (size_t i = 0; i < instances.size(); ++i) {
     const Instance& p = instances[i];
@@ -216,8 +215,7 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
 namespace {
 
 void runSurvey(FarFieldSurvey& survey, std::vector<SceneTile> tiles, std::vector<SpeciesRecord> species,
-               std::function<std::vector<Instance>(size_t)> placed, FarFieldLayout layout, float tileSize,
-               uint64_t farTreeBudget) {
+               std::function<std::vector<Instance>(size_t)> placed, FarFieldLayout layout, uint64_t farTreeBudget) {
   // a kind's colour where a tile has none of it: the mean of its species' base colours
   std::array<std::array<float, 3>, gpu::FAR_LAYERS> fallback{};
   std::array<float, gpu::FAR_LAYERS> members{};
@@ -231,58 +229,82 @@ void runSurvey(FarFieldSurvey& survey, std::vector<SceneTile> tiles, std::vector
   auto t0 = std::chrono::steady_clock::now();
   FarFieldStats stats;
   stats.crownArea.assign(species.size(), 0.0);
-  // Far trees are uploaded by groups of kFarTreeGroup x kFarTreeGroup tiles, each quantized
-  // over its own box, in slot tiles.size() + group: a tile's few far trees on pages of their own
-  // would leave most of each page empty, and the cull pass pays per page.
-  // Groups are numbered in the order their first tile comes, so there are never more than tiles
-  // (a manifest's tiles may lie anywhere on a grid of two billion a side).
-  std::map<std::pair<int, int>, size_t> groupIndex;
-  std::vector<size_t> groupOfTile(tiles.size());
-  std::vector<uint32_t> unsurveyed;  // by group
-  for (size_t i = 0; i < tiles.size(); ++i) {
-    const auto [it, added] = groupIndex.try_emplace(farTreeGroup(tiles[i]), unsurveyed.size());
-    if (added) unsurveyed.push_back(0);
-    groupOfTile[i] = it->second;
-    ++unsurveyed[it->second];
-  }
-  std::vector<std::vector<Instance>> grouped(unsurveyed.size());
+  // Far trees: past the budget, the world's far trees are thinned evenly, not taken in tile
+  // order (which would leave the tips of a large world's later rows bald): each has a key from
+  // its tile and its place there, and the budget's smallest keys are kept (a max-heap of them).
+  struct Candidate {
+    uint64_t key;
+    size_t tile, index;
+    Instance tree;
+    bool operator<(const Candidate& o) const { return key < o.key; }
+  };
+  std::vector<Candidate> kept;  // a heap while the survey runs
   for (size_t i = 0; i < tiles.size() && !survey.stop; ++i) {
-    const size_t g = groupOfTile[i];
-    std::vector<Instance> instances;
+    std::vector<Instance> instances, far;
     std::optional<FarFieldBlock> block;
     try {
       instances = placed(i);
-      const size_t before = grouped[g].size();
       block = surveyTile(tiles[i], instances, species, layout, fallback, stats.crownArea,
-                         farTreeBudget - stats.farTrees, &grouped[g]);
-      stats.farTrees += grouped[g].size() - before;
+                         farTreeBudget > 0 ? &far : nullptr);
+      for (size_t j = 0; j < far.size(); ++j) {
+        const Candidate c{mix64((uint64_t(i) << 32) ^ j), i, j, far[j]};
+        if (kept.size() < farTreeBudget) {
+          kept.push_back(c);
+          std::push_heap(kept.begin(), kept.end());
+        } else if (c < kept.front()) {
+          std::pop_heap(kept.begin(), kept.end());
+          kept.back() = c;
+          std::push_heap(kept.begin(), kept.end());
+        }
+      }
       stats.instances += instances.size();
       ++stats.tiles;
     } catch (const std::exception& e) {
       spdlog::warn("far field: tile {},{} skipped: {}", tiles[i].x, tiles[i].z, e.what());
       ++stats.failed;
     }
-    std::optional<LoadedTile> trees;
-    if (--unsurveyed[g] == 0 && !grouped[g].empty()) {
-      TileData t;  // tileio's box over the group's square and the trees' heights
-      t.tileX = std::max(tiles[i].x, 0) / kFarTreeGroup;
-      t.tileZ = std::max(tiles[i].z, 0) / kFarTreeGroup;
-      t.tileSize = tileSize * float(kFarTreeGroup);
-      t.instances = std::move(grouped[g]);
-      Vec3 lo, hi;
-      tileQuantizationBox(t, lo, hi);
-      trees = makeLoadedTile(tiles.size() + g, t.instances, species, lo, hi);
-      grouped[g] = {};
-      grouped[g].shrink_to_fit();
-    }
     std::lock_guard lock(survey.mutex);
     if (block) survey.ready.push_back(std::move(*block));
-    if (trees) survey.farTrees.push_back(std::move(*trees));
     survey.stats.tiles = stats.tiles;
     survey.stats.instances = stats.instances;
     survey.stats.failed = stats.failed;
     survey.stats.crownArea = stats.crownArea;
-    survey.stats.farTrees = stats.farTrees;
+  }
+  // The kept far trees by groups of kFarTreeGroup x kFarTreeGroup tiles (a tile's few on pages
+  // of their own would leave most of each page empty, and the cull pass pays per page), a page
+  // at a time, each in a slot of its own (tiles.size() + pages so far) quantized over its trees'
+  // box: they come tile by tile, so a page's box is a tile or two, and the cull pass skips a page
+  // whose box has no sky behind it. Groups are numbered in the order their first tile comes, so
+  // there are never more than tiles (a manifest's tiles may lie anywhere on a grid of two billion
+  // a side).
+  std::map<std::pair<int, int>, size_t> groupIndex;
+  std::vector<size_t> groupOfTile(tiles.size());
+  for (size_t i = 0; i < tiles.size(); ++i)
+    groupOfTile[i] = groupIndex.try_emplace(farTreeGroup(tiles[i]), groupIndex.size()).first->second;
+  std::sort(kept.begin(), kept.end(), [&](const Candidate& a, const Candidate& b) {
+    return std::tuple(groupOfTile[a.tile], a.tile, a.index) < std::tuple(groupOfTile[b.tile], b.tile, b.index);
+  });
+  std::vector<LoadedTile> trees;
+  for (size_t first = 0; first < kept.size() && !survey.stop;) {
+    size_t end = first + 1;  // a page: at most PAGE_SIZE trees of one group
+    while (end < kept.size() && end - first < gpu::PAGE_SIZE &&
+           groupOfTile[kept[end].tile] == groupOfTile[kept[first].tile])
+      ++end;
+    std::vector<Instance> page;
+    Vec3 lo = kept[first].tree.position, hi = lo;
+    for (size_t k = first; k < end; ++k) {
+      const Vec3 p = kept[k].tree.position;
+      lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
+      hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
+      page.push_back(kept[k].tree);
+    }
+    trees.push_back(makeLoadedTile(tiles.size() + trees.size(), page, species, lo, hi));
+    first = end;
+  }
+  stats.farTrees = kept.size();
+  {
+    std::lock_guard lock(survey.mutex);
+    survey.farTrees = std::move(trees);
   }
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!survey.stop)
@@ -388,8 +410,8 @@ FarField createFarField(Context& ctx, const Scene& world, const MeshSet& meshes,
       std::memset(b.data, 0, b.size);
     }
     f.survey = std::make_shared<FarFieldSurvey>();
-    f.survey->thread = std::thread(runSurvey, std::ref(*f.survey), world.tiles, world.species, world.placedInstances, l,
-                                   world.tileSize, farTrees);
+    f.survey->thread =
+        std::thread(runSurvey, std::ref(*f.survey), world.tiles, world.species, world.placedInstances, l, farTrees);
   }
   return f;
 }

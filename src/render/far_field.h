@@ -45,9 +45,13 @@ FarFieldLayout farFieldLayout(const Scene& world);
 // They stay in the layer as well: past its fade's end the cull pass draws a far tree only
 // where the sky is behind it (the Hi-Z pyramid of the terrain's depth holds the sky's depth
 // somewhere in its screen rectangle), and the layer stands for it everywhere else, so the
-// layer's tone is the same with or without them. A tile's far trees are taken all or none, in
-// tile order, while they fit the budget (RendererOptions::farTrees).
+// layer's tone is the same with or without them. Past the budget (RendererOptions::farTrees)
+// they are thinned evenly over the world: the budget's smallest of a hash of each one's tile
+// and place in it are kept.
 constexpr float kFarTreeDensity = 0.3f;
+// The default budget of far trees (RendererOptions::farTrees): 4 MiB of records at most; the
+// sample bake has 26,709, the Grand Canyon DEM bake 117,923.
+constexpr uint64_t kDefaultFarTrees = 262144;
 constexpr int kFarTreeGroup = 4;
 
 struct FarFieldStats {
@@ -113,16 +117,16 @@ struct FarFieldBlock {
 // crown area over the texel's area (alpha, over FAR_COVER_MAX) and the mean tint; coarser mips
 // of trees and shrubs keep the mean transmittance (docs/viewer-far-field.md). crownArea
 // accumulates per species; fallback: each kind's colour where the tile has none of it.
-// farTreeRoom: how many far trees the tile may keep (all of its sparse stands' trees, or none
-// when they are more); they go to farTrees as well as to the layer.
+// farTrees: where the tile's far trees go (its sparse stands' trees, in the tile's order); they
+// stay in the layer too.
 FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& instances,
                          const std::vector<SpeciesRecord>& species, const FarFieldLayout& l,
                          const std::array<std::array<float, 3>, gpu::FAR_LAYERS>& fallback,
-                         std::vector<double>& crownArea, uint64_t farTreeRoom = 0,
-                         std::vector<Instance>* farTrees = nullptr);
-// The survey's far trees once it is done (nothing before, nothing a second time), by groups of
-// kFarTreeGroup x kFarTreeGroup tiles: LoadedTile::tile is the world's tile count plus the
-// group's index (at most the tile count), the records quantized over the group's own box.
+                         std::vector<double>& crownArea, std::vector<Instance>* farTrees = nullptr);
+// The survey's far trees once it is done (nothing before, nothing a second time), a page (at
+// most gpu::PAGE_SIZE) each, gathered by groups of kFarTreeGroup x kFarTreeGroup tiles:
+// LoadedTile::tile is the world's tile count plus the page's index (below the far trees' budget
+// over PAGE_SIZE plus farTreeGroupCount), the records quantized over the page's own box.
 std::vector<LoadedTile> takeFarTrees(FarField& far);
 
 // GPU memory the far field holds: the layers with their mips, and the look table.

@@ -177,8 +177,10 @@ std::string statsJson(const HeadlessResult& r, const ViewerOptions& o) {
                       {"tile_unloads", s.tileUnloads},
                       {"uploaded_bytes", s.uploadedBytes},
                       {"resident_bytes", s.residentBytes},
-                      {"resident_bytes_per_instance",
-                       s.resident > 0 ? json(double(s.residentBytes) / double(s.resident)) : json(nullptr)},
+                      // per record held: the far trees' copies count as instances
+                      {"resident_bytes_per_instance", s.resident + s.farTrees > 0
+                                                          ? json(double(s.residentBytes) / double(s.resident + s.farTrees))
+                                                          : json(nullptr)},
                       {"staged_uploads", s.staged},
                       {"far_field_bytes", s.farFieldBytes},
                       {"far_trees_resident", s.farTrees},

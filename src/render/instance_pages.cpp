@@ -63,7 +63,7 @@ void addStorage(Context& ctx, InstancePages& p, uint32_t count) {
   p.runsUsed.resize(p.storagePages, 0);
 }
 
-InstancePages createInstancePages(Context& ctx, uint32_t maxPages, uint32_t storagePages, size_t tiles,
+InstancePages createInstancePages(Context& ctx, uint32_t maxPages, uint32_t storagePages, size_t tiles, size_t farSlots,
                                   uint32_t speciesCount, uint64_t capacity, bool staged) {
   InstancePages p;
   p.maxPages = maxPages;
@@ -72,14 +72,15 @@ InstancePages createInstancePages(Context& ctx, uint32_t maxPages, uint32_t stor
   p.speciesCount = speciesCount;
   p.speciesResident.assign(speciesCount, 0);
   p.worldTiles = tiles;
-  p.tiles.resize(2 * tiles);
-  p.resident.assign(2 * tiles, false);
+  const size_t slots = tiles + farSlots;
+  p.tiles.resize(slots);
+  p.resident.assign(slots, false);
   addStorage(ctx, p, storagePages);
   p.table.assign(maxPages, gpu::GpuPage{});
   p.storage.assign(maxPages, {0, 0});
-  p.tileBoxes.assign(2 * tiles, gpu::GpuTile{});
-  p.boxWritten.assign(2 * tiles, false);
-  p.boxes = createBuffer(ctx, std::max<size_t>(2 * tiles, 1) * sizeof(gpu::GpuTile), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+  p.tileBoxes.assign(slots, gpu::GpuTile{});
+  p.boxWritten.assign(slots, false);
+  p.boxes = createBuffer(ctx, std::max<size_t>(slots, 1) * sizeof(gpu::GpuTile), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                          MemoryUse::Upload);
   std::memset(p.boxes.data, 0, p.boxes.size);
   p.owner.resize(maxPages);

@@ -73,7 +73,7 @@ struct InstancePages {
   std::vector<bool> boxWritten;
   Buffer boxes;
   std::vector<std::pair<size_t, uint32_t>> owner;       // per page: tile, first instance in tile
-  // By slot: [0, worldTiles) the world's tiles, [worldTiles, 2 worldTiles) their far trees
+  // By slot: [0, worldTiles) the world's tiles, then the far trees' pages, one slot each
   // (render/far_field.h: never evicted; their pages carry PAGE_FAR_TREES)
   size_t worldTiles = 0;
   std::vector<TileSlot> tiles;
@@ -86,7 +86,7 @@ struct InstancePages {
   std::vector<std::pair<VkBufferCopy, uint32_t>> copies;  // staged copies to record (region, block)
 };
 
-InstancePages createInstancePages(Context& ctx, uint32_t maxPages, uint32_t storagePages, size_t tiles,
+InstancePages createInstancePages(Context& ctx, uint32_t maxPages, uint32_t storagePages, size_t tiles, size_t farSlots,
                                   uint32_t speciesCount, uint64_t capacity, bool staged);
 // Adds a block of `count` storage pages: once, for the far trees the survey counted (their
 // pages in the table were reserved at creation, their storage is only known then).

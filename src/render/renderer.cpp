@@ -115,7 +115,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   }
   if (options_.shadows.enabled) budgetSlots_ += gpu::CASCADE_COUNT * std::min(budgetSlots_, worldCasters);
   budgetSlots_ += 2 * farTreeBudget_;  // a far tree is listed as a mesh or as a card, never as a caster
-  pages_ = createInstancePages(ctx, maxPages, storagePages, world.tiles.size(), speciesCount_,
+  pages_ = createInstancePages(ctx, maxPages, storagePages, world.tiles.size(), farPages, speciesCount_,
                                options_.stream.budgetInstances + farTreeBudget_, staged_);
   draws_ = createBuffer(ctx, drawBytes_,
                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
@@ -160,6 +160,12 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
     for (const SpeciesRecord& sp : world.species) tallest_ = std::max(tallest_, sp.meshHeight * sp.scaleMax);
     maxY_ += tallest_;
   }
+  // how far a tree's sphere reaches from its origin (listPages: a far group's box grown by it)
+  for (size_t k = 0; k < speciesTable_.size() && k < world.species.size(); ++k)
+    if (world.species[k].kind == uint32_t(SpeciesKind::Tree)) {
+      const SphereExtent e = sphereExtent(speciesTable_[k]);
+      farTreeReach_ = std::max(farTreeReach_, e.offset + e.radius);
+    }
   // the shadow casters: how high their spheres' centres stand and how large the spheres are
   // (the cascades' regions of the visible list, render/visible_reach.h)
   casterTop_ = double(minY_);
@@ -169,13 +175,6 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
       casterTop_ = std::max(casterTop_, double(maxY_ - tallest_) + e.offset);
       casterRadius_ = std::max(casterRadius_, e.radius);
       casterOffset_ = std::max(casterOffset_, e.offset);
-    }
-  // how far a far tree's sphere reaches from its origin (cull.comp skips a far group's page whose
-  // box grown by it has no sky behind), a float's step up so rounding never shrinks it
-  for (size_t k = 0; k < speciesTable_.size() && k < world.species.size(); ++k)
-    if (world.species[k].kind == uint32_t(SpeciesKind::Tree)) {
-      const SphereExtent e = sphereExtent(speciesTable_[k]);
-      farTreeReach_ = std::max(farTreeReach_, std::nextafter(float(e.offset + e.radius), HUGE_VALF));
     }
   // the visible list, sized for the default draw distances and this size's projection
   // (submitFrame grows it for longer distances or another projection)
@@ -266,6 +265,8 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
     s.frame = createBuffer(ctx, sizeof(gpu::FrameData), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUse::Upload);
     s.pageTable = createBuffer(ctx, VkDeviceSize(pages_.maxPages) * sizeof(gpu::GpuPage), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                MemoryUse::Upload);
+    s.pageList = createBuffer(ctx, VkDeviceSize(pages_.maxPages) * sizeof(uint32_t), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                              MemoryUse::Upload);
     s.readback = createBuffer(ctx, drawBytes_ + kStatBytes + kMeterBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                               MemoryUse::Readback);
     s.drawInit = createBuffer(ctx, drawBytes_, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::Upload);
@@ -321,7 +322,7 @@ Renderer::~Renderer() {
     vkDestroyFence(dev, s.fence, nullptr);
     vkFreeCommandBuffers(dev, ctx_.commandPool, 1, &s.cmd);
     if (s.queries) vkDestroyQueryPool(dev, s.queries, nullptr);
-    for (Buffer* b : {&s.frame, &s.pageTable, &s.staging, &s.readback, &s.drawInit}) destroyBuffer(ctx_, *b);
+    for (Buffer* b : {&s.frame, &s.pageTable, &s.pageList, &s.staging, &s.readback, &s.drawInit}) destroyBuffer(ctx_, *b);
   }
   destroyTargets();
   destroyVegetationDraw(ctx_, vegetation_);
@@ -492,10 +493,62 @@ void Renderer::sizeVisibleList(const std::vector<double>& reach, const gpu::Fram
   visibleSlots_ = slots;
 }
 
+namespace {
+
+// Whether a far group's trees (cull.comp draws a far tree past its fade end, in the frustum,
+// against the sky) may be drawn this frame: false where none can
+bool farTreesMayDraw(const gpu::GpuTile& box, double reach, const gpu::FrameData& frame) {
+  const uint32_t flags = frame.cull.y;
+  if ((flags & gpu::CULL_FADE) == 0 || (flags & gpu::CULL_FAR_TREES) == 0) return false;  // drawn nowhere
+  if ((flags & gpu::CULL_FAR_PAGES) == 0) return true;  // each tree tested
+  // the box holds the trees' origins; a tree's sphere lies within `reach` of its origin, and a
+  // metre more covers the shader's float arithmetic
+  const double grow = reach + 1.0;
+  const double lo[3] = {double(box.boundsMin.x) - grow, double(box.boundsMin.y) - grow, double(box.boundsMin.z) - grow};
+  const double hi[3] = {double(box.boundsMax.x) + grow, double(box.boundsMax.y) + grow, double(box.boundsMax.z) + grow};
+  const double eye[3] = {double(frame.eye.x), double(frame.eye.y), double(frame.eye.z)};
+  double farthest = 0;
+  for (int i = 0; i < 3; ++i) {
+    const double d = std::max(std::abs(lo[i] - eye[i]), std::abs(hi[i] - eye[i]));
+    farthest += d * d;
+  }
+  if (std::sqrt(farthest) <= double(frame.fadeEnd.x)) return false;  // every tree within the trees' fade
+  if ((flags & gpu::CULL_FRUSTUM) != 0)
+    for (const gpu::vec4& plane : frame.frustum) {  // the box's corner farthest inside the plane
+      const double n[3] = {double(plane.x), double(plane.y), double(plane.z)};
+      double inside = double(plane.w);
+      for (int i = 0; i < 3; ++i) inside += n[i] * (n[i] >= 0 ? hi[i] : lo[i]);
+      if (inside < 0) return false;
+    }
+  return true;
+}
+
+}  // namespace
+
+uint32_t Renderer::listPages(const gpu::FrameData& frame, uint32_t* list) const {
+  // Every page of the world's tiles in the table's order, and a far group's pages only where
+  // some of its trees can be drawn: the cull pass pays per page it runs over, and a wide view
+  // of a large world holds five times as many far trees' pages as near ones
+  uint32_t listed = 0;
+  std::vector<int8_t> far(pages_.tiles.size() - pages_.worldTiles, -1);  // by far group: undecided
+  for (uint32_t p = 0; p < pages_.pageCount; ++p) {
+    const gpu::GpuPage& page = pages_.table[p];
+    if (page.header.z == 0) continue;
+    if (page.header.w & gpu::PAGE_FAR_TREES) {
+      const size_t slot = page.header.w & ~gpu::PAGE_FAR_TREES;
+      int8_t& mayDraw = far[slot - pages_.worldTiles];
+      if (mayDraw < 0) mayDraw = farTreesMayDraw(pages_.tileBoxes[slot], double(farTreeReach_), frame) ? 1 : 0;
+      if (!mayDraw) continue;
+    }
+    list[listed++] = p;
+  }
+  return listed;
+}
+
 uint64_t Renderer::residentBytes() const {
   uint64_t bytes = visible_.size + draws_.size;
   bytes += blockBytes(pages_) + pages_.boxes.size;
-  for (const FrameSlot& s : slots_) bytes += s.pageTable.size;
+  for (const FrameSlot& s : slots_) bytes += s.pageTable.size + s.pageList.size;
   return bytes;
 }
 
@@ -672,10 +725,9 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   // haze over a quarter of the light across the world's extent at most: whole-world views of
   // large worlds stay legible
   frame.fog.w = std::min(frame.fog.w, 0.25f / std::max(farField_.extentX, farField_.extentZ));
-  frame.lod.y = farTreeReach_;
+  frame.lod.y = float(farTreeReach_ + 1.0);  // a metre more covers float rounding (listPages' too)
   frame.lod.z = float(pyramid_.width);
   frame.lod.w = float(pyramid_.height);
-  frame.cull.x = pages_.pageCount;
   frame.cull.z = pyramid_.mips;
   setLight(frame);
   const uint32_t fs = uint32_t(frameIndex_ % kFramesInFlight);
@@ -775,6 +827,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
       throw std::logic_error("visible list regions " + std::to_string(base) + " past its " +
                              std::to_string(visibleSlots_) + " slots");
   }
+  frame.cull.x = listPages(frame, static_cast<uint32_t*>(slot.pageList.data));
   std::memcpy(slot.frame.data, &frame, sizeof(frame));
   if (slot.tableVersion != pages_.tableVersion) {  // only while tiles come and go
     std::memcpy(slot.pageTable.data, pages_.table.data(), size_t(pages_.pageCount) * sizeof(gpu::GpuPage));
@@ -786,7 +839,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
   s.frame = frameIndex_;
   s.exposure = frame.skyZenith.w;
   s.metered = view_.autoExposure;
-  s.resident = pages_.residentInstances;
+  s.resident = pages_.residentInstances - farTreesAdmitted_;  // the world's tiles': what the budget holds
   s.farTrees = farTreesAdmitted_;
   s.shadows = frame.shadowSplits.w > 0;
   s.drawCalls = s.shadows ? 1 + gpu::CASCADE_COUNT : 1;
@@ -956,6 +1009,8 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
   FrameInstances instances;
   instances.frame = &slot.frame;
   instances.pageTable = &slot.pageTable;
+  instances.pageList = &slot.pageList;
+  instances.listed = slot.data.cull.x;
   instances.pageCount = pages_.pageCount;
   instances.tiles = &pages_.boxes;
   instances.species = &species_;

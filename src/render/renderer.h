@@ -67,10 +67,10 @@ struct RendererOptions {
   bool farFieldComposite = true;
   // Far trees (render/far_field.h): the trees of sparse stands that stay resident over the whole
   // world and are drawn past their fade where the sky is behind them (the far field's layer
-  // holds them too); at most this many (16 B each and their pages, beside the streaming budget;
-  // in FrameStats::resident); 0: none (ecoview --far-trees; off by default for their memory:
-  // docs/viewer-far-field.md "Where far trees stand").
-  uint64_t farTrees = 0;
+  // holds them too); at most this many, thinned evenly over the world past it (16 B each in
+  // storage added once the survey has counted them, beside the streaming budget; in
+  // FrameStats::resident); 0: none (ecoview --far-trees).
+  uint64_t farTrees = kDefaultFarTrees;
 };
 
 struct FrameStats {
@@ -84,6 +84,7 @@ struct FrameStats {
   // GPU time per pass, -1 without timestamps: terrain = the depth pre-pass, shadow = the
   // cascades, color = terrain shading, vegetation and sky
   double gpuMs = -1, terrainMs = -1, pyramidMs = -1, cullMs = -1, shadowMs = -1, colorMs = -1;
+  // resident: the world's tiles' instances (within the budget; far trees apart, below)
   uint64_t resident = 0, tested = 0, afterFrustum = 0, afterOcclusion = 0;
   uint64_t terrainTriangles = 0;  // drawn by the terrain LOD selection
   // its nodes by TerrainShadingBits key: (key, nodes) of the keys in use, ascending (a frame
@@ -104,7 +105,7 @@ struct FrameStats {
   uint64_t uploadedBytes = 0;   // tile records written this frame
   uint64_t residentBytes = 0;   // GPU memory held for instances: pages, page tables, visible list
   uint64_t farFieldBytes = 0;   // GPU memory of the far field (layers with mips, look table)
-  uint64_t farTrees = 0;        // far trees resident (in `resident`; their records in residentBytes)
+  uint64_t farTrees = 0;        // far trees resident (not in `resident`; their records in residentBytes)
   uint64_t farCards = 0;        // far trees drawn as their species' card (a point each)
   bool staged = false;          // uploads went through staging buffers
   size_t tilesResident = 0;
@@ -190,7 +191,7 @@ class Renderer {
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     VkFence fence = VK_NULL_HANDLE;
     VkQueryPool queries = VK_NULL_HANDLE;
-    Buffer frame, pageTable, staging, readback, pixels, drawInit;
+    Buffer frame, pageTable, pageList, staging, readback, pixels, drawInit;
     bool inFlight = false;
     uint64_t tableVersion = UINT64_MAX;  // InstancePages::tableVersion of pageTable's copy
     FrameStats stats;  // filled at submit, completed from the read-back
@@ -210,6 +211,8 @@ class Renderer {
   void setLight(gpu::FrameData& frame) const;  // sun, sky, fog, water, overlay, shadow cascades
   FrameStats finishFrame(FrameSlot& slot);  // after its fence: read-back into the stats
   uint64_t residentBytes() const;
+  // Writes the pages the cull pass runs over this frame into `list`; returns how many.
+  uint32_t listPages(const gpu::FrameData& frame, uint32_t* list) const;
 
   Context& ctx_;
   const Scene& world_;
@@ -231,7 +234,7 @@ class Renderer {
   // largest sphere, and the farthest a sphere's centre sits from its origin
   double casterTop_ = 0, casterRadius_ = 0, casterOffset_ = 0;
   uint64_t budgetSlots_ = 0;
-  float farTreeReach_ = 0;          // FrameData.lod.y: a tree's sphere, from its origin at most
+  double farTreeReach_ = 0;  // a tree's sphere, from its origin at most (metres)
   uint64_t farTreeBudget_ = 0;      // far trees the survey may keep (RendererOptions::farTrees)
   uint64_t farTreesAdmitted_ = 0;
   uint64_t checkedTable_ = UINT64_MAX;  // the InstancePages::tableVersion checkCullCapacity saw
