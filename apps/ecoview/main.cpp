@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
   app.add_option("--far-trees", farTrees,
                  "trees of sparse stands kept resident past the load radius and drawn where the sky is behind "
                  "them (the far field's layer stands for them elsewhere), at most this many, thinned evenly "
-                 "past it (0 to 1e8; 0: none; default 262144, 4 MiB at most)");
+                 "past it (0 to 1e8; 0: none; default 32768, 0.5 MiB at most)");
   app.add_option("--upload-budget", uploadBudget, "tile data uploaded per frame, MiB (0.02 to 4096); nearest tiles first");
   app.add_option("--upload-ms", uploadMs, "CPU time for uploads per frame, ms (0.01 to 1000; at least one 16 KiB page)");
   app.add_flag("--staged-uploads", stagedUploads,

@@ -49,9 +49,10 @@ FarFieldLayout farFieldLayout(const Scene& world);
 // they are thinned evenly over the world: the budget's smallest of a hash of each one's tile
 // and place in it are kept.
 constexpr float kFarTreeDensity = 0.3f;
-// The default budget of far trees (RendererOptions::farTrees): 4 MiB of records at most; the
-// sample bake has 26,709, the Grand Canyon DEM bake 117,923.
-constexpr uint64_t kDefaultFarTrees = 262144;
+// The default budget of far trees (RendererOptions::farTrees): 0.5 MiB of records at most; the
+// sample bake has 26,709 (all kept), the Grand Canyon DEM bake 117,923 (thinned to this). More
+// cost memory and, on a CPU driver, cull time (docs/viewer-far-field.md "Where far trees stand").
+constexpr uint64_t kDefaultFarTrees = 32768;
 constexpr int kFarTreeGroup = 4;
 
 struct FarFieldStats {
