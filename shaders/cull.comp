@@ -21,76 +21,20 @@ layout(binding = 5) uniform sampler2D pyramid;
 layout(binding = 6) readonly buffer Tiles { GpuTile tiles[]; };
 layout(binding = 7) readonly buffer Species { GpuSpecies species[]; };
 // the visible list can exceed maxStorageBufferRange (4 bytes per instance a view can draw)
-layout(push_constant) uniform Push { uvec2 visibleAddress; };
+// the pages to cull: pageList[listBase + i] for i below listCount (Renderer::listPages's, or
+// far_pages.comp's with its count in the indirect dispatch)
+layout(push_constant) uniform Push { uvec2 visibleAddress; uint listBase, listCount; };
 
 shared uint groupFrustum;
 shared uint groupVisible;
-shared bool groupSkipped;
 
-// Screen rectangle of a sphere fully in front of the camera (view space: x right, y up,
-// z forward), from the tangent lines through the eye in the xz and yz planes.
-vec4 sphereNdcRect(vec3 c, float r) {
-  float zz = c.z * c.z - r * r;
-  float tx = sqrt(c.x * c.x + zz);
-  float ty = sqrt(c.y * c.y + zz);
-  float x0 = (tx * c.x - r * c.z) / (tx * c.z + r * c.x);
-  float x1 = (tx * c.x + r * c.z) / (tx * c.z - r * c.x);
-  float y0 = (ty * c.y - r * c.z) / (ty * c.z + r * c.y);
-  float y1 = (ty * c.y + r * c.z) / (ty * c.z - r * c.y);
-  // ndc y points down in Vulkan
-  return vec4(x0 * frame.proj.x, -y1 * frame.proj.y, x1 * frame.proj.x, -y0 * frame.proj.y);
-}
-
-// The farthest depth (reversed Z: the least) of the terrain over the screen rectangle of a
-// sphere fully in front of the near plane: the pyramid's finest level where the rectangle
-// touches at most 2 x 2 texels, so over the rectangle and at most a texel around it.
-float farthestDepth(vec3 c, float r) {
-  vec4 ndc = sphereNdcRect(c, r);
-  vec2 size = frame.proj.zw;
-  // pixels touched, conservatively: floor on both ends, clamped to the viewport
-  ivec2 p0 = ivec2(clamp(floor((ndc.xy * 0.5 + 0.5) * size), vec2(0), size - 1));
-  ivec2 p1 = ivec2(clamp(floor((ndc.zw * 0.5 + 0.5) * size), vec2(0), size - 1));
-  // pyramid level L texel j covers pixels [j, j + 1) * 2^(L + 1); pick the finest level where
-  // the rectangle touches at most 2x2 texels
-  int levels = int(frame.cull.z);
-  int level = 0;
-  for (; level < levels - 1; ++level) {
-    int s = level + 1;
-    if ((p1.x >> s) - (p0.x >> s) <= 1 && (p1.y >> s) - (p0.y >> s) <= 1) break;
-  }
-  int s = level + 1;
-  ivec2 t0 = p0 >> s, t1 = p1 >> s;
-  return min(min(texelFetch(pyramid, t0, level).r, texelFetch(pyramid, ivec2(t1.x, t0.y), level).r),
-             min(texelFetch(pyramid, ivec2(t0.x, t1.y), level).r, texelFetch(pyramid, t1, level).r));
-}
+#include "hiz.glsl"
 
 bool occluded(vec3 c, float r) {
   float near = frame.eye.w;
   if (c.z - r <= near) return false;  // touches the near plane: keep
   float sphereDepth = near / (c.z - r);  // reversed Z: the sphere's closest point
   return sphereDepth < farthestDepth(c, r);
-}
-
-// Whether the sky (the depth pre-pass's clear value, 0) shows somewhere in or just around the
-// sphere's screen rectangle (the pyramid holds the terrain's depth, with the far field's canopy)
-bool skyBehind(vec3 c, float r) {
-  if (c.z - r <= frame.eye.w) return false;  // a far tree is far: never at the near plane
-  return farthestDepth(c, r) <= 0.0;
-}
-
-// Whether the sky shows behind a far trees' page: its box holds the trees' origins and
-// frame.lod.y is the most a tree's sphere reaches from its origin, so the sphere around the
-// grown box holds every tree's sphere. Its screen rectangle holds theirs and the pyramid texels
-// it reads cover those theirs read (a min reduction): no sky there is no sky for any of them.
-// Once per workgroup instead of once per tree (Renderer::listPages already left out the pages
-// within the fade or outside the frustum).
-bool skyBehindPage(GpuTile box) {
-  vec3 lo = box.boundsMin.xyz - frame.lod.y, hi = box.boundsMax.xyz + frame.lod.y;
-  vec3 rel = 0.5 * (lo + hi) - frame.eye.xyz;
-  vec3 c = vec3(dot(rel, frame.right.xyz), dot(rel, frame.up.xyz), dot(rel, frame.forward.xyz));
-  float r = 0.5 * length(hi - lo);
-  if (c.z - r <= frame.eye.w) return true;  // reaches the near plane: each tree decides
-  return farthestDepth(c, r) <= 0.0;
 }
 
 void append(uint view, uint speciesId, uint lod, uint ref) {
@@ -104,8 +48,8 @@ void append(uint view, uint speciesId, uint lod, uint ref) {
 void main() {
   // pages beyond the dispatch's y limit continue in z (Renderer: rows of PAGE_ROWS pages)
   uint listed = gl_WorkGroupID.y + gl_WorkGroupID.z * PAGE_ROWS;
-  if (listed >= frame.cull.x) return;  // the whole workgroup
-  uint pageIndex = pageList[listed];
+  if (listed >= listCount) return;  // the whole workgroup
+  uint pageIndex = pageList[listBase + listed];
   GpuPage page = pages[pageIndex];
   uint slot = gl_GlobalInvocationID.x;
   uint flags = frame.cull.y;
@@ -113,14 +57,9 @@ void main() {
   if (gl_LocalInvocationIndex == 0) {
     groupFrustum = 0;
     groupVisible = 0;
-    groupSkipped = farTree && (flags & CULL_FAR_PAGES) != 0 && !skyBehindPage(tiles[page.header.w & ~PAGE_FAR_TREES]);
   }
   barrier();
   uint tested = min(page.header.z - min(page.header.z, gl_WorkGroupID.x * CULL_GROUP), CULL_GROUP);
-  if (groupSkipped) {  // the whole workgroup: tested, none drawn
-    if (gl_LocalInvocationIndex == 0 && tested > 0) atomicAdd(stats[STAT_TESTED], tested);
-    return;
-  }
   if (slot < page.header.z) {
     PackedInstance packed = InstancePage(page.header.xy).items[slot];
     uint speciesId = packed.w >> 24;

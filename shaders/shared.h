@@ -54,7 +54,7 @@ ECO_CONST CULL_SHADOWS = 16;  // also fill the cascades' draw commands (shadow c
 // set with the far field (a frame without it draws neither)
 ECO_CONST CULL_FAR_TREES = 32;
 // skip a far trees' page whole where none of its trees can be drawn (Renderer::listPages: within
-// the fade or outside the frustum; cull.comp: no sky behind its box); off, each tree is tested
+// the fade or outside the frustum; far_pages.comp: no sky behind its box); off, each tree is tested
 ECO_CONST CULL_FAR_PAGES = 64;
 // A far tree past its fade end whose bounding sphere is under this many pixels in radius is
 // drawn as its species' far card (meshes.h SpeciesMesh::card, shaders/far_card.vert): one
@@ -142,7 +142,7 @@ struct FrameData {
   vec4 terrain;      // cell size, heightmap width, height (samples), colour samples per pixel
   vec4 lod;          // lod distance factor, how far a tree's sphere reaches from its origin
                      // (metres, and a metre more; far trees' pages in cull.comp), pyramid width, height
-  uvec4 cull;        // pages listed for culling (Renderer::listPages), flags, pyramid levels, the visible list's slots
+  uvec4 cull;        // pages listed for culling (Renderer::listPages; far_pages.comp adds more), flags, pyramid levels, the visible list's slots
   uvec4 draws;       // x = species count (draw commands per view: x * LOD_COUNT), y = views culled
   uvec4 hidden[2];   // 256 bits by species id: hidden species are culled in every view
   // Near field / far field hand-over, per kind (x tree, y shrub, z grass, w ground cover), in

@@ -555,6 +555,19 @@ Scene singleTreesWorld(uint64_t& trees, float spacing = 40, bool ridge = false) 
   return world;
 }
 
+// The far trees' views: flat sky and no fog (the sky's pixels one colour), the trees' fade
+// from 300 to 400 m, every far tree kept
+ViewerOptions farTreesView(int width, int height) {
+  ViewerOptions o;
+  o.width = width;
+  o.height = height;
+  o.validation = true;
+  o.view.sky = o.view.fog = false;
+  o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 400;
+  o.renderer.farTrees = 1u << 18;
+  return o;
+}
+
 }  // namespace
 
 // Far trees are drawn only against the sky (cull.comp skyBehind): the layer holds them too and
@@ -569,13 +582,7 @@ TEST(RenderFarField, FarTreesAreDrawnOnlyAgainstTheSky) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
   uint64_t trees = 0;
   const Scene world = singleTreesWorld(trees);
-  ViewerOptions o;
-  o.width = 320;
-  o.height = 180;
-  o.validation = true;
-  o.view.sky = o.view.fog = false;
-  o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 400;
-  o.renderer.farTrees = 1u << 18;
+  ViewerOptions o = farTreesView(320, 180);
   auto drawn = [](const FrameStats& s) {
     uint64_t n = 0;
     for (uint32_t c : s.speciesInstances) n += c;
@@ -632,18 +639,13 @@ TEST(RenderFarField, FarTreesAreDrawnOnlyAgainstTheSky) {
 // Far trees' pages are skipped whole only where none of their trees would be drawn
 // (CullSettings::farPages: Renderer::listPages leaves out the pages within the trees' fade or
 // outside the frustum, cull.comp those with no sky behind their box). Over views from the
-// world's edges and corners, turning, high and low, each frame is the frame of the cull pass
-// testing every far tree on its own, byte for byte, with the same cards and meshes, and the
-// pages skipped leave fewer records tested.
+// world's edges and corners, turning, high and low, and across a ridge, each frame is the frame
+// of the cull pass testing every far tree on its own: the same cards and meshes per species,
+// the pictures within 4 pixels (the order cards meet at one depth), and the pages skipped
+// leave fewer records tested.
 TEST(RenderFarField, FarPagesAreSkippedOnlyWhereNoneOfTheirTreesIsDrawn) {
   if (!haveVulkan()) GTEST_SKIP() << "no Vulkan device";
-  ViewerOptions o;
-  o.width = 240;
-  o.height = 135;
-  o.validation = true;
-  o.view.sky = o.view.fog = false;
-  o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 400;
-  o.renderer.farTrees = 1u << 18;
+  ViewerOptions o = farTreesView(240, 135);
   // (yaw 0 looks toward -z, 90 toward +x)
   const std::vector<Camera> flatViews = {
       camera(512, 170, 1010, 0, -10), camera(512, 60, -40, 180, -2), camera(-30, 45, -30, 135, -1),

@@ -12,7 +12,7 @@
 namespace eco::render {
 
 struct CullPass {
-  Pipeline cull, finish, reduce, reduceMultisampled;
+  Pipeline cull, farPages, finish, reduce, reduceMultisampled;
 };
 
 CullPass createCullPass(Context& ctx);
@@ -31,8 +31,12 @@ struct FrameInstances {
   const Buffer* frame = nullptr;
   const Buffer* pageTable = nullptr;
   uint32_t pageCount = 0;               // table entries the shaders may read
-  const Buffer* pageList = nullptr;     // the pages culled this frame (table indices)
-  uint32_t listed = 0;
+  // Renderer::listPages: the pages culled this frame (table indices), then the far trees'
+  // pages far_pages.comp tests for sky first, compacting them into `farCompact` (GPU-only:
+  // the indirect dispatch's head, then the pages)
+  const Buffer* pageList = nullptr;
+  uint32_t listed = 0, farListed = 0;
+  const Buffer* farCompact = nullptr;
   const Buffer* tiles = nullptr;  // GpuTile by tile index: the boxes the records decode over
   const Buffer* species = nullptr;
   const Buffer* draws = nullptr;
@@ -46,7 +50,8 @@ struct CullInputs {
   VkSampler sampler = VK_NULL_HANDLE;
   VkImageView pyramid = VK_NULL_HANDLE;  // all mips, GENERAL
 };
-// cull.comp over pages [0, pageCount) (nothing when 0), a barrier, then cull_finish.comp.
+// far_pages.comp over the far candidates, cull.comp over the listed pages and (indirect) over
+// the far pages with sky behind them, a barrier, then cull_finish.comp.
 void recordCull(VkCommandBuffer cmd, const CullPass& c, const CullInputs& in);
 
 }  // namespace eco::render

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <tuple>
 #include <cstring>
 #include <stdexcept>
 
@@ -96,8 +97,14 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
   for (size_t i = 0; i < world.species.size(); ++i)
     if (world.species[i].kind == uint32_t(SpeciesKind::Tree))
       worldTrees += i < world.speciesInstances.size() ? world.speciesInstances[i] : worldInstances;
-  farTreeBudget_ = farFieldLayout(world).texelsPerTile ? std::min({options_.farTrees, worldTrees, deviceMax / 2}) : 0;
-  const uint64_t farPages = farTreeBudget_ ? farTreeBudget_ / gpu::PAGE_SIZE + farTreeGroupCount(world.tiles) : 0;
+  // (their pages fewer than PAGE_ROWS: far_pages.comp's indirect dispatch is one row of them)
+  const uint64_t farGroups = farTreeGroupCount(world.tiles);
+  farTreeBudget_ = farFieldLayout(world).texelsPerTile && farGroups < gpu::PAGE_ROWS
+                       ? std::min({options_.farTrees, worldTrees, deviceMax / 2,
+                                   uint64_t(gpu::PAGE_ROWS - 1 - farGroups) * gpu::PAGE_SIZE})
+                       : 0;
+  const uint64_t farPages = farTreeBudget_ ? farTreeBudget_ / gpu::PAGE_SIZE + farGroups : 0;
+  farPageCapacity_ = uint32_t(farPages);
   const uint64_t streamingPages = (options_.stream.budgetInstances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE + world.tiles.size() + 1;
   uint32_t maxPages = uint32_t(std::min<uint64_t>({streamingPages + farPages, worldPages + farPages, pageLimit}));
   uint32_t storagePages = uint32_t(std::min<uint64_t>({streamingPages, packedStoragePages(tileInstances), pageLimit}));
@@ -160,7 +167,7 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
     for (const SpeciesRecord& sp : world.species) tallest_ = std::max(tallest_, sp.meshHeight * sp.scaleMax);
     maxY_ += tallest_;
   }
-  // how far a tree's sphere reaches from its origin (listPages: a far group's box grown by it)
+  // how far a tree's sphere reaches from its origin (listPages: a far trees' page's box grown by it)
   for (size_t k = 0; k < speciesTable_.size() && k < world.species.size(); ++k)
     if (world.species[k].kind == uint32_t(SpeciesKind::Tree)) {
       const SphereExtent e = sphereExtent(speciesTable_[k]);
@@ -267,6 +274,11 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
                                MemoryUse::Upload);
     s.pageList = createBuffer(ctx, VkDeviceSize(pages_.maxPages) * sizeof(uint32_t), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                               MemoryUse::Upload);
+    if (farPageCapacity_ > 0)
+      s.farCompact = createBuffer(ctx, VkDeviceSize(4 + farPageCapacity_) * sizeof(uint32_t),
+                                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                  MemoryUse::Gpu);
     s.readback = createBuffer(ctx, drawBytes_ + kStatBytes + kMeterBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                               MemoryUse::Readback);
     s.drawInit = createBuffer(ctx, drawBytes_, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::Upload);
@@ -322,7 +334,8 @@ Renderer::~Renderer() {
     vkDestroyFence(dev, s.fence, nullptr);
     vkFreeCommandBuffers(dev, ctx_.commandPool, 1, &s.cmd);
     if (s.queries) vkDestroyQueryPool(dev, s.queries, nullptr);
-    for (Buffer* b : {&s.frame, &s.pageTable, &s.pageList, &s.staging, &s.readback, &s.drawInit}) destroyBuffer(ctx_, *b);
+    for (Buffer* b : {&s.frame, &s.pageTable, &s.pageList, &s.farCompact, &s.staging, &s.readback, &s.drawInit})
+      destroyBuffer(ctx_, *b);
   }
   destroyTargets();
   destroyVegetationDraw(ctx_, vegetation_);
@@ -495,8 +508,8 @@ void Renderer::sizeVisibleList(const std::vector<double>& reach, const gpu::Fram
 
 namespace {
 
-// Whether a far group's trees (cull.comp draws a far tree past its fade end, in the frustum,
-// against the sky) may be drawn this frame: false where none can
+// Whether any tree of a far trees' page (its box: cull.comp draws a far tree past its fade end,
+// in the frustum, against the sky) may be drawn this frame: false where none can
 bool farTreesMayDraw(const gpu::GpuTile& box, double reach, const gpu::FrameData& frame) {
   const uint32_t flags = frame.cull.y;
   if ((flags & gpu::CULL_FADE) == 0 || (flags & gpu::CULL_FAR_TREES) == 0) return false;  // drawn nowhere
@@ -525,30 +538,34 @@ bool farTreesMayDraw(const gpu::GpuTile& box, double reach, const gpu::FrameData
 
 }  // namespace
 
-uint32_t Renderer::listPages(const gpu::FrameData& frame, uint32_t* list) const {
-  // Every page of the world's tiles in the table's order, and a far group's pages only where
-  // some of its trees can be drawn: the cull pass pays per page it runs over, and a wide view
-  // of a large world holds five times as many far trees' pages as near ones
+std::pair<uint32_t, uint32_t> Renderer::listPages(const gpu::FrameData& frame, uint32_t* list) const {
+  // Every page of the world's tiles in the table's order, and a far trees' page (one to a slot,
+  // with its own box) only where some of its trees can be drawn: the cull pass pays per page it
+  // runs over, and from 3 km the Grand Canyon's far trees' pages outnumber its near ones 5 to 1.
+  // With far pages skipped (CULL_FAR_PAGES) those go after the rest, for far_pages.comp.
+  const bool compact = (frame.cull.y & gpu::CULL_FAR_PAGES) != 0;
   uint32_t listed = 0;
-  std::vector<int8_t> far(pages_.tiles.size() - pages_.worldTiles, -1);  // by far group: undecided
+  std::vector<uint32_t> far;
   for (uint32_t p = 0; p < pages_.pageCount; ++p) {
     const gpu::GpuPage& page = pages_.table[p];
     if (page.header.z == 0) continue;
     if (page.header.w & gpu::PAGE_FAR_TREES) {
-      const size_t slot = page.header.w & ~gpu::PAGE_FAR_TREES;
-      int8_t& mayDraw = far[slot - pages_.worldTiles];
-      if (mayDraw < 0) mayDraw = farTreesMayDraw(pages_.tileBoxes[slot], double(farTreeReach_), frame) ? 1 : 0;
-      if (!mayDraw) continue;
+      if (!farTreesMayDraw(pages_.tileBoxes[page.header.w & ~gpu::PAGE_FAR_TREES], farTreeReach_, frame)) continue;
+      if (compact) {
+        far.push_back(p);
+        continue;
+      }
     }
     list[listed++] = p;
   }
-  return listed;
+  std::copy(far.begin(), far.end(), list + listed);
+  return {listed, uint32_t(far.size())};
 }
 
 uint64_t Renderer::residentBytes() const {
   uint64_t bytes = visible_.size + draws_.size;
   bytes += blockBytes(pages_) + pages_.boxes.size;
-  for (const FrameSlot& s : slots_) bytes += s.pageTable.size + s.pageList.size;
+  for (const FrameSlot& s : slots_) bytes += s.pageTable.size + s.pageList.size + s.farCompact.size;
   return bytes;
 }
 
@@ -827,7 +844,7 @@ void Renderer::submitFrame(const Camera& cam, const CullSettings& cull, const Fr
       throw std::logic_error("visible list regions " + std::to_string(base) + " past its " +
                              std::to_string(visibleSlots_) + " slots");
   }
-  frame.cull.x = listPages(frame, static_cast<uint32_t*>(slot.pageList.data));
+  std::tie(frame.cull.x, slot.farListed) = listPages(frame, static_cast<uint32_t*>(slot.pageList.data));
   std::memcpy(slot.frame.data, &frame, sizeof(frame));
   if (slot.tableVersion != pages_.tableVersion) {  // only while tiles come and go
     std::memcpy(slot.pageTable.data, pages_.table.data(), size_t(pages_.pageCount) * sizeof(gpu::GpuPage));
@@ -1011,6 +1028,8 @@ void Renderer::record(FrameSlot& slot, const CullSettings& cull, const FrameHook
   instances.pageTable = &slot.pageTable;
   instances.pageList = &slot.pageList;
   instances.listed = slot.data.cull.x;
+  instances.farListed = slot.farListed;
+  instances.farCompact = &slot.farCompact;
   instances.pageCount = pages_.pageCount;
   instances.tiles = &pages_.boxes;
   instances.species = &species_;

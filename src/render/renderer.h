@@ -84,7 +84,10 @@ struct FrameStats {
   // GPU time per pass, -1 without timestamps: terrain = the depth pre-pass, shadow = the
   // cascades, color = terrain shading, vegetation and sky
   double gpuMs = -1, terrainMs = -1, pyramidMs = -1, cullMs = -1, shadowMs = -1, colorMs = -1;
-  // resident: the world's tiles' instances (within the budget; far trees apart, below)
+  // resident: the world's tiles' instances (within the budget; far trees apart, below); tested:
+  // the records of the pages the cull pass ran over (Renderer::listPages: far trees' pages only
+  // where some of their trees can be drawn); afterFrustum leaves out the far trees of a page
+  // skipped for no sky behind it
   uint64_t resident = 0, tested = 0, afterFrustum = 0, afterOcclusion = 0;
   uint64_t terrainTriangles = 0;  // drawn by the terrain LOD selection
   // its nodes by TerrainShadingBits key: (key, nodes) of the keys in use, ascending (a frame
@@ -191,7 +194,8 @@ class Renderer {
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     VkFence fence = VK_NULL_HANDLE;
     VkQueryPool queries = VK_NULL_HANDLE;
-    Buffer frame, pageTable, pageList, staging, readback, pixels, drawInit;
+    Buffer frame, pageTable, pageList, farCompact, staging, readback, pixels, drawInit;
+    uint32_t farListed = 0;  // far trees' pages after pageList's cull.x for far_pages.comp
     bool inFlight = false;
     uint64_t tableVersion = UINT64_MAX;  // InstancePages::tableVersion of pageTable's copy
     FrameStats stats;  // filled at submit, completed from the read-back
@@ -211,8 +215,9 @@ class Renderer {
   void setLight(gpu::FrameData& frame) const;  // sun, sky, fog, water, overlay, shadow cascades
   FrameStats finishFrame(FrameSlot& slot);  // after its fence: read-back into the stats
   uint64_t residentBytes() const;
-  // Writes the pages the cull pass runs over this frame into `list`; returns how many.
-  uint32_t listPages(const gpu::FrameData& frame, uint32_t* list) const;
+  // Writes the pages the cull pass runs over this frame into `list`: how many, then how many far
+  // trees' pages after them far_pages.comp tests for sky first.
+  std::pair<uint32_t, uint32_t> listPages(const gpu::FrameData& frame, uint32_t* list) const;
 
   Context& ctx_;
   const Scene& world_;
@@ -235,6 +240,7 @@ class Renderer {
   double casterTop_ = 0, casterRadius_ = 0, casterOffset_ = 0;
   uint64_t budgetSlots_ = 0;
   double farTreeReach_ = 0;  // a tree's sphere, from its origin at most (metres)
+  uint32_t farPageCapacity_ = 0;  // page-table entries reserved for far trees
   uint64_t farTreeBudget_ = 0;      // far trees the survey may keep (RendererOptions::farTrees)
   uint64_t farTreesAdmitted_ = 0;
   uint64_t checkedTable_ = UINT64_MAX;  // the InstancePages::tableVersion checkCullCapacity saw
