@@ -9,7 +9,7 @@
 # Prints one markdown row per view.
 # Usage: bench/farfield_bench.sh BUILD [ECOVIEW ARGS...]
 # Extra arguments go to the frame under test only (the reference and the masks stay as they
-# are), e.g. `--far-trees 262144` for the far trees' columns of docs/viewer-far-field.md.
+# are), e.g. `--far-trees 0` and `--far-trees 262144` for the far trees' columns of docs/viewer-far-field.md.
 # Worlds: the bundled sample; the Grand Canyon DEM (bench/configs/grand_canyon.json) where
 # ../shared/data/dem is present. Vulkan: Mesa lavapipe unless VK_ICD_FILENAMES is set.
 set -euo pipefail
