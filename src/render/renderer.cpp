@@ -103,6 +103,9 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
                        ? std::min({options_.farTrees, worldTrees, deviceMax / 2,
                                    uint64_t(gpu::PAGE_ROWS - 1 - farGroups) * gpu::PAGE_SIZE})
                        : 0;
+  if (options_.farTrees > 0 && farFieldLayout(world).texelsPerTile && farGroups >= gpu::PAGE_ROWS)
+    spdlog::warn("no far trees: the world's {} groups of tiles pass the cull pass's {} far pages", farGroups,
+                 gpu::PAGE_ROWS);
   const uint64_t farPages = farTreeBudget_ ? farTreeBudget_ / gpu::PAGE_SIZE + farGroups : 0;
   farPageCapacity_ = uint32_t(farPages);
   const uint64_t streamingPages = (options_.stream.budgetInstances + gpu::PAGE_SIZE - 1) / gpu::PAGE_SIZE + world.tiles.size() + 1;
