@@ -121,6 +121,62 @@ TEST(SamplingDeterminism, HeldBordersStayWithinABandOfRows) {
   EXPECT_LT(maxHeld * 20, total);
 }
 
+// Drives the schedule for `range` in tile order and returns the emitted tiles; reach[c] gets
+// the most tile rows before or after the range at which a unit of class c was computed.
+std::vector<TileSamples> runRange(const SamplerParams& p, TileRange range, std::vector<int>& reach) {
+  using namespace sampling;
+  const SamplerSetup setup = makeSetup(p, nullptr);
+  const int classes = int(p.classes.size());
+  TileSchedule schedule(range, setup.tilesX, setup.tilesZ, classes);
+  TileScratch scratch;
+  std::vector<TileSamples> tiles;
+  reach.assign(size_t(classes), 0);
+  while (!schedule.done()) {
+    UnitTask t;
+    const bool ready = schedule.nextReady(t);
+    EXPECT_TRUE(ready) << "the schedule stalled";
+    if (!ready) break;
+    const int rows = t.tz < range.z0 ? range.z0 - t.tz : t.tz >= range.z1 ? t.tz - range.z1 + 1 : 0;
+    reach[size_t(t.cls)] = std::max(reach[size_t(t.cls)], rows);
+    UnitSamples out;
+    generateUnit(setup, t, scratch, out);
+    TileSamples complete;
+    if (schedule.finish(t, out, complete)) tiles.push_back(std::move(complete));
+  }
+  std::sort(tiles.begin(), tiles.end(),
+            [](const TileSamples& a, const TileSamples& b) { return a.tz != b.tz ? a.tz < b.tz : a.tx < b.tx; });
+  return tiles;
+}
+
+// What a shard regenerates around its band: the last class's own colouring reaches one row
+// past a band's edge (where that row is a high row of it) and each class before it one row
+// more (the layer rule). Before the colouring's rows alternated with the class, each class
+// could add two rows (7 for 4 classes, 17 for 9). The band's tiles still equal the full run's.
+TEST(SamplingDeterminism, EachClassReachesOneTileRowPastTheClassAfterIt) {
+  for (const int classes : {1, 4, 9}) {
+    SamplerParams p = test::uniformParams(5.f * 8.f, 40.f * 8.f, 8.f, 2.f, 11);
+    p.classes.clear();
+    for (int c = 0; c < classes; ++c) p.classes.push_back({2.f + 0.1f * float(c), 3.f});
+    p.classDistance.assign(size_t(classes * classes), 1.f);
+    for (int c = 0; c < classes; ++c) p.classDistance[size_t(c * classes + c)] = 0.f;
+    std::vector<int> reach;
+    const std::vector<TileSamples> full = runRange(p, {0, 0, 5, 40}, reach);
+    ASSERT_EQ(full.size(), 200u);
+    std::vector<int> most(size_t(classes), 0);
+    for (const int z0 : {18, 19})
+      for (const int z1 : {22, 23}) {
+        const std::vector<TileSamples> band = runRange(p, {0, z0, 5, z1}, reach);
+        ASSERT_EQ(band.size(), size_t(5 * (z1 - z0)));
+        for (const TileSamples& t : band)
+          EXPECT_TRUE(sameBytes(t.samples, full[size_t(t.tz * 5 + t.tx)].samples)) << classes << " classes, tile " << t.tx << ", " << t.tz;
+        for (int c = 0; c < classes; ++c) most[size_t(c)] = std::max(most[size_t(c)], reach[size_t(c)]);
+      }
+    // The last class reaches one row, each class before it one more: 1, 2, ... classes.
+    for (int c = 0; c < classes; ++c) EXPECT_EQ(most[size_t(c)], classes - c) << classes << " classes, class " << c;
+    EXPECT_EQ(unitReachRows(classes), classes);
+  }
+}
+
 std::vector<TileSamples> scatterRange(const SamplerParams& p, const DensityField* field, TileRange r, int threads) {
   std::vector<TileSamples> tiles;
   std::mutex m;

@@ -181,13 +181,12 @@ BakeSummary bake(const World& world, const BakeOptions& options) {
   SamplerParams params = samplerParams(world, order);
   TileRange range = options.shard ? options.shard->tiles
                                   : options.tiles.value_or(TileRange{0, 0, tilesX(params), tilesZ(params)});
-  // A shard's sampler reads the rasters only around its band: the band, the tiles its classes
-  // depend on (class c reaches 1 + 2c tile rows past it: scatter's rule in sampling.h) and
-  // their margin (under a tile), so only those rows are computed unless mask layers, which
-  // cover the world, are written.
+  // A shard's sampler reads the rasters only around its band: the band, the tile rows its
+  // classes' units reach (unitReachRows) and their margin (under a tile), so only those rows
+  // are computed unless mask layers, which cover the world, are written.
   std::optional<std::array<int, 2>> rows;
   if (options.shard && !options.maskLayers) {
-    const int halo = 2 * int(params.classes.size()) + 2;
+    const int halo = unitReachRows(int(params.classes.size())) + 1;
     const double pixelsPerTile = double(params.tileSize) / double(world.terrain.cellSize);
     rows = std::array<int, 2>{int(std::floor(double(range.z0 - halo) * pixelsPerTile)) - 2,
                               int(std::ceil(double(range.z1 + halo) * pixelsPerTile)) + 2};

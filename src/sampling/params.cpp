@@ -171,19 +171,23 @@ TileBounds tileBounds(const SamplerParams& p, int tx, int tz) {
   return b;
 }
 
-bool tileNeeded(const TileRange& r, int tx, int tz, int nx, int nz) {
+bool tileNeeded(const TileRange& r, int tx, int tz, int cls, int nx, int nz) {
   if (tx >= r.x0 && tx < r.x1 && tz >= r.z0 && tz < r.z1) return true;
   bool needed = false;
-  forEachNeighbour(tx, tz, nx, nz, /*lower=*/false, [&](int x, int z) {
-    if (!needed) needed = tileNeeded(r, x, z, nx, nz);
+  forEachNeighbour(tx, tz, cls, nx, nz, /*lower=*/false, [&](int x, int z) {
+    if (!needed) needed = tileNeeded(r, x, z, cls, nx, nz);
   });
   return needed;
 }
 
-TileRange neededBounds(const TileRange& r, int nx, int nz) {
-  // Dependency chains are at most 3 steps (colour 3 -> 2 -> 1 -> 0); only the colour 1 -> 0
-  // and 2 -> 1 steps can be horizontal, and 1 -> 0 ones only horizontal: 3 tiles in x, 1 in z.
-  return {std::max(0, r.x0 - 3), std::max(0, r.z0 - 1), std::min(nx, r.x1 + 3), std::min(nz, r.z1 + 1)};
+TileRange neededBounds(const TileRange& r, int cls, int nx, int nz) {
+  // Dependency chains are at most 3 steps (colour 3 -> 2 -> 1 -> 0), each at most one tile in
+  // x: 3 tiles in x. In z only a row of high colours (2, 3) depends on the rows beside it, and
+  // those are of low colours, whose tiles depend only on their own row: one row out where the
+  // range's edge row is high.
+  const auto high = [cls](int z) { return ((z + cls) & 1) != 0; };
+  return {std::max(0, r.x0 - 3), std::max(0, r.z0 - int(high(r.z0))), std::min(nx, r.x1 + 3),
+          std::min(nz, r.z1 + int(high(r.z1 - 1)))};
 }
 
 }  // namespace sampling

@@ -224,9 +224,10 @@ void validateSamplerParams(const SamplerParams& p);
 
 // Calls sink once per tile of `range` as soon as that tile is final, from worker threads
 // (the sink must be thread-safe). Tiles outside `range` that the range depends on are
-// generated but not emitted: per class 3 tiles away in x and 1 in z, and each higher class's
-// rectangle grows by 4 in x and 2 in z for the layer rule (docs/sampling.md). Memory stays bounded by a band of
-// tile rows, not the world. density == nullptr means density 1 everywhere.
+// generated but not emitted: the last class's up to 3 tiles away in x and 1 in z, and each
+// class before it one tile further for the layer rule (docs/sampling.md), at most
+// unitReachRows rows in z. Memory stays bounded by a band of tile rows, not the world.
+// density == nullptr means density 1 everywhere.
 // threads <= 0 uses every hardware thread. Exceptions from density or sink are rethrown.
 void scatter(const SamplerParams& params, const DensityField* density, TileRange range, int threads,
              const std::function<void(TileSamples&&)>& sink);
@@ -240,6 +241,10 @@ struct SamplerMemoryModel {
   double bytesPerHeldSample = 0;  // per sample of a held tile
 };
 SamplerMemoryModel samplerMemoryModel(int classes);
+
+// Tile rows before a range's first and after its last that scatter() places samples in for
+// `classes` classes (a shard's rasters must cover them and the margin a tile reads around it).
+int unitReachRows(int classes);
 
 // Instances per square metre of class `cls` of `params` placed alone at a uniform `density` on
 // open ground (no canopy over it), with the params' method, candidates, density mode and seed:

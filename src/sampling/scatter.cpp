@@ -110,6 +110,8 @@ SamplerMemoryModel samplerMemoryModel(int classes) {
   return m;
 }
 
+int unitReachRows(int classes) { return sampling::TileSchedule::reachRows(classes); }
+
 SampleClass aloneShape(SampleClass k) {
   const float r = k.radius;
   if (!(r > 0.f)) return k;

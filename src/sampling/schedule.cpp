@@ -17,23 +17,24 @@ TileRange grow(TileRange r, int dx, int dz, int tilesX, int tilesZ) {
 TileSchedule::TileSchedule(TileRange range, int tilesX, int tilesZ, int classes)
     : range_(range), tilesX_(tilesX), tilesZ_(tilesZ), classes_(classes), nextRow_(0) {
   // The units needed for class c are the colour-dependency closure (tileNeeded) of a rectangle
-  // R_c: R_last is the range; R_(c-1) is R_c grown by the closure's reach (3 tiles in x, 1 in
-  // z, neededBounds) and one more tile for the layer rule. Every dependency of a needed unit
-  // is then needed.
+  // R_c: R_last is the range; R_(c-1) is the closure's bounds (neededBounds) grown by one tile
+  // for the layer rule. Every dependency of a needed unit is then needed. With the colouring's
+  // rows alternating by class, R_(c-1)'s edge rows are low rows of class c - 1, so after the
+  // last class each class reaches one row further, not two.
   classRange_.resize(size_t(classes));
   TileRange r = range;
   for (int c = classes - 1; c >= 0; --c) {
     classRange_[size_t(c)] = r;
-    r = grow(r, 4, 2, tilesX, tilesZ);
+    r = grow(neededBounds(r, c, tilesX, tilesZ), 1, 1, tilesX, tilesZ);
   }
-  bounds_ = neededBounds(classRange_.front(), tilesX, tilesZ);
+  bounds_ = neededBounds(classRange_.front(), 0, tilesX, tilesZ);
   nextRow_ = bounds_.z0;
   admitRows();
 }
 
 bool TileSchedule::unitNeeded(int tx, int tz, int cls) const {
   if (tx < 0 || tz < 0 || tx >= tilesX_ || tz >= tilesZ_) return false;
-  return tileNeeded(classRange_[size_t(cls)], tx, tz, tilesX_, tilesZ_);
+  return tileNeeded(classRange_[size_t(cls)], tx, tz, cls, tilesX_, tilesZ_);
 }
 
 TileSchedule::Slot* TileSchedule::slot(int tx, int tz) {
@@ -68,7 +69,7 @@ void TileSchedule::admitRows() {
       for (int c = 0; c < classes_; ++c) {
         if (s.pendingDeps[size_t(c)] < 0) continue;
         int pending = 0;
-        forEachNeighbour(x, z, tilesX_, tilesZ_, true, [&](int dx, int dz) {
+        forEachNeighbour(x, z, c, tilesX_, tilesZ_, true, [&](int dx, int dz) {
           const Slot* d = slot(dx, dz);
           pending += !(d && d->placed > c);
         });
@@ -104,7 +105,7 @@ bool TileSchedule::nextReady(UnitTask& task) {
       task.near[k] = n && n->needed ? &n->tile : nullptr;
       task.lower[k] = false;
     }
-  forEachNeighbour(x, z, tilesX_, tilesZ_, true, [&](int dx, int dz) { task.lower[(dz - z + 1) * 3 + dx - x + 1] = true; });
+  forEachNeighbour(x, z, c, tilesX_, tilesZ_, true, [&](int dx, int dz) { task.lower[(dz - z + 1) * 3 + dx - x + 1] = true; });
   return true;
 }
 
@@ -149,7 +150,7 @@ bool TileSchedule::finish(const UnitTask& task, const UnitSamples& placed, TileS
     if (!d || uc >= classes_ || d->pendingDeps[size_t(uc)] <= 0) return;
     if (--d->pendingDeps[size_t(uc)] == 0 && d->placed == uc) ready_.push({uz, uc, ux});
   };
-  forEachNeighbour(x, z, tilesX_, tilesZ_, false, [&](int ux, int uz) { unblock(ux, uz, c); });
+  forEachNeighbour(x, z, c, tilesX_, tilesZ_, false, [&](int ux, int uz) { unblock(ux, uz, c); });
   for (int dz = -1; dz <= 1; ++dz)
     for (int dx = -1; dx <= 1; ++dx) unblock(x + dx, z + dz, c + 1);
   for (int dz = -1; dz <= 1; ++dz)

@@ -3,8 +3,8 @@
 // Single-threaded logic: scatter() calls it under its lock.
 //
 // Unit (t, c) places class c in tile t once
-//  - (t', c) is finished for every neighbour t' of lower colour (2x2 colouring: a class is
-//    seam-free across tiles), and
+//  - (t', c) is finished for every neighbour t' of lower colour (2x2 colouring, its rows
+//    alternating with the class: a class is seam-free across tiles), and
 //  - (t'', c - 1) is finished for t and all 8 neighbours: every higher layer is final in the
 //    whole neighbourhood, so a layer never yields to a lower one that a neighbour placed first
 //    (which would thin the higher layers along every tile border).
@@ -58,9 +58,14 @@ struct UnitTask {
 
 class TileSchedule {
  public:
-  // Rows held at most: a class lags the one before by up to two rows (one for the layer rule,
-  // one for the colouring), so a row's last class can need rows that far ahead.
-  static int windowRows(int classes) { return 2 * classes + 4; }
+  // Tile rows past a range that its units reach: one for the last class's own colouring where
+  // the edge row is a high row of it, then one for each class before it (the layer rule),
+  // whose edge rows are then low rows of that class (tileColour): no more own-class steps.
+  // It was 2 classes - 1 when every class's colouring could add a row of its own.
+  static int reachRows(int classes) { return classes; }
+  // Rows held at most. A row is dropped once the units of the row after it have finished, and
+  // the last class of row z + 1 needs rows up to z + 1 + reachRows; two rows spare, as before.
+  static int windowRows(int classes) { return reachRows(classes) + 4; }
 
   TileSchedule(TileRange range, int tilesX, int tilesZ, int classes);
 
