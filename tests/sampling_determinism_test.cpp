@@ -150,8 +150,8 @@ std::vector<TileSamples> runRange(const SamplerParams& p, TileRange range, std::
 
 // What a shard regenerates around its band: the last class's own colouring reaches one row
 // past a band's edge (where that row is a high row of it) and each class before it one row
-// more (the layer rule). Before the colouring's rows alternated with the class, each class
-// could add two rows (7 for 4 classes, 17 for 9). The band's tiles still equal the full run's.
+// more (the layer rule). With one colouring for every class each class could add two rows (7
+// for 4 classes, 17 for 9). The band's tiles equal the full run's.
 TEST(SamplingDeterminism, EachClassReachesOneTileRowPastTheClassAfterIt) {
   for (const int classes : {1, 4, 9}) {
     SamplerParams p = test::uniformParams(5.f * 8.f, 40.f * 8.f, 8.f, 2.f, 11);

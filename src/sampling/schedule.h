@@ -61,7 +61,7 @@ class TileSchedule {
   // Tile rows past a range that its units reach: one for the last class's own colouring where
   // the edge row is a high row of it, then one for each class before it (the layer rule),
   // whose edge rows are then low rows of that class (tileColour): no more own-class steps.
-  // It was 2 classes - 1 when every class's colouring could add a row of its own.
+  // (One colouring for every class would let each class add a row of its own: 2 classes - 1.)
   static int reachRows(int classes) { return classes; }
   // Rows held at most. A row is dropped once the units of the row after it have finished, and
   // the last class of row z + 1 needs rows up to z + 1 + reachRows; two rows spare, as before.
