@@ -38,7 +38,6 @@ float farthestDepth(vec3 c, float r) {
              min(texelFetch(pyramid, ivec2(t0.x, t1.y), level).r, texelFetch(pyramid, t1, level).r));
 }
 
-
 // Whether the sky (the depth pre-pass's clear value, 0) shows somewhere in or just around the
 // sphere's screen rectangle (the pyramid holds the terrain's depth, with the far field's canopy)
 bool skyBehind(vec3 c, float r) {

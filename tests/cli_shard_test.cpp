@@ -121,8 +121,11 @@ void bakeParts(const fs::path& parts, int n, std::mt19937& rng) {
 }  // namespace
 
 // Shards compute the suitability only around their band (bake.cpp): on 64 m tiles the ridge
-// world is 16 rows, and each of 8 shards' band and halo (10 rows for its 4 classes) leaves rows
-// out, so a halo too small gives other bytes than the one-process bake.
+// world is 16 rows, and each of 8 shards' band and halo (5 rows each side for its 4 classes)
+// leaves rows out. No halo at all gives other bytes than the one-process bake; a halo a few
+// rows short did not here (what those rows change rarely reaches the band in so small a world),
+// so SamplingDeterminism.ABandsDensityReadsStayWithinTheRowsItsUnitsReachAndTheirMargin holds
+// the rows the sampler reads to the halo's.
 TEST(CliShard, NarrowBandsComputeOnlyTheirRowsAndStillEqualOneProcess) {
   TempDir tmp;
   const std::string config = eco::test::writeRidgeWorld(tmp, 11, 64.f);

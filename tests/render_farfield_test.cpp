@@ -638,7 +638,7 @@ TEST(RenderFarField, FarTreesAreDrawnOnlyAgainstTheSky) {
 
 // Far trees' pages are skipped whole only where none of their trees would be drawn
 // (CullSettings::farPages: Renderer::listPages leaves out the pages within the trees' fade or
-// outside the frustum, cull.comp those with no sky behind their box). Over views from the
+// outside the frustum, far_pages.comp those with no sky behind their box). Over views from the
 // world's edges and corners, turning, high and low, and across a ridge, each frame is the frame
 // of the cull pass testing every far tree on its own: the same cards and meshes per species,
 // the pictures within 4 pixels (the order cards meet at one depth), and the pages skipped

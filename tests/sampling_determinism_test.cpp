@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <random>
@@ -123,9 +124,10 @@ TEST(SamplingDeterminism, HeldBordersStayWithinABandOfRows) {
 
 // Drives the schedule for `range` in tile order and returns the emitted tiles; reach[c] gets
 // the most tile rows before or after the range at which a unit of class c was computed.
-std::vector<TileSamples> runRange(const SamplerParams& p, TileRange range, std::vector<int>& reach) {
+std::vector<TileSamples> runRange(const SamplerParams& p, TileRange range, std::vector<int>& reach,
+                                 const DensityField* field = nullptr) {
   using namespace sampling;
-  const SamplerSetup setup = makeSetup(p, nullptr);
+  const SamplerSetup setup = makeSetup(p, field);
   const int classes = int(p.classes.size());
   TileSchedule schedule(range, setup.tilesX, setup.tilesZ, classes);
   TileScratch scratch;
@@ -173,7 +175,53 @@ TEST(SamplingDeterminism, EachClassReachesOneTileRowPastTheClassAfterIt) {
       }
     // The last class reaches one row, each class before it one more: 1, 2, ... classes.
     for (int c = 0; c < classes; ++c) EXPECT_EQ(most[size_t(c)], classes - c) << classes << " classes, class " << c;
-    EXPECT_EQ(unitReachRows(classes), classes);
+    // what the bake computes a shard's rasters for: the reach the schedule showed
+    EXPECT_EQ(unitReachRows(classes), *std::max_element(most.begin(), most.end())) << classes << " classes";
+  }
+}
+
+// A density field that remembers the rows of the world it was asked about (one thread).
+struct RecordingField : DensityField {
+  mutable float lo = 1e30f, hi = -1e30f;
+  void note(float z0, float z1) const { lo = std::min(lo, z0), hi = std::max(hi, z1); }
+  float density(int, float x, float z) const override {
+    note(z, z);
+    return 0.45f + 0.4f * std::sin(0.05f * x) * std::cos(0.07f * z);
+  }
+  float maxDensity(int, float, float z0, float, float z1) const override {
+    note(z0, z1);
+    return 0.85f;
+  }
+  bool excluded(int, float, float z) const override {
+    note(z, z);
+    return false;
+  }
+};
+
+// A shard's rasters cover unitReachRows + 1 tile rows either side of its band (bake.cpp: the
+// units' rows and the margin, under a tile, they read around them); every density the sampler
+// reads for a band lies there, and some lie in the outermost row of units.
+TEST(SamplingDeterminism, ABandsDensityReadsStayWithinTheRowsItsUnitsReachAndTheirMargin) {
+  const float tile = 8.f;
+  for (const int classes : {1, 4, 9}) {
+    SamplerParams p = test::uniformParams(5.f * tile, 40.f * tile, tile, 1.f, 13);
+    p.classes.clear();
+    for (int c = 0; c < classes; ++c) p.classes.push_back({1.f + 0.05f * float(c), 2.5f});
+    p.classDistance.assign(size_t(classes * classes), 1.5f);
+    for (int c = 0; c < classes; ++c) p.classDistance[size_t(c * classes + c)] = 0.f;
+    const int reach = unitReachRows(classes);
+    bool outermost = false;  // with one of the edge rows' parities the reach is whole
+    for (const int z0 : {18, 19}) {
+      const int z1 = z0 + 3;
+      RecordingField field;
+      std::vector<int> unitReach;
+      runRange(p, {0, z0, 5, z1}, unitReach, &field);
+      const std::string band = std::to_string(classes) + " classes, band from row " + std::to_string(z0);
+      EXPECT_GE(field.lo, float(z0 - reach - 1) * tile) << band;
+      EXPECT_LE(field.hi, float(z1 + reach + 1) * tile) << band;
+      outermost = outermost || field.lo < float(z0 - reach + 1) * tile;
+    }
+    EXPECT_TRUE(outermost) << classes << " classes: the outermost row of units reads its density";
   }
 }
 

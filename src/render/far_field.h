@@ -50,7 +50,7 @@ FarFieldLayout farFieldLayout(const Scene& world);
 // and place in it are kept.
 constexpr float kFarTreeDensity = 0.3f;
 // The default budget of far trees (RendererOptions::farTrees): 0.5 MiB of records at most; the
-// sample bake has 26,709 (all kept), the Grand Canyon DEM bake 117,923 (thinned to this). More
+// sample bake has 26,706 (all kept), the Grand Canyon DEM bake 117,941 (thinned to this). More
 // cost memory and, on a CPU driver, cull time (docs/viewer-far-field.md "Where far trees stand").
 constexpr uint64_t kDefaultFarTrees = 32768;
 constexpr int kFarTreeGroup = 4;

@@ -99,11 +99,12 @@ Renderer::Renderer(Context& ctx, const Scene& world, const RendererOptions& opti
       worldTrees += i < world.speciesInstances.size() ? world.speciesInstances[i] : worldInstances;
   // (their pages fewer than PAGE_ROWS: far_pages.comp's indirect dispatch is one row of them)
   const uint64_t farGroups = farTreeGroupCount(world.tiles);
-  farTreeBudget_ = farFieldLayout(world).texelsPerTile && farGroups < gpu::PAGE_ROWS
+  const bool layered = farFieldLayout(world).texelsPerTile > 0;  // far trees need the far field's layer
+  farTreeBudget_ = layered && farGroups < gpu::PAGE_ROWS
                        ? std::min({options_.farTrees, worldTrees, deviceMax / 2,
                                    uint64_t(gpu::PAGE_ROWS - 1 - farGroups) * gpu::PAGE_SIZE})
                        : 0;
-  if (options_.farTrees > 0 && farFieldLayout(world).texelsPerTile && farGroups >= gpu::PAGE_ROWS)
+  if (options_.farTrees > 0 && layered && farGroups >= gpu::PAGE_ROWS)
     spdlog::warn("no far trees: the world's {} groups of tiles pass the cull pass's {} far pages", farGroups,
                  gpu::PAGE_ROWS);
   const uint64_t farPages = farTreeBudget_ ? farTreeBudget_ / gpu::PAGE_SIZE + farGroups : 0;

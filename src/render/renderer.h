@@ -68,8 +68,8 @@ struct RendererOptions {
   // Far trees (render/far_field.h): the trees of sparse stands that stay resident over the whole
   // world and are drawn past their fade where the sky is behind them (the far field's layer
   // holds them too); at most this many, thinned evenly over the world past it (16 B each in
-  // storage added once the survey has counted them, beside the streaming budget; in
-  // FrameStats::resident); 0: none (ecoview --far-trees).
+  // storage added once the survey has counted them, beside the streaming budget; counted in
+  // FrameStats::farTrees, not in resident); 0: none (ecoview --far-trees).
   uint64_t farTrees = kDefaultFarTrees;
 };
 
