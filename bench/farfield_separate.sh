@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Why a far-field block is off (issue #29): how much ground its plants hide and how bright they
+# are, against the frame drawn with every instance, for the sample's views of
+# bench/farfield_bench.sh (bench/frame_separate.py says how). Each view is rendered over two
+# ground palettes (a copy of the bake whose manifest paints all ground magenta, one green; the
+# tiles hard-linked), without shadows, which the ground-alone frames cannot hold.
+# Usage: bench/farfield_separate.sh BUILD [KM...] [-- ECOVIEW ARGS...]   (KM default: 1.5 3 6)
+# Extra ecoview arguments go to the frame under test only; ECO_SHADER_DIR, where set, too.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+[[ $# -ge 1 ]] || { echo "usage: $0 BUILD [KM...] [-- ECOVIEW ARGS...]" >&2; exit 2; }
+build=$(cd "$1" && pwd)
+shift
+kms=()
+while [[ $# -gt 0 && $1 != -- ]]; do kms+=("$1"); shift; done
+[[ $# -gt 0 ]] && shift
+extra=("$@")
+[[ ${#kms[@]} -gt 0 ]] || kms=(1.5 3 6)
+python=/usr/bin/python3
+export VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-/usr/share/vulkan/icd.d/lvp_icd.x86_64.json}
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+chmod 700 "$XDG_RUNTIME_DIR"
+shaders=${ECO_SHADER_DIR:-}
+unset ECO_SHADER_DIR
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+"$build/apps/ecobake/ecobake" bake "$root/configs/temperate_mountain.json" -o "$work/sample" -q
+for palette in magenta green; do
+  cp -al "$work/sample" "$work/$palette"
+  rm "$work/$palette/manifest.json"
+  "$python" - "$work/sample/manifest.json" "$work/$palette/manifest.json" "$palette" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+colour = {"magenta": [255, 0, 255], "green": [0, 255, 0]}[sys.argv[3]]
+for k in ("soil", "grass", "rock", "sand", "snow"):
+    m["ground"][k] = colour
+json.dump(m, open(sys.argv[2], "w"))
+EOF
+done
+hide=$("$python" -c "import json,sys; print(','.join(s['name'] for s in json.load(open(sys.argv[1]))['species']))" "$work/sample/manifest.json")
+for km in "${kms[@]}"; do
+  y=$(awk "BEGIN { print 700 + 420 * $km }")
+  z=$(awk "BEGIN { print 3500 + 900 * $km }")
+  o=(--headless --size 960x540 --camera "2000,$y,$z,0,-25" --no-auto-exposure --no-shadows)
+  for palette in magenta green; do
+    ECO_SHADER_DIR=$shaders "$build/apps/ecoview/ecoview" "$work/$palette" "${o[@]}" "${extra[@]}" --screenshot "$work/frame_$palette.png" 2>/dev/null
+    "$build/apps/ecoview/ecoview" "$work/$palette" "${o[@]}" --load-radius 1e6 --unload-radius 1e6 --no-draw-distance --screenshot "$work/ref_$palette.png" 2>/dev/null
+    "$build/apps/ecoview/ecoview" "$work/$palette" "${o[@]}" --hide "$hide" --no-far-field --screenshot "$work/ground_$palette.png" 2>/dev/null
+  done
+  echo "## sample, $km km"
+  "$python" "$root/bench/frame_separate.py" "$work"/{frame,ref,ground}_{magenta,green}.png
+done
