@@ -6,6 +6,7 @@
 # tiles hard-linked), without shadows, which the ground-alone frames cannot hold.
 # Usage: bench/farfield_separate.sh BUILD [KM...] [-- ECOVIEW ARGS...]   (KM default: 1.5 3 6)
 # Extra ecoview arguments go to the frame under test only; ECO_SHADER_DIR, where set, too.
+# CONFIG=FILE bakes another config over the same cameras (the sample world's) instead.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 [[ $# -ge 1 ]] || { echo "usage: $0 BUILD [KM...] [-- ECOVIEW ARGS...]" >&2; exit 2; }
@@ -25,7 +26,7 @@ unset ECO_SHADER_DIR
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-"$build/apps/ecobake/ecobake" bake "$root/configs/temperate_mountain.json" -o "$work/sample" -q
+"$build/apps/ecobake/ecobake" bake "${CONFIG:-$root/configs/temperate_mountain.json}" -o "$work/sample" -q
 for palette in magenta green; do
   cp -al "$work/sample" "$work/$palette"
   rm "$work/$palette/manifest.json"
