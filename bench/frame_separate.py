@@ -17,11 +17,12 @@ Prints per block "cover frame/ref" and the plants' luminance difference (frame -
 depth over the reference's (-ln(1 - c)) and the plants' luminance difference.
 """
 import json
+import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, __import__("os").path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from frame_compare import read_png  # noqa: E402
 
 BLOCK = 40
