@@ -26,12 +26,13 @@ export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
 chmod 700 "$XDG_RUNTIME_DIR"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+source "$root/bench/farfield_common.sh"
 
 # view NAME BAKE CAMERA: one row
 view() {
   local name=$1 bake=$2 camera=$3
   local hide
-  hide=$("$python" -c "import json,sys; print(','.join(s['name'] for s in json.load(open(sys.argv[1]))['species']))" "$bake/manifest.json")
+  hide=$(bake_species "$bake")
   local o=(--headless --size 960x540 --camera "$camera" --no-auto-exposure)
   "$ecoview" "$bake" "${o[@]}" "${extra[@]}" --screenshot "$work/frame.png" 2>/dev/null
   "$ecoview" "$bake" "${o[@]}" --load-radius 1e6 --unload-radius 1e6 --no-draw-distance --screenshot "$work/ref.png" 2>/dev/null
@@ -44,12 +45,7 @@ view() {
 echo "| view | camera (x,y,z,yaw,pitch) | ground blocks | worst block (levels) | median block | vegetated blocks | their median | skyline RMS (px) | pixel contrast / reference's |"
 echo "|---|---|---|---|---|---|---|---|---|"
 "$ecobake" bake "$root/configs/temperate_mountain.json" -o "$work/sample" -q
-# the gallery's cameras: the valley forest around (2000, 3500) from the south, 25 degrees down
-for km in 1.5 3 6; do
-  y=$(awk "BEGIN { print 700 + 420 * $km }")
-  z=$(awk "BEGIN { print 3500 + 900 * $km }")
-  view "sample, $km km" "$work/sample" "2000,$y,$z,0,-25"
-done
+for km in 1.5 3 6; do view "sample, $km km" "$work/sample" "$(forest_camera $km)"; done
 dem=$root/../shared/data/dem/grand_canyon_62m.png
 if [[ -f $dem ]]; then
   "$ecobake" bake "$root/bench/configs/grand_canyon.json" -o "$work/canyon" -q

@@ -25,6 +25,8 @@ shaders=${ECO_SHADER_DIR:-}
 unset ECO_SHADER_DIR
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+source "$root/bench/farfield_common.sh"
+for km in "${kms[@]}"; do forest_camera "$km" > /dev/null || exit 2; done
 
 "$build/apps/ecobake/ecobake" bake "${CONFIG:-$root/configs/temperate_mountain.json}" -o "$work/sample" -q
 for palette in magenta green; do
@@ -39,11 +41,9 @@ for k in ("soil", "grass", "rock", "sand", "snow"):
 json.dump(m, open(sys.argv[2], "w"))
 EOF
 done
-hide=$("$python" -c "import json,sys; print(','.join(s['name'] for s in json.load(open(sys.argv[1]))['species']))" "$work/sample/manifest.json")
+hide=$(bake_species "$work/sample")
 for km in "${kms[@]}"; do
-  y=$(awk "BEGIN { print 700 + 420 * $km }")
-  z=$(awk "BEGIN { print 3500 + 900 * $km }")
-  o=(--headless --size 960x540 --camera "2000,$y,$z,0,-25" --no-auto-exposure --no-shadows)
+  o=(--headless --size 960x540 --camera "$(forest_camera "$km")" --no-auto-exposure --no-shadows)
   for palette in magenta green; do
     ECO_SHADER_DIR=$shaders "$build/apps/ecoview/ecoview" "$work/$palette" "${o[@]}" "${extra[@]}" --screenshot "$work/frame_$palette.png" 2>/dev/null
     "$build/apps/ecoview/ecoview" "$work/$palette" "${o[@]}" --load-radius 1e6 --unload-radius 1e6 --no-draw-distance --screenshot "$work/ref_$palette.png" 2>/dev/null

@@ -13,8 +13,10 @@ Shadows break it (the ground alone has no plants' shadows): render all six with 
 
 Usage: frame_separate.py [--json] FRAME1 FRAME2 REF1 REF2 GROUND1 GROUND2 (1: magenta, 2: green)
 Prints per block "cover frame/ref" and the plants' luminance difference (frame - ref, levels of
-255; where the reference's cover is at least 0.1: below, a few pixels' plants), then the medians over the blocks whose reference cover is 0.1-0.95: the frame's optical
-depth over the reference's (-ln(1 - c)) and the plants' luminance difference.
+255; where the reference's cover is at least 0.1: below, a few pixels' plants), then the medians
+over the blocks whose reference cover is 0.1-0.95: the frame's optical depth over the
+reference's (-ln(1 - c)) and the plants' luminance difference. An unreadable input or images of
+different sizes: one line naming it, exit status 2.
 """
 import json
 import os
@@ -51,11 +53,30 @@ def separate(p1, p2, t1, t2):
     return cover, luma
 
 
+def fail(message):
+    print(f"frame_separate.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def read(path, shape):
+    if not os.path.isfile(path):  # missing, or a FIFO or device that a read would wait on
+        fail(f"{path}: not a regular file")
+    try:
+        image = read_png(path)[..., :3].astype(float)
+    except (Exception, SystemExit) as e:  # truncated or foreign (read_png exits on a non-PNG)
+        fail(str(e) if str(e).startswith(path) else f"{path}: {e}")
+    if shape is not None and image.shape != shape:
+        fail(f"{path}: {image.shape[1]}x{image.shape[0]}, the first image is {shape[1]}x{shape[0]}")
+    return image
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "--json"]
     if len(args) != 6:
-        sys.exit(__doc__)
-    f1, f2, r1, r2, t1, t2 = (read_png(p)[..., :3].astype(float) for p in args)
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    first = read(args[0], None)
+    f1, f2, r1, r2, t1, t2 = [first] + [read(p, first.shape) for p in args[1:]]
     cf, lf = separate(f1, f2, t1, t2)
     cr, lr = separate(r1, r2, t1, t2)
     judged = (cr >= 0.1) & (cr <= 0.95) & ~np.isnan(cf)
@@ -72,7 +93,7 @@ def main():
         return
     print("per 40 px block (every other column): cover frame/ref, then the plants' luminance frame - ref")
     for i in range(cr.shape[0]):
-        cells = [j for j in range(0, cr.shape[1], 2)]
+        cells = range(0, cr.shape[1], 2)
         if all(np.isnan(cr[i, j]) or cr[i, j] < 0.03 for j in cells):
             continue
         print("%3d " % (i * BLOCK) + " ".join(

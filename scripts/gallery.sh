@@ -38,12 +38,9 @@ shot "$work/arid" "$images/ecoview-river.jpg" --camera 2796,380,4330,-15,-25
 shot "$work/sample" "$images/ecoview-overlay.jpg" --ui --overlay suitability_european_beech --camera 3300,2400,6900,0,-35
 shot "$work/sample" "$images/ecoview-default.jpg"
 
-# The beech forest around (2000, 3500) seen from the south at about 1.5, 3 and 6 km, 25 degrees
-# down (high enough to clear the slopes between), and at eye level inside the stand.
-for km in 1.5 3 6; do
-  y=$(awk "BEGIN { print 700 + 420 * $km }")
-  z=$(awk "BEGIN { print 3500 + 900 * $km }")
-  shot "$work/sample" "$images/gallery-forest-${km}km.jpg" --camera "2000,$y,$z,0,-25"
-done
+# The beech forest seen from the south at about 1.5, 3 and 6 km (bench/farfield_common.sh, the
+# far-field bench's cameras), and at eye level inside the stand.
+source "$root/bench/farfield_common.sh"
+for km in 1.5 3 6; do shot "$work/sample" "$images/gallery-forest-${km}km.jpg" --camera "$(forest_camera $km)"; done
 shot "$work/sample" "$images/gallery-forest-eye.jpg" --camera 1050,0,3850,0,0
 echo "gallery: pictures written to $images"

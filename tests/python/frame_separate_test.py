@@ -45,4 +45,41 @@ same = frame_separate.separate(frame1, frame1, ground1, ground1)[0]
 if not np.isnan(same).all():
     print("grounds alike: blocks were judged")
     failures += 1
+
+# Hostile inputs: one line naming the file, exit status 2, no traceback.
+import struct  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import zlib  # noqa: E402
+
+
+def write_png(path, width, height):
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    raw = b"".join(b"\0" + bytes(3 * width) for _ in range(height))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)) +
+                chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+tool = os.path.join(sys.argv[1], "bench", "frame_separate.py")
+with tempfile.TemporaryDirectory() as d:
+    good, small, text, fifo = (os.path.join(d, n) for n in ("good.png", "small.png", "text.png", "fifo.png"))
+    write_png(good, 80, 40)
+    write_png(small, 40, 40)
+    with open(text, "w") as f:
+        f.write("not an image")
+    os.mkfifo(fifo)
+    cases = {"missing": [good, os.path.join(d, "none.png")] + [good] * 4, "other size": [good, small] + [good] * 4,
+             "not a PNG": [good, text] + [good] * 4, "a FIFO": [good, fifo] + [good] * 4}
+    for name, args in cases.items():
+        r = subprocess.run([sys.executable, tool] + args, capture_output=True, text=True, timeout=30)
+        lines = r.stderr.strip().splitlines()
+        if r.returncode != 2 or len(lines) != 1 or args[1] not in lines[0]:
+            print(f"{name}: exit {r.returncode}, stderr {r.stderr!r}")
+            failures += 1
+    r = subprocess.run([sys.executable, tool, "--json"] + [good] * 6, capture_output=True, text=True, timeout=30)
+    if r.returncode != 0:
+        print(f"six readable frames: exit {r.returncode}, {r.stderr!r}")
+        failures += 1
 sys.exit(1 if failures else 0)
