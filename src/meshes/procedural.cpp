@@ -181,7 +181,10 @@ LoadedMesh broadleaf(int lod) {
     b.trunk({0.03f, 0.42f, -0.02f}, 0.028f, {-0.3f, 0.62f, -0.3f}, 0.016f, 4, 13, 0);
   }
   // Lobes at irregular angles and heights around the crown's centre, the central one biggest.
-  const int lobes = near ? 6 : 3;
+  // LOD 1 keeps LOD 0's projected area within a few per cent from every side
+  // (RenderFarLook.Lod1ShowsLod0sArea): with three lobes it showed 0.74-0.80 of it, so a forest
+  // thinned by a fifth where its trees turned LOD 1, a ring around the eye at 600 m.
+  const int lobes = near ? 6 : 5;
   b.lobe(crown, {0.62f, 0.32f, 0.58f}, near ? 10 : 6, near ? 6 : 4, 0.12f, 20, 1);
   for (int i = 0; i < lobes - 1; ++i) {
     const float angle = kTwoPi * (float(i) + 0.35f * jitter(30, uint32_t(i))) / float(lobes - 1);
@@ -216,13 +219,16 @@ LoadedMesh conifer(int lod) {
 LoadedMesh shrub(int lod) {
   Builder b;
   const bool near = lod == 0;
-  const int lobes = near ? 6 : 3;
+  // LOD 1: fewer, coarser lobes, widened so that the outline keeps LOD 0's area (three lobes of
+  // LOD 0's size showed 0.56-0.70 of it: shrubs thinned by a third 100 m from the eye)
+  const int lobes = near ? 6 : 5;
+  const float widen = near ? 1.f : 1.3f;
   for (int i = 0; i < lobes; ++i) {
     const float angle = kTwoPi * (float(i) + 0.4f * jitter(80, uint32_t(i))) / float(lobes);
     const float dist = i == 0 ? 0.1f : 0.42f + 0.1f * jitter(81, uint32_t(i));
     const float size = (i == 0 ? 0.55f : 0.4f) + 0.06f * jitter(82, uint32_t(i));
     const float y = size * 0.85f + (i == 0 ? 0.05f : 0.08f * jitter(83, uint32_t(i)));
-    b.lobe({dist * std::cos(angle), y, dist * std::sin(angle)}, {size, size * 0.85f, size}, near ? 9 : 5,
+    b.lobe({dist * std::cos(angle), y, dist * std::sin(angle)}, {size * widen, size * 0.85f, size * widen}, near ? 9 : 5,
            near ? 6 : 3, 0.15f, 90 + uint32_t(i), 1);
   }
   fitUnitSpace(b.mesh);
@@ -264,17 +270,19 @@ LoadedMesh grass(int lod) {
 LoadedMesh groundCover(int lod) {
   Builder b;
   const bool near = lod == 0;
+  // LOD 1: six wider leaves of two segments, the area of LOD 0's thirteen (six one-segment
+  // leaves, triangles, showed 0.53 of it: moss halved its cover 14 m from the eye)
   const int leaves = near ? 13 : 6;
   for (int i = 0; i < leaves; ++i) {
     const float angle = kTwoPi * (float(i) + 0.4f * jitter(120, uint32_t(i))) / float(leaves);
     const V3 dir{std::cos(angle), 0, std::sin(angle)};
     const V3 across{-dir.z, 0, dir.x};
     const float length = 0.55f + 0.35f * jitter(121, uint32_t(i));
-    const float width = (near ? 0.26f : 0.4f) * (0.8f + 0.2f * jitter(122, uint32_t(i)));
+    const float width = (near ? 0.26f : 0.46f) * (0.8f + 0.2f * jitter(122, uint32_t(i)));
     const float rise = 0.3f + 0.6f * (0.5f + 0.5f * jitter(123, uint32_t(i)));  // tip height in [0.3, 0.9]
     const float start = 0.05f + 0.05f * jitter(124, uint32_t(i));
     std::vector<V3> left, right;
-    const int steps = near ? 3 : 1;
+    const int steps = near ? 3 : 2;
     for (int k = 0; k <= steps; ++k) {
       const float t = float(k) / float(steps);
       const V3 centre = dir * (length * t) + V3{0, start + (rise - start) * t, 0};
