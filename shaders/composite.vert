@@ -13,6 +13,11 @@ layout(location = 0) out vec4 outLookShape[FAR_LAYERS];  // area, foliage share,
 layout(location = 4) out vec4 outLookLit[FAR_LAYERS];    // share facing the sun, its n.sun, n.y, spread
 layout(location = 8) out vec4 outLookShade[2];           // the rest's -n.sun, n.y: kinds 0, 1 in [0], 2, 3 in [1]
 layout(location = 10) flat out vec4 outSunArea;          // each kind's area seen from the sun
+// the conifer trees' look (FAR_LOOK_CONIFER): area, foliage share, bark sun, bark up; share
+// facing the sun, its n.sun, n.y, spread; the rest's -n.sun, n.y, and the area seen from the sun
+layout(location = 11) out vec4 outConiferShape;
+layout(location = 12) out vec4 outConiferLit;
+layout(location = 13) out vec4 outConiferShade;
 void main() {
   uvec4 r = rects[gl_InstanceIndex];
   int v = gl_VertexIndex;  // (x0 y0, x1 y0, x1 y1), (x0 y0, x1 y1, x0 y1)
@@ -30,4 +35,8 @@ void main() {
     else outLookShade[k / 2].zw = shade;
     outSunArea[k] = textureLod(farLook, vec3(sunUv, base), 0.0).x;
   }
+  const int conifer = int(FAR_LOOK_LAYERS * FAR_LOOK_CONIFER);
+  outConiferShape = textureLod(farLook, vec3(lookUv, conifer), 0.0);
+  outConiferLit = textureLod(farLook, vec3(lookUv, conifer + 1), 0.0);
+  outConiferShade = vec4(textureLod(farLook, vec3(lookUv, conifer + 2), 0.0).xy, textureLod(farLook, vec3(sunUv, conifer), 0.0).x, 0.0);
 }

@@ -19,6 +19,9 @@ layout(location = 0) in vec4 inLookShape[FAR_LAYERS];  // composite.vert: the fa
 layout(location = 4) in vec4 inLookLit[FAR_LAYERS];
 layout(location = 8) in vec4 inLookShade[2];
 layout(location = 10) flat in vec4 inSunArea;
+layout(location = 11) in vec4 inConiferShape;
+layout(location = 12) in vec4 inConiferLit;
+layout(location = 13) in vec4 inConiferShade;
 layout(location = 0) out vec4 outColor;
 
 layout(constant_id = 0) const uint FAR_KINDS = 15u;    // terrain.frag's, by the same key
@@ -68,6 +71,9 @@ void main() {
     look.shade[k] = vec4(k % 2 == 0 ? inLookShade[k / 2].xy : inLookShade[k / 2].zw, 0.0, 0.0);
   }
   look.sunArea = inSunArea;
+  look.coniferShape = inConiferShape;
+  look.coniferLit = inConiferLit;
+  look.coniferShade = inConiferShade;
   FarPlants far = farPlants(world, n, riverDistance, stands, look);
   Over o = farOver(world, n, far);
   outColor = vec4(o.add, 1.0 - o.keep);

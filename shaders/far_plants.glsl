@@ -51,13 +51,39 @@ vec2 plantsAround(vec4 stands) {
   return vec2(min(stands.x + stands.y, 1.0), stands.z + stands.w);
 }
 
-// The far look table toward the eye (render/far_look.h), per kind.
+// The far look table toward the eye (render/far_look.h), per kind; for trees the broadleaves'.
 struct FarLook {
   vec4 shape[FAR_LAYERS];  // area, foliage share, bark sun, bark up
   vec4 lit[FAR_LAYERS];    // share facing the sun, its n.sun, n.y, spread
   vec4 shade[FAR_LAYERS];  // the rest's -n.sun, n.y
   vec4 sunArea;            // each kind's area seen from the sun
+  // the conifer trees' (FAR_LOOK_CONIFER): shape, lit as above; shade: -n.sun, n.y, the area
+  // seen from the sun
+  vec4 coniferShape, coniferLit, coniferShade;
 };
+
+// Two looks of one kind where a share f of its crown area has the second (trees: broadleaves
+// and conifers): the projected areas per crown area add, and each part's means are means over
+// the parts' areas, as far_look.cpp mixes species into a look (a conifer shows some 2.5 times
+// its crown disc from the side, a beech about one: mixed by crown area alone, a beech wood took
+// the spruce's look from 2 km on).
+void mixLooks(inout vec4 shape, inout vec4 lit, inout vec4 shade, vec4 shape2, vec4 lit2, vec2 shade2, float f) {
+  float w1 = (1.0 - f) * shape.x, w2 = f * shape2.x;  // projected area per crown area
+  float area = w1 + w2;
+  if (area <= 0.0) return;
+  float f1 = w1 * shape.y, f2 = w2 * shape2.y;  // foliage
+  float b1 = w1 - f1, b2 = w2 - f2;             // bark
+  float l1 = f1 * lit.x, l2 = f2 * lit2.x;      // foliage facing the sun
+  float s1 = f1 - l1, s2 = f2 - l2;             // the rest of the foliage
+  float foliage = f1 + f2, litArea = l1 + l2;
+  vec2 bark = (b1 * shape.zw + b2 * shape2.zw) / max(b1 + b2, 1e-6);
+  vec2 litMean = (l1 * lit.yz + l2 * lit2.yz) / max(litArea, 1e-6);
+  // the lit side's spread: its mean square over both, less the square of its mean
+  float litSquare = (l1 * (lit.w * lit.w + lit.y * lit.y) + l2 * (lit2.w * lit2.w + lit2.y * lit2.y)) / max(litArea, 1e-6);
+  shade.xy = (s1 * shade.xy + s2 * shade2) / max(s1 + s2, 1e-6);
+  shape = vec4(area, foliage / area, bark);
+  lit = vec4(litArea / max(foliage, 1e-6), litMean, sqrt(max(litSquare - litMean.x * litMean.x, 0.0)));
+}
 
 // Inside the shadow cascades the frame drawn with every instance has crowns shaded by their
 // neighbours; the far field's sun-facing foliage keeps exp(-CROWN_SHADE x the stand's optical
@@ -109,9 +135,8 @@ FarPlants farPlants(vec3 world, vec3 n, float riverDistance, vec4 stands, FarLoo
   // half, as drawn ones do) and no longer at its near edge, where the ground shows in front of
   // the first trunks.
   float lift = canopyLift(frame, stands.xy, vec2(p.t[0], p.t[1]), riverDistance);
-#ifdef FAR_COVER_ONLY
+  // every kind's crown area here, at the level the kinds' looks are read
   vec4 here = texture(farField, vec3(uv, FAR_COVER_LAYER), 1.0);
-#endif
   vec2 towardEye = length(v.xz) > 1e-4 ? normalize(v.xz) : vec2(0.0);
   float cotElevation = length(v.xz) / max(v.y, 0.1);
   for (int k = 0; k < int(FAR_LAYERS); ++k) {
@@ -120,30 +145,37 @@ FarPlants farPlants(vec3 world, vec3 n, float riverDistance, vec4 stands, FarLoo
     if (!farKind(k) || p.t[k] <= 0.0) continue;
     // one mip level coarser than the screen asks for: a texel holds a handful of crowns,
     // magnified it would read as blotches rather than as a stand of plants
+    // (the cover alone needs the layer's second-look share, and trees alone have one)
 #ifdef FAR_COVER_ONLY
-    // (the cover alone: its texel holds every kind's alpha, the same bytes as the kinds' own
-    // layers, so one read serves all four)
-    vec4 layer = vec4(0.0, 0.0, 0.0, here[k]);
+    vec4 layer = vec4(0.0, 0.0, 0.0, k == 0 ? texture(farField, vec3(uv, k), 1.0).a : 0.0);
 #else
     vec4 layer = texture(farField, vec3(uv, k), 1.0);
 #endif
+    float a = here[k];
     if (k < 2) {
       vec2 run = towardEye * (max(frame.canopy[k] - lift, 0.0) * cotElevation) * frame.farField.xy;
       if (dot(run, run) > 0.0)  // trapezoid rule over the run
-        layer.a = 0.25 * layer.a + 0.5 * texture(farField, vec3(uv + 0.5 * run, FAR_COVER_LAYER), 1.0)[k] +
-                  0.25 * texture(farField, vec3(uv + run, FAR_COVER_LAYER), 1.0)[k];
+        a = 0.25 * a + 0.5 * texture(farField, vec3(uv + 0.5 * run, FAR_COVER_LAYER), 1.0)[k] +
+            0.25 * texture(farField, vec3(uv + run, FAR_COVER_LAYER), 1.0)[k];
     }
-    if (layer.a < 1.0 / 512.0) continue;
+    if (a < 1.0 / 512.0) continue;
     p.shape[k] = look.shape[k];
     p.lit[k] = look.lit[k];
     p.shade[k] = look.shade[k];
-    float a = layer.a * coverMax[k];
+    float sunArea = look.sunArea[k];
+    if (k == 0 && layer.a > 0.0) {  // the trees' conifers
+#ifndef FAR_COVER_ONLY
+      mixLooks(p.shape[0], p.lit[0], p.shade[0], look.coniferShape, look.coniferLit, look.coniferShade.xy, layer.a);
+#endif
+      sunArea = mix(sunArea, look.coniferShade.z, layer.a);
+    }
+    a *= coverMax[k];
     // Over the fade band the far field stands for the fraction t of the instances cull.comp has
     // dropped (at random): their optical depth t a A s, so the ground the kept instances and
     // the layer leave together is exp(-a A s) as with all drawn (t times the full cover left
     // 5-13 levels of pale ground showing through the band)
     p.seen[k] = 1.0 - exp(-a * p.shape[k].x * surface * p.t[k]);
-    p.sunDepth[k] = a * look.sunArea[k] * sunSurface;
+    p.sunDepth[k] = a * sunArea * sunSurface;
     p.tint[k] = layer.rgb * vary;
     p.crownSun[k] = mix(1.0, exp(-CROWN_SHADE * p.sunDepth[k]), p.castsShadow);
   }

@@ -180,21 +180,26 @@ struct FrameData {
 ECO_CONST LOOK_FLAT_SKY = 1;  // the sky is the haze colour everywhere (no gradient, no sun): plain backgrounds
 
 // Far-field layers (render/far_field.h): one RGBA8 layer per kind, rgb = mean colour of the
-// kind's instances over the texel, a = their crowns' area over the texel's, divided by the
-// kind's FAR_COVER_MAX (crowns overlap: a dense stand holds more than its area; grass and
-// ground cover hold a few percent, kept at finer steps). Use as vec4(FAR_COVER_MAX) / {FAR_COVER_MAX}.
+// kind's instances over the texel, a = the share of their crown area that is of the kind's
+// second crown form (trees: conifers, FAR_LOOK_CONIFER; the other kinds have one form, 0).
 ECO_CONST FAR_LAYERS = KIND_COUNT;
-// After the kinds' layers, one more holding every kind's alpha in one texel (rgba: kinds 0-3,
-// the same bytes): the shaders that want only the cover read it once instead of once per kind
-// (lavapipe pays every texture read on every pixel of the ground).
+// After the kinds' layers, one holding every kind's crown area over the texel's (rgba: kinds
+// 0-3), each over its kind's FAR_COVER_MAX (crowns overlap: a dense stand holds more than its
+// area; grass and ground cover hold a few percent, kept at finer steps): one read gives every
+// kind's cover (lavapipe pays every texture read on every pixel of the ground). Use as
+// vec4(FAR_COVER_MAX) / {FAR_COVER_MAX}.
 ECO_CONST FAR_COVER_LAYER = FAR_LAYERS;
 ECO_CONST FAR_IMAGE_LAYERS = FAR_LAYERS + 1;
 #define FAR_COVER_MAX 2.0f, 2.0f, 0.5f, 0.5f
-// The far look table (render/far_look.h): per kind FAR_LOOK_LAYERS RGBA16F layers over
-// (azimuth from the sun's, 0-180 degrees) x (elevation of the eye above the horizon, 0-90
-// degrees), texel centres. Layer 3k: projected area / pi r^2, foliage share, bark mean
-// max(n.sun, 0), bark mean n.y; 3k + 1: share of the foliage facing the sun, its mean n.sun,
-// its mean n.y; 3k + 2: the other foliage's mean -n.sun, its mean n.y.
+// The far look table (render/far_look.h): FAR_LOOKS looks, each FAR_LOOK_LAYERS RGBA16F layers
+// over (azimuth from the sun's, 0-180 degrees) x (elevation of the eye above the horizon, 0-90
+// degrees), texel centres. Look k < KIND_COUNT is kind k's (for trees, the broadleaves'),
+// FAR_LOOK_CONIFER the conifer trees'. Layer 3k: projected area / pi r^2, foliage share, bark
+// mean max(n.sun, 0), bark mean n.y; 3k + 1: share of the foliage facing the sun, its mean
+// n.sun, its mean n.y, the spread of its n.sun; 3k + 2: the other foliage's mean -n.sun, its
+// mean n.y.
+ECO_CONST FAR_LOOK_CONIFER = KIND_COUNT;
+ECO_CONST FAR_LOOKS = KIND_COUNT + 1;
 ECO_CONST FAR_LOOK_LAYERS = 3;
 ECO_CONST FAR_LOOK_AZIMUTHS = 8;
 ECO_CONST FAR_LOOK_ELEVATIONS = 8;

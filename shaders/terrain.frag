@@ -16,6 +16,7 @@ layout(binding = 6) uniform sampler2D river;    // distance to the river: frame.
 layout(location = 0) in vec3 inWorld;
 layout(location = 1) in vec3 inNormal;
 layout(location = 2) flat in vec4 inSunArea;  // terrain_vertex.glsl: each kind's area seen from the sun
+layout(location = 3) flat in float inConiferSunArea;  // the conifer trees'
 layout(location = 0) out vec4 outColor;
 
 // Specialised per terrain node by where it lies from the eye (render/terrain_draw.h
@@ -81,6 +82,7 @@ void main() {
     FarLook look;
     for (int k = 0; k < int(FAR_LAYERS); ++k) look.shape[k] = look.lit[k] = look.shade[k] = vec4(0.0);
     look.sunArea = inSunArea;
+    look.coniferShade = vec4(0.0, 0.0, inConiferSunArea, 0.0);
     FarPlants far = farPlants(inWorld, n, riverDistance, stands, look);
     for (int k = int(FAR_LAYERS) - 1; k >= 0; --k) shadeGround *= exp(-far.sunDepth[k] * far.t[k] * far.castsShadow);
   }

@@ -39,6 +39,7 @@ layout(location = 1) out vec3 outNormal;
 // Each kind's area seen from the sun (the same for every vertex of a frame), for the far field's
 // shadow on the ground (terrain.frag)
 layout(location = 2) flat out vec4 outSunArea;
+layout(location = 3) flat out float outConiferSunArea;  // the conifer trees' (FAR_LOOK_CONIFER)
 #endif
 // The depth pre-pass and the colour pass compile this file apart (the colour pass reads the
 // look table as well): their depths must match bit for bit (the colour pass tests >=).
@@ -141,6 +142,7 @@ void main() {
 #ifndef TERRAIN_DEPTH_ONLY
   vec2 sunUv = vec2(0.0, asin(clamp(frame.sun.y, 0.0, 1.0)) * (2.0 / 3.14159265));
   for (int k = 0; k < int(FAR_LAYERS); ++k) outSunArea[k] = textureLod(farLook, vec3(sunUv, int(FAR_LOOK_LAYERS) * k), 0.0).x;
+  outConiferSunArea = textureLod(farLook, vec3(sunUv, int(FAR_LOOK_LAYERS * FAR_LOOK_CONIFER)), 0.0).x;
 #endif
 #ifdef TERRAIN_CAPTURE
   uint index = uint(gl_InstanceIndex) * TERRAIN_PATCH_VERTICES + uint(gl_VertexIndex);

@@ -116,13 +116,20 @@ TEST(RenderFarLook, KindTableWeighsSpeciesByCrownArea) {
   std::vector<SpeciesRecord> species(2);
   for (SpeciesRecord& s : species) s.kind = 0, s.crownRadius = 1, s.meshHeight = 1;
   const std::vector<FarLookEntry> t = farLookTable(m, species, {1, 3}, 40);
-  ASSERT_EQ(t.size(), size_t(gpu::KIND_COUNT) * gpu::FAR_LOOK_ELEVATIONS * gpu::FAR_LOOK_AZIMUTHS);
+  ASSERT_EQ(t.size(), size_t(gpu::FAR_LOOKS) * gpu::FAR_LOOK_ELEVATIONS * gpu::FAR_LOOK_AZIMUTHS);
   const uint32_t e = gpu::FAR_LOOK_ELEVATIONS - 1;
   // areas 4 and 1 (over pi) weighed 1 : 3
   const double expect = (1 * 4.0 + 3 * 1.0) / 4 * std::sin(elevationOf(e)) / kPi;
   EXPECT_NEAR(t[e * gpu::FAR_LOOK_AZIMUTHS].area, expect, 0.04 * expect);
-  for (uint32_t k = 1; k < gpu::KIND_COUNT; ++k)
-    EXPECT_EQ(t[k * gpu::FAR_LOOK_ELEVATIONS * gpu::FAR_LOOK_AZIMUTHS].area, 0) << "kind " << k << " has no species";
+  for (uint32_t k = 1; k < gpu::FAR_LOOKS; ++k)
+    EXPECT_EQ(t[k * gpu::FAR_LOOK_ELEVATIONS * gpu::FAR_LOOK_AZIMUTHS].area, 0) << "look " << k << " has no species";
+  // a conifer tree goes to the conifer look, a broadleaf to the trees'
+  species[1].meshForm = MeshForm::Conifer;
+  const std::vector<FarLookEntry> apart = farLookTable(m, species, {1, 3}, 40);
+  const size_t conifer = size_t(gpu::FAR_LOOK_CONIFER) * gpu::FAR_LOOK_ELEVATIONS * gpu::FAR_LOOK_AZIMUTHS;
+  const double leaf = std::sin(elevationOf(e)) / kPi;
+  EXPECT_NEAR(apart[e * gpu::FAR_LOOK_AZIMUTHS].area, 4 * leaf, 0.04 * 4 * leaf);
+  EXPECT_NEAR(apart[conifer + e * gpu::FAR_LOOK_AZIMUTHS].area, leaf, 0.04 * leaf);
 }
 
 // The lit side's spread of n.sun (the shader evaluates the tone curve a standard deviation

@@ -112,18 +112,19 @@ TEST(RenderFarField, CoarseMipsKeepTheMeanTransmittance) {
     for (float z = 2; z < 128; z += 4) trees.push_back(plantAt(x, z, 0));
   std::vector<double> crownArea(1, 0.0);
   const FarFieldBlock b = surveyTile(tile, trees, {tree}, oneTileLayout(), {}, crownArea);
-  // levels of 5 layers (4 kinds, then their alphas side by side) x side^2 RGBA8 texels: 16, 8,
-  // 4, 2, 1 texels a side
+  // levels of 5 layers (4 kinds, then their densities side by side) x side^2 RGBA8 texels: 16,
+  // 8, 4, 2, 1 texels a side; the trees' density is channel 0 of the fifth
   size_t coarsest = 0;
   for (uint32_t side = 16; side > 1; side /= 2) coarsest += 5 * side * side * 4;
   ASSERT_EQ(b.texels.size(), coarsest + 5 * 4);
   const float coverMaxes[4] = {FAR_COVER_MAX};
   const double coverMax[1] = {double(coverMaxes[0])};
   const double west = 3.14159265358979 * 4 / 16;  // a crown of radius 2 per 4 x 4 m
-  EXPECT_NEAR(b.texels[3] / 255.0 * coverMax[0], west, 1.0 / 255 * coverMax[0]);                  // level 0, west
-  EXPECT_EQ(b.texels[(15 * 4) + 3], 0);                                                            // level 0, east
+  const size_t cover = 4 * 256 * 4;
+  EXPECT_NEAR(b.texels[cover] / 255.0 * coverMax[0], west, 1.0 / 255 * coverMax[0]);  // level 0, west
+  EXPECT_EQ(b.texels[cover + 15 * 4], 0);                                             // level 0, east
   const double expected = -std::log((std::exp(-0.7 * west) + 1) / 2) / 0.7;
-  const double got = b.texels[coarsest + 3] / 255.0 * coverMax[0];
+  const double got = b.texels[coarsest + 4 * 4] / 255.0 * coverMax[0];
   EXPECT_NEAR(got, expected, 1.0 / 255 * coverMax[0]) << "mean density would be " << west / 2;
 }
 
@@ -160,9 +161,9 @@ TEST(RenderFarField, SparseTreesAreFarTreesAndStayInTheLayer) {
     EXPECT_EQ(far[i].position.z, single[i].position.z);
   }
   const float coverMax[4] = {FAR_COVER_MAX};
-  auto alpha = [&](const FarFieldBlock& block, uint32_t kind, float x, float z) {
+  auto alpha = [&](const FarFieldBlock& block, uint32_t kind, float x, float z) {  // FAR_COVER_LAYER, level 0
     const size_t t = size_t(z / 8) * 16 + size_t(x / 8);
-    return block.texels[(size_t(kind) * 256 + t) * 4 + 3] / 255.0 * double(coverMax[kind]);
+    return block.texels[(4 * 256 + t) * 4 + kind] / 255.0 * double(coverMax[kind]);
   };
   EXPECT_NEAR(alpha(b, 0, 44, 44), 3.14159265 * 9 / 64, double(coverMax[0]) / 255) << "a far tree stays in the layer";
   EXPECT_NEAR(alpha(b, 0, 12, 12), std::min(3.14159265 * 9 / 16, double(coverMax[0])), double(coverMax[0]) / 255);
@@ -172,37 +173,85 @@ TEST(RenderFarField, SparseTreesAreFarTreesAndStayInTheLayer) {
   EXPECT_EQ(b.texels, d.texels) << "the layer is the same with far trees or without";
 }
 
-// The fifth layer (FAR_COVER_LAYER) holds each kind's alpha in its own channel, texel for
-// texel and on every level. Four kinds on one tile, each in a different band of rows and at a
-// different spacing, so that every kind's alpha pattern differs from the others'.
-TEST(RenderFarField, CoverLayerHoldsEachKindsAlpha) {
+// The fifth layer (FAR_COVER_LAYER) holds each kind's crown area per ground area in its own
+// channel, the crowns spread over the texels they cover. Four kinds on one tile, each in a
+// different band of rows and at a different spacing. Each channel's level 0 holds its kind's
+// whole crown area (every crown lies inside the tile) and nothing in the rows its crowns do not
+// reach; the kinds' own layers hold no second-look share (no conifers).
+TEST(RenderFarField, CoverLayerHoldsEachKindsDensity) {
   SceneTile tile;
   tile.maxX = tile.maxZ = 128;
   std::vector<SpeciesRecord> species(4);
   std::vector<Instance> plants;
+  std::vector<double> total(4, 0.0);
   for (uint32_t k = 0; k < 4; ++k) {
     species[k].kind = uint8_t(k);
     species[k].crownRadius = 0.5f + 0.5f * float(k);
     const float spacing = 3.0f + 2.0f * float(k);
-    for (float x = 1; x < 128; x += spacing)
-      for (float z = 8 + 24 * float(k); z < 56 + 24 * float(k); z += spacing) plants.push_back(plantAt(x, z, uint16_t(k)));
+    for (float x = 3; x < 125; x += spacing)
+      for (float z = 8 + 24 * float(k); z < 56 + 24 * float(k); z += spacing) {
+        plants.push_back(plantAt(x, z, uint16_t(k)));
+        total[k] += 3.14159265358979 * double(species[k].crownRadius) * double(species[k].crownRadius);
+      }
   }
   std::vector<double> crownArea(4, 0.0);
   const FarFieldBlock b = surveyTile(tile, plants, species, oneTileLayout(), {}, crownArea);
+  const float coverMax[4] = {FAR_COVER_MAX};
   size_t start = 0;
-  for (size_t side = 16; side >= 1; start += 5 * side * side * 4, side /= 2) {
-    for (size_t t = 0; t < side * side; ++t)
-      for (size_t k = 0; k < 4; ++k)
-        ASSERT_EQ(b.texels[start + (4 * side * side + t) * 4 + k], b.texels[start + (k * side * side + t) * 4 + 3])
-            << "side " << side << " texel " << t << " kind " << k;
-  }
+  for (size_t side = 16; side >= 1; side /= 2) start += 5 * side * side * 4;
   ASSERT_EQ(start, b.texels.size());
-  // the kinds' level-0 alphas differ pairwise somewhere (else a swap of channels would pass)
-  for (size_t a = 0; a < 4; ++a)
-    for (size_t c = a + 1; c < 4; ++c) {
-      bool differ = false;
-      for (size_t t = 0; t < 256; ++t) differ = differ || b.texels[(a * 256 + t) * 4 + 3] != b.texels[(c * 256 + t) * 4 + 3];
-      EXPECT_TRUE(differ) << "kinds " << a << " and " << c;
+  for (size_t k = 0; k < 4; ++k) {
+    double sum = 0;
+    for (size_t z = 0; z < 16; ++z)
+      for (size_t x = 0; x < 16; ++x) {
+        const double density = b.texels[(4 * 256 + z * 16 + x) * 4 + k] / 255.0 * double(coverMax[k]);
+        sum += density * 64;
+        // crowns of kind k reach rows z 8 + 24 k - 2 to 56 + 24 k + 2 at most
+        if (double(z + 1) * 8 <= 6 + 24 * double(k) || double(z) * 8 >= 58 + 24 * double(k) + 2) {
+          EXPECT_EQ(b.texels[(4 * 256 + z * 16 + x) * 4 + k], 0) << "kind " << k << " texel " << x << "," << z;
+        }
+        EXPECT_EQ(b.texels[(k * 256 + z * 16 + x) * 4 + 3], 0) << "no second look, kind " << k;
+      }
+    // 8-bit densities: half a step per texel at most
+    EXPECT_NEAR(sum, total[k], 256 * 64 * 0.5 / 255 * double(coverMax[k])) << "kind " << k;
+    EXPECT_NEAR(crownArea[k], total[k], 1e-3 * total[k]);
+  }
+}
+
+// A texel's trees of two looks (far_look.h farLookOf): the kind's alpha is the share of their
+// crown area that is conifer, on every level; the tint weighs each crown's colour by its
+// species' tint weight (far_look.h farLookTable's sideArea). One tile: broadleaves of crown
+// radius 2 (area 4 pi) and conifers of radius 1 (pi), alternating on a 4 m grid over the west
+// half: conifer share 1 / 5 there, the tile's share (its empty texels') too; red broadleaves
+// weighing 1 and blue conifers weighing 3: the tint (4 pi red + 3 pi blue) / 7 pi.
+TEST(RenderFarField, ConiferShareAndWeightedTint) {
+  SceneTile tile;
+  tile.maxX = tile.maxZ = 128;
+  std::vector<SpeciesRecord> species(2);
+  species[0].kind = species[1].kind = 0;
+  species[0].crownRadius = 2;
+  species[1].crownRadius = 1;
+  species[1].meshForm = MeshForm::Conifer;
+  std::vector<Instance> trees;
+  for (float x = 2; x < 64; x += 4)
+    for (float z = 2; z < 128; z += 4) {
+      Instance p = plantAt(x, z, int(x + z) % 8 == 0 ? 0 : 1);
+      p.color = p.species == 0 ? 0xff0000ffu : 0xffff0000u;  // R low byte
+      trees.push_back(p);
+    }
+  // the grid's alternation: (x + z) / 4 even -> broadleaf; both on every other point
+  std::vector<double> crownArea(2, 0.0);
+  const FarFieldBlock b = surveyTile(tile, trees, species, oneTileLayout(), {}, crownArea, nullptr, {1.0f, 3.0f});
+  const double share = crownArea[1] / (crownArea[0] + crownArea[1]);
+  ASSERT_NEAR(share, 0.2, 1e-6);
+  size_t level = 0;
+  for (size_t side = 16; side >= 1; level += 5 * side * side * 4, side /= 2)
+    for (size_t t = 0; t < side * side; ++t) {
+      const uint8_t* texel = &b.texels[level + t * 4];  // layer 0: the trees
+      EXPECT_NEAR(texel[3] / 255.0, share, 0.5 / 255 + 1e-9) << "side " << side << " texel " << t;
+      EXPECT_NEAR(texel[0] / 255.0, 4.0 / 7, 0.5 / 255 + 1e-9) << "side " << side << " texel " << t;
+      EXPECT_EQ(texel[1], 0);
+      EXPECT_NEAR(texel[2] / 255.0, 3.0 / 7, 0.5 / 255 + 1e-9) << "side " << side << " texel " << t;
     }
 }
 
@@ -873,9 +922,10 @@ TEST(RenderFarField, SpeciesCoverIsTheCrownAreaOverTheWorld) {
   const HeadlessResult r = runHeadless(w, o);
   ASSERT_EQ(r.frames.size(), 1u);
   // the far field's memory, by hand: 128^2 texels and 5 mips down to 4^2, 4 bytes, 5 layers;
-  // the look table 8 x 8 texels of 8 bytes, 3 layers per kind, 4 kinds
+  // the look table 8 x 8 texels of 8 bytes, 3 layers per look, 5 looks (the kinds' and the
+  // conifer trees')
   const uint64_t texels = 128 * 128 + 64 * 64 + 32 * 32 + 16 * 16 + 8 * 8 + 4 * 4;
-  EXPECT_EQ(r.frames[0].farFieldBytes, texels * 4 * 5 + 8 * 8 * 8 * 3 * 4);
+  EXPECT_EQ(r.frames[0].farFieldBytes, texels * 4 * 5 + 8 * 8 * 8 * 3 * 5);
   const std::vector<double>& cover = r.frames[0].speciesCover;
   ASSERT_EQ(cover.size(), w.species.size());
   std::vector<double> area(w.species.size(), 0.0);

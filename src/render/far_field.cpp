@@ -81,20 +81,26 @@ size_t farTreeGroupCount(const std::vector<SceneTile>& tiles) {
   return groups.size();
 }
 
-// Reads one tile and returns its block: per kind and texel the crown area over the texel's area
-// (alpha, over FAR_COVER_MAX of the kind) and the crown-area-weighted mean tint (rgb, straight:
-// 8-bit premultiplied colour would keep a handful of levels under the thin cover of grass).
-// Mips are crown-area-weighted averages computed here; texels without plants of the kind take
-// the tile's mean tint of it (else `fallback`), so filtering toward them keeps the colour.
+// Reads one tile and returns its block: per kind and texel the crown-area-weighted mean tint
+// (rgb, straight: 8-bit premultiplied colour would keep a handful of levels under the thin cover
+// of grass) and the share of the crown area in the kind's second look (a: conifer trees), and
+// in FAR_COVER_LAYER every kind's crown area over the texel's area (over FAR_COVER_MAX of the
+// kind). Mips are crown-area-weighted averages computed here; texels without plants of the kind
+// take the tile's mean tint and share of it (else `fallback` and 0), so filtering toward them
+// keeps the colour and the look.
 FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& instances,
                          const std::vector<SpeciesRecord>& species, const FarFieldLayout& l,
                          const std::array<std::array<float, 3>, gpu::FAR_LAYERS>& fallback,
-                         std::vector<double>& crownArea, std::vector<Instance>* farTrees) {
+                         std::vector<double>& crownArea, std::vector<Instance>* farTrees,
+                         const std::vector<float>& tintWeight) {
   const uint32_t n = l.texelsPerTile;
   const uint32_t L = gpu::FAR_LAYERS;
   static_assert(gpu::FAR_LAYERS == 4, "FAR_COVER_LAYER holds one kind per channel of an RGBA texel");
-  // level 0 accumulators per (kind, texel): crown area, area * r, g, b (0..255)
-  std::vector<float> level(size_t(L) * n * n * 4, 0.0f);
+  // level 0 accumulators per (kind, texel): crown area, seen area * r, g, b (0..255), the area of
+  // the kind's second look (far_look.h farLookOf: conifer trees), seen area (crown area x the
+  // species' tint weight)
+  constexpr size_t kSums = 6;
+  std::vector<float> level(size_t(L) * n * n * kSums, 0.0f);
   const int x0 = tile.x * int(n), z0 = tile.z * int(n);
   auto texelOf = [&](const Instance& p) {
     int ix = std::clamp(int(std::floor(p.position.x / l.texelSize)) - x0, 0, int(n) - 1);
@@ -140,21 +146,46 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
     // a far tree stays in the layer too: the cull pass draws it only where the sky is behind
     // it, the layer everywhere else (render/far_field.h)
     if (far[i]) farTrees->push_back(p);
-    auto [ix, iz] = texelOf(p);
-    float* a = &level[((size_t(kind) * n + size_t(iz)) * n + size_t(ix)) * 4];
-    a[0] += area;
-    a[1] += area * float(p.color & 0xff);
-    a[2] += area * float((p.color >> 8) & 0xff);
-    a[3] += area * float((p.color >> 16) & 0xff);
+    // The crown's area goes to the texels it covers, not its centre's alone: a crown wider than
+    // a texel (a beech's 11 m over 8 m texels) put a closed canopy's area in every other texel,
+    // and the transmittance-keeping mips then took the empty ones for gaps (the far field hid
+    // 0.77-0.82 of the ground the drawn stands hide). A square of the crown's area about its
+    // centre, clipped to the tile (texels never straddle tiles), its area kept.
+    const float seen = area * (p.species < tintWeight.size() ? tintWeight[p.species] : 1.0f);
+    const float sums[kSums] = {area, seen * float(p.color & 0xff), seen * float((p.color >> 8) & 0xff),
+                               seen * float((p.color >> 16) & 0xff), farLookOf(s) != kind ? area : 0.0f, seen};
+    const float half = 0.5f * std::sqrt(area) / l.texelSize;
+    const float cx = p.position.x / l.texelSize - float(x0), cz = p.position.z / l.texelSize - float(z0);
+    const float ax = std::clamp(cx - half, 0.0f, float(n)), bx = std::clamp(cx + half, 0.0f, float(n));
+    const float az = std::clamp(cz - half, 0.0f, float(n)), bz = std::clamp(cz + half, 0.0f, float(n));
+    const float kept = (bx - ax) * (bz - az);
+    if (!(kept > 0.0f)) {  // outside its tile (the loaders keep instances in; stay safe) or no area
+      auto [ix, iz] = texelOf(p);
+      float* a = &level[((size_t(kind) * n + size_t(iz)) * n + size_t(ix)) * kSums];
+      for (size_t c = 0; c < kSums; ++c) a[c] += sums[c];
+      continue;
+    }
+    for (int iz = std::min(int(az), int(n) - 1); iz < std::min(int(std::ceil(bz)), int(n)); ++iz) {
+      const float wz = std::min(bz, float(iz + 1)) - std::max(az, float(iz));
+      for (int ix = std::min(int(ax), int(n) - 1); ix < std::min(int(std::ceil(bx)), int(n)); ++ix) {
+        const float wx = std::min(bx, float(ix + 1)) - std::max(ax, float(ix));
+        if (!(wx > 0.0f) || !(wz > 0.0f)) continue;
+        float* a = &level[((size_t(kind) * n + size_t(iz)) * n + size_t(ix)) * kSums];
+        for (size_t c = 0; c < kSums; ++c) a[c] += sums[c] * (wx * wz / kept);
+      }
+    }
   }
-  // the tile's mean tint per kind: the colour of its empty texels
-  std::array<std::array<float, 3>, gpu::FAR_LAYERS> fill = fallback;
+  // the tile's mean tint and second-look share per kind: those of its empty texels
+  std::array<std::array<float, 4>, gpu::FAR_LAYERS> fill{};
   for (uint32_t k = 0; k < L; ++k) {
-    double sum[4] = {0, 0, 0, 0};
+    for (size_t c = 0; c < 3; ++c) fill[k][c] = fallback[k][c];
+    double sum[kSums] = {};
     for (size_t t = 0; t < size_t(n) * n; ++t)
-      for (size_t c = 0; c < 4; ++c) sum[c] += double(level[(size_t(k) * n * n + t) * 4 + c]);
-    if (sum[0] > 0)
-      for (size_t c = 0; c < 3; ++c) fill[k][c] = float(sum[c + 1] / sum[0]) / 255.0f;
+      for (size_t c = 0; c < kSums; ++c) sum[c] += double(level[(size_t(k) * n * n + t) * kSums + c]);
+    if (sum[0] > 0 && sum[5] > 0) {
+      for (size_t c = 0; c < 3; ++c) fill[k][c] = float(sum[c + 1] / sum[5]) / 255.0f;
+      fill[k][3] = float(sum[4] / sum[0]);
+    }
   }
   const float coverMax[4] = {FAR_COVER_MAX};
   const float texelArea = l.texelSize * l.texelSize;
@@ -167,20 +198,20 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
   // and the ground's albedo reads it as how much grows there.
   constexpr float kOptical = 0.7f;
   std::vector<float> transmittance(size_t(L) * n * n);
-  for (size_t i = 0; i < transmittance.size(); ++i) transmittance[i] = std::exp(-kOptical * level[i * 4] / texelArea);
+  for (size_t i = 0; i < transmittance.size(); ++i) transmittance[i] = std::exp(-kOptical * level[i * kSums] / texelArea);
   FarFieldBlock block;
   block.x0 = uint32_t(x0);
   block.z0 = uint32_t(z0);
   for (uint32_t m = 0, size = n; m < l.mips; ++m, size /= 2) {
     if (m > 0) {  // 2 x 2 sums of the previous level (area and area-weighted colour add up)
-      std::vector<float> next(size_t(L) * size * size * 4);
+      std::vector<float> next(size_t(L) * size * size * kSums);
       uint32_t prev = size * 2;
       for (uint32_t k = 0; k < L; ++k)
         for (uint32_t z = 0; z < size; ++z)
           for (uint32_t x = 0; x < size; ++x)
-            for (uint32_t c = 0; c < 4; ++c) {
-              auto at = [&](uint32_t px, uint32_t pz) { return level[((size_t(k) * prev + pz) * prev + px) * 4 + c]; };
-              next[((size_t(k) * size + z) * size + x) * 4 + c] =
+            for (uint32_t c = 0; c < kSums; ++c) {
+              auto at = [&](uint32_t px, uint32_t pz) { return level[((size_t(k) * prev + pz) * prev + px) * kSums + c]; };
+              next[((size_t(k) * size + z) * size + x) * kSums + c] =
                   at(2 * x, 2 * z) + at(2 * x + 1, 2 * z) + at(2 * x, 2 * z + 1) + at(2 * x + 1, 2 * z + 1);
             }
       level.swap(next);
@@ -195,19 +226,20 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
       transmittance.swap(thinner);
     }
     const float area = texelArea * float(1u << m) * float(1u << m);  // of one texel at this level
-    const size_t levelStart = block.texels.size();
     for (uint32_t k = 0; k < L; ++k)
       for (size_t t = 0; t < size_t(size) * size; ++t) {
-        const float* a = &level[(size_t(k) * size * size + t) * 4];
-        for (uint32_t c = 0; c < 3; ++c) block.texels.push_back(unorm8(a[0] > 0 ? a[c + 1] / (255.0f * a[0]) : fill[k][c]));
-        // level 0: the density itself; coarser: the density of the mean transmittance
-        const float density = m == 0 || k >= uint32_t(SpeciesKind::Grass) ? a[0] / area
+        const float* a = &level[(size_t(k) * size * size + t) * kSums];
+        for (uint32_t c = 0; c < 3; ++c) block.texels.push_back(unorm8(a[5] > 0 ? a[c + 1] / (255.0f * a[5]) : fill[k][c]));
+        block.texels.push_back(unorm8(a[0] > 0 ? a[4] / a[0] : fill[k][3]));
+      }
+    // FAR_COVER_LAYER: the kinds' densities side by side; level 0: the density itself; coarser:
+    // the density of the mean transmittance
+    for (size_t t = 0; t < size_t(size) * size; ++t)
+      for (uint32_t k = 0; k < L; ++k) {
+        const float density = m == 0 || k >= uint32_t(SpeciesKind::Grass) ? level[(size_t(k) * size * size + t) * kSums] / area
                               : -std::log(std::max(transmittance[size_t(k) * size * size + t], 1e-30f)) / kOptical;
         block.texels.push_back(unorm8(density / coverMax[k]));
       }
-    // FAR_COVER_LAYER: the kinds' alphas side by side
-    for (size_t t = 0; t < size_t(size) * size; ++t)
-      for (uint32_t k = 0; k < L; ++k) block.texels.push_back(block.texels[levelStart + (size_t(k) * size * size + t) * 4 + 3]);
   }
   return block;
 }
@@ -215,7 +247,8 @@ FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& ins
 namespace {
 
 void runSurvey(FarFieldSurvey& survey, std::vector<SceneTile> tiles, std::vector<SpeciesRecord> species,
-               std::function<std::vector<Instance>(size_t)> placed, FarFieldLayout layout, uint64_t farTreeBudget) {
+               std::function<std::vector<Instance>(size_t)> placed, FarFieldLayout layout, uint64_t farTreeBudget,
+               std::vector<float> tintWeight) {
   // a kind's colour where a tile has none of it: the mean of its species' base colours
   std::array<std::array<float, 3>, gpu::FAR_LAYERS> fallback{};
   std::array<float, gpu::FAR_LAYERS> members{};
@@ -245,7 +278,7 @@ void runSurvey(FarFieldSurvey& survey, std::vector<SceneTile> tiles, std::vector
     try {
       instances = placed(i);
       block = surveyTile(tiles[i], instances, species, layout, fallback, stats.crownArea,
-                         farTreeBudget > 0 ? &far : nullptr);
+                         farTreeBudget > 0 ? &far : nullptr, tintWeight);
       for (size_t j = 0; j < far.size(); ++j) {
         const Candidate c{mix64((uint64_t(i) << 32) ^ j), i, j, far[j]};
         if (kept.size() < farTreeBudget) {
@@ -332,11 +365,11 @@ uint16_t halfFloat(float v) {
 
 GpuImage uploadFarLook(Context& ctx, const std::vector<FarLookEntry>& table) {
   constexpr uint32_t A = gpu::FAR_LOOK_AZIMUTHS, E = gpu::FAR_LOOK_ELEVATIONS;
-  constexpr uint32_t layers = gpu::FAR_LOOK_LAYERS * gpu::KIND_COUNT;
+  constexpr uint32_t layers = gpu::FAR_LOOK_LAYERS * gpu::FAR_LOOKS;
   GpuImage image = createImage(ctx, A, E, 1, VK_FORMAT_R16G16B16A16_SFLOAT,
                                VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, layers);
   std::vector<uint16_t> texels(size_t(layers) * E * A * 4);
-  for (uint32_t k = 0; k < gpu::KIND_COUNT; ++k)
+  for (uint32_t k = 0; k < gpu::FAR_LOOKS; ++k)
     for (uint32_t d = 0; d < E * A; ++d) {
       const FarLookEntry& e = table[size_t(k) * E * A + d];
       const float values[gpu::FAR_LOOK_LAYERS][4] = {{e.area, e.foliage, e.barkSun, e.barkUp},
@@ -381,9 +414,10 @@ FarField createFarField(Context& ctx, const Scene& world, const MeshSet& meshes,
                kSampling, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
   endOneShot(ctx, one);
+  std::vector<float> sideArea;  // per species: the survey's tint weights
   {
     const auto t0 = std::chrono::steady_clock::now();
-    f.look = uploadFarLook(ctx, farLookTable(meshes, world.species, world.speciesInstances, world.sunElevationDeg));
+    f.look = uploadFarLook(ctx, farLookTable(meshes, world.species, world.speciesInstances, world.sunElevationDeg, &sideArea));
     spdlog::info("far field: look table of {} species in {:.3f} s", world.species.size(),
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
@@ -411,7 +445,7 @@ FarField createFarField(Context& ctx, const Scene& world, const MeshSet& meshes,
     }
     f.survey = std::make_shared<FarFieldSurvey>();
     f.survey->thread =
-        std::thread(runSurvey, std::ref(*f.survey), world.tiles, world.species, world.placedInstances, l, farTrees);
+        std::thread(runSurvey, std::ref(*f.survey), world.tiles, world.species, world.placedInstances, l, farTrees, sideArea);
   }
   return f;
 }
@@ -512,7 +546,7 @@ uint64_t farFieldBytes(const FarField& f) {
   for (uint32_t m = 0, w = std::max(1u, f.layout.width), h = std::max(1u, f.layout.height); m < f.layout.mips;
        ++m, w = std::max(1u, w / 2), h = std::max(1u, h / 2))
     layers += uint64_t(w) * h * 4 * gpu::FAR_IMAGE_LAYERS;
-  const uint64_t look = uint64_t(gpu::FAR_LOOK_AZIMUTHS) * gpu::FAR_LOOK_ELEVATIONS * 8 * gpu::FAR_LOOK_LAYERS * gpu::KIND_COUNT;
+  const uint64_t look = uint64_t(gpu::FAR_LOOK_AZIMUTHS) * gpu::FAR_LOOK_ELEVATIONS * 8 * gpu::FAR_LOOK_LAYERS * gpu::FAR_LOOKS;
   return layers + (f.look.image ? look : 0);
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // Far field: what the vegetation looks like beyond the instance radius. One RGBA8 layer per
-// species kind over the whole world (FAR_LAYERS in shaders/shared.h): a = the kind's crown
-// area per ground area over FAR_COVER_MAX, rgb = the crown-area-weighted mean tint, straight
-// (mips: docs/viewer-far-field.md). The terrain fragment shader blends each layer in where
+// species kind over the whole world (FAR_LAYERS in shaders/shared.h): rgb = the
+// crown-area-weighted mean tint, straight, a = the share of that crown area in the kind's second
+// look (conifer trees, render/far_look.h); and one layer of every kind's crown area per ground
+// area over FAR_COVER_MAX (mips: docs/viewer-far-field.md). The terrain fragment shader blends each layer in where
 // that kind's instances fade out (FrameData.fadeStart/fadeEnd), so the near field hands over
 // to the far field without an edge.
 //
@@ -69,8 +70,8 @@ struct FarField {
   FarFieldLayout layout;
   GpuImage image;  // 2D array, FAR_IMAGE_LAYERS layers, SHADER_READ_ONLY_OPTIMAL between frames
   VkSampler sampler = VK_NULL_HANDLE;
-  // The kinds' look from every direction (render/far_look.h): RGBA16F, FAR_LOOK_AZIMUTHS x
-  // FAR_LOOK_ELEVATIONS, 2 * KIND_COUNT layers, read through `sampler` at level 0.
+  // The looks from every direction (render/far_look.h): RGBA16F, FAR_LOOK_AZIMUTHS x
+  // FAR_LOOK_ELEVATIONS, FAR_LOOK_LAYERS * FAR_LOOKS layers, read through `sampler` at level 0.
   GpuImage look;
   float extentX = 1, extentZ = 1;  // world metres the image spans (>= the terrain)
   // Per kind, the canopy height a closed stand raises the far ground to (FrameData.canopy):
@@ -108,22 +109,27 @@ uint64_t updateFarField(Context& ctx, FarField& far, VkCommandBuffer cmd, uint64
 // renderers that settle before a frame (headless screenshots, tests).
 void finishFarField(Context& ctx, FarField& far);
 // One tile's texels with its mip chain: level L holds FAR_IMAGE_LAYERS layers of (n >> L)^2
-// RGBA8 texels, layer after layer (the kinds', then FAR_COVER_LAYER with their alphas), rows
+// RGBA8 texels, layer after layer (the kinds', then FAR_COVER_LAYER with their densities), rows
 // tightly packed (vkCmdCopyBufferToImage's packed layout).
 struct FarFieldBlock {
   uint32_t x0 = 0, z0 = 0;  // level-0 texel of the tile's corner
   std::vector<uint8_t> texels;
 };
 // The survey's work for one tile (pure arithmetic, tested on its own): per kind and texel the
-// crown area over the texel's area (alpha, over FAR_COVER_MAX) and the mean tint; coarser mips
-// of trees and shrubs keep the mean transmittance (docs/viewer-far-field.md). crownArea
+// mean tint and second-look share, and the crown area over the texel's area (FAR_COVER_LAYER,
+// over FAR_COVER_MAX); coarser mips of trees and shrubs keep the mean transmittance
+// (docs/viewer-far-field.md). crownArea
 // accumulates per species; fallback: each kind's colour where the tile has none of it.
 // farTrees: where the tile's far trees go (its sparse stands' trees, in the tile's order); they
-// stay in the layer too.
+// stay in the layer too. tintWeight: per species, what its crown area counts for in the tint
+// (far_look.h farLookTable's sideArea: a spruce shows three times its crown disc from the side,
+// a beech one, so in a mixed wood the spruces' colour is three times as much of what is seen);
+// empty: 1.
 FarFieldBlock surveyTile(const SceneTile& tile, const std::vector<Instance>& instances,
                          const std::vector<SpeciesRecord>& species, const FarFieldLayout& l,
                          const std::array<std::array<float, 3>, gpu::FAR_LAYERS>& fallback,
-                         std::vector<double>& crownArea, std::vector<Instance>* farTrees = nullptr);
+                         std::vector<double>& crownArea, std::vector<Instance>* farTrees = nullptr,
+                         const std::vector<float>& tintWeight = {});
 // The survey's far trees once it is done (nothing before, nothing a second time), a page (at
 // most gpu::PAGE_SIZE) each, gathered by groups of kFarTreeGroup x kFarTreeGroup tiles:
 // LoadedTile::tile is the world's tile count plus the page's index (below the far trees' budget

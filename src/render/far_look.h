@@ -9,7 +9,9 @@
 // kFarLookYaws turns about its axis, as instances are turned at random), and each direction
 // keeps the mesh's projected area and the means of the light terms vegetation.frag evaluates
 // (common.glsl plantLight is linear in them, so their means give each part's mean light).
-// Species of a kind are mixed by their crown area in the world (the manifest's counts).
+// Species of a look (a kind; trees apart by crown form: broadleaf and conifer, whose side views
+// differ most, FAR_LOOK_CONIFER) are mixed by their crown area in the world (the manifest's
+// counts); the far field's texels say how much of their trees' crown area is conifer.
 #include <cstdint>
 #include <vector>
 
@@ -21,6 +23,10 @@
 namespace eco::render {
 
 constexpr uint32_t kFarLookYaws = 8;
+// The light terms are those of a plant among six neighbours this many crown radii away (a
+// closed stand's spacing), the area its own (speciesFarLook): fitted against the frame drawn
+// with every instance, 1.6-3 tried (docs/viewer-far-field.md).
+constexpr float kFarLookStandSpacing = 1.9f;
 constexpr uint32_t kFarLookPixels = 64;  // raster side per direction
 
 // One direction's statistics for one species or kind (three RGBA texels per kind, shared.h
@@ -51,10 +57,17 @@ gpu::vec3 farLookDirection(uint32_t elevation, uint32_t azimuth);
 std::vector<FarLookEntry> speciesFarLook(const MeshSet& meshes, uint32_t species, float crownRadius,
                                          float meshHeight, float sunElevationDeg);
 
-// The table of every kind: KIND_COUNT * FAR_LOOK_ELEVATIONS * FAR_LOOK_AZIMUTHS entries
-// (kind-major). A kind without species has zero area (the far field draws nothing for it).
+// The look a species is mixed into: its kind's, or FAR_LOOK_CONIFER for a conifer tree.
+uint32_t farLookOf(const SpeciesRecord& species);
+
+// The table of every look: FAR_LOOKS * FAR_LOOK_ELEVATIONS * FAR_LOOK_AZIMUTHS entries
+// (look-major). A look without species has zero area (the far field draws nothing for it).
 // counts: instances per species id (the manifest's; empty: every species weighs the same).
+// sideArea, where given: per species, its projected area over its crown disc seen from low
+// (the mean over the directions below 45 degrees, where the far field is seen from), which the
+// far field weighs a texel's tints by (far_field.h surveyTile).
 std::vector<FarLookEntry> farLookTable(const MeshSet& meshes, const std::vector<SpeciesRecord>& species,
-                                       const std::vector<uint64_t>& counts, float sunElevationDeg);
+                                       const std::vector<uint64_t>& counts, float sunElevationDeg,
+                                       std::vector<float>* sideArea = nullptr);
 
 }  // namespace eco::render
