@@ -270,24 +270,26 @@ LoadedMesh grass(int lod) {
 LoadedMesh groundCover(int lod) {
   Builder b;
   const bool near = lod == 0;
-  // LOD 1: six wider leaves of two segments, the area of LOD 0's thirteen (six one-segment
-  // leaves, triangles, showed 0.53 of it: moss halved its cover 14 m from the eye)
+  // LOD 1: six wider leaves of one segment with a blunt tip, the area of LOD 0's thirteen (six
+  // pointed ones, triangles, showed 0.53 of it: moss halved its cover 14 m from the eye); the
+  // same 24 triangles, ground cover being the most numerous instances
   const int leaves = near ? 13 : 6;
   for (int i = 0; i < leaves; ++i) {
     const float angle = kTwoPi * (float(i) + 0.4f * jitter(120, uint32_t(i))) / float(leaves);
     const V3 dir{std::cos(angle), 0, std::sin(angle)};
     const V3 across{-dir.z, 0, dir.x};
     const float length = 0.55f + 0.35f * jitter(121, uint32_t(i));
-    const float width = (near ? 0.26f : 0.46f) * (0.8f + 0.2f * jitter(122, uint32_t(i)));
+    const float width = (near ? 0.26f : 0.4f) * (0.8f + 0.2f * jitter(122, uint32_t(i)));
     const float rise = 0.3f + 0.6f * (0.5f + 0.5f * jitter(123, uint32_t(i)));  // tip height in [0.3, 0.9]
     const float start = 0.05f + 0.05f * jitter(124, uint32_t(i));
     std::vector<V3> left, right;
-    const int steps = near ? 3 : 2;
+    const int steps = near ? 3 : 1;
     for (int k = 0; k <= steps; ++k) {
       const float t = float(k) / float(steps);
       const V3 centre = dir * (length * t) + V3{0, start + (rise - start) * t, 0};
       // widest in the middle, pointed at the tip
-      const float w = width * (k == steps ? 0.02f : std::sin(kPi * (0.25f + 0.6f * t)));
+      // (LOD 1's one segment ends blunt: pointed, its leaves were triangles of half the area)
+      const float w = width * (k == steps ? (near ? 0.02f : 0.6f) : std::sin(kPi * (0.25f + 0.6f * t)));
       left.push_back(centre - across * w);
       right.push_back(centre + across * w);
     }
