@@ -169,29 +169,39 @@ void fitUnitSpace(LoadedMesh& m) {
 // branches below 0.23 stretch when a narrow crown is moved up.
 constexpr float kBroadleafCrownShare = 0.77f;
 
+// LOD 1 of the lobed forms (broadleaf crown, shrub) is one lumpy hull, not fewer lobes. Where
+// instances turn LOD 1 (40 bounding radii from the eye) a crown is 15-20 px across, too small
+// for its lobes to read, and the two things that do show are its projected area and its tone.
+// Fewer lobes lost area (three lobes kept 0.56-0.80 of it, a stand thinned by a fifth to a
+// third: a ring around the eye); more lobes kept it at 2.5 times the triangles, which lavapipe
+// paid for in frame time. The hull's radii are fitted so that its area stays within a few per
+// cent of LOD 0's from every elevation (RenderFarLook.Lod1ShowsLod0sArea), at about half the
+// triangles of the three-lobe LOD 1 it replaced.
+
 LoadedMesh broadleaf(int lod) {
   Builder b;
   const bool near = lod == 0;
   // The crown leans: its centre is off the trunk's axis, so yaw moves the silhouette.
   const V3 crown{0.12f, 0.62f, -0.07f};
-  b.trunk({0, 0, 0}, 0.085f, {0.06f, 0.5f, -0.035f}, 0.05f, near ? 7 : 4, 11, 0);
-  if (near) {
-    // two branches into the crown
-    b.trunk({0.04f, 0.38f, -0.02f}, 0.03f, {0.42f, 0.6f, 0.12f}, 0.018f, 4, 12, 0);
-    b.trunk({0.03f, 0.42f, -0.02f}, 0.028f, {-0.3f, 0.62f, -0.3f}, 0.016f, 4, 13, 0);
+  b.trunk({0, 0, 0}, 0.085f, {0.06f, 0.5f, -0.035f}, 0.05f, near ? 7 : 3, 11, 0);
+  if (!near) {
+    // 0.96-1.03 of LOD 0's area by elevation, 54 triangles with the bole (LOD 0: 480)
+    b.lobe(crown + V3{0, 0.05f, 0}, {0.79f, 0.44f, 0.79f}, 7, 4, 0.15f, 20, 1);
+    fitUnitSpace(b.mesh);
+    return b.mesh;
   }
+  // two branches into the crown
+  b.trunk({0.04f, 0.38f, -0.02f}, 0.03f, {0.42f, 0.6f, 0.12f}, 0.018f, 4, 12, 0);
+  b.trunk({0.03f, 0.42f, -0.02f}, 0.028f, {-0.3f, 0.62f, -0.3f}, 0.016f, 4, 13, 0);
   // Lobes at irregular angles and heights around the crown's centre, the central one biggest.
-  // LOD 1 keeps LOD 0's projected area within a few per cent from every side
-  // (RenderFarLook.Lod1ShowsLod0sArea): with three lobes it showed 0.74-0.80 of it, so a forest
-  // thinned by a fifth where its trees turned LOD 1, a ring around the eye at 600 m.
-  const int lobes = near ? 6 : 5;
-  b.lobe(crown, {0.62f, 0.32f, 0.58f}, near ? 10 : 6, near ? 6 : 4, 0.12f, 20, 1);
+  const int lobes = 6;
+  b.lobe(crown, {0.62f, 0.32f, 0.58f}, 10, 6, 0.12f, 20, 1);
   for (int i = 0; i < lobes - 1; ++i) {
     const float angle = kTwoPi * (float(i) + 0.35f * jitter(30, uint32_t(i))) / float(lobes - 1);
     const float dist = 0.46f + 0.08f * jitter(31, uint32_t(i));
     const float size = 0.38f + 0.06f * jitter(32, uint32_t(i));
     const V3 c = crown + V3{dist * std::cos(angle), 0.06f + 0.12f * jitter(33, uint32_t(i)), dist * std::sin(angle)};
-    b.lobe(c, {size, size * 0.8f, size}, near ? 8 : 5, near ? 5 : 3, 0.14f, 40 + uint32_t(i), 1);
+    b.lobe(c, {size, size * 0.8f, size}, 8, 5, 0.14f, 40 + uint32_t(i), 1);
   }
   fitUnitSpace(b.mesh);
   return b.mesh;
@@ -218,18 +228,19 @@ LoadedMesh conifer(int lod) {
 
 LoadedMesh shrub(int lod) {
   Builder b;
-  const bool near = lod == 0;
-  // LOD 1: fewer, coarser lobes, widened so that the outline keeps LOD 0's area (three lobes of
-  // LOD 0's size showed 0.56-0.70 of it: shrubs thinned by a third 100 m from the eye)
-  const int lobes = near ? 6 : 5;
-  const float widen = near ? 1.f : 1.3f;
+  if (lod != 0) {
+    // one hull (see broadleaf): 0.94-1.01 of LOD 0's area by elevation, 42 triangles (LOD 0: 540)
+    b.lobe({0, 0.54f, 0}, {0.9f, 0.54f, 0.9f}, 7, 4, 0.15f, 90, 1);
+    fitUnitSpace(b.mesh);
+    return b.mesh;
+  }
+  const int lobes = 6;
   for (int i = 0; i < lobes; ++i) {
     const float angle = kTwoPi * (float(i) + 0.4f * jitter(80, uint32_t(i))) / float(lobes);
     const float dist = i == 0 ? 0.1f : 0.42f + 0.1f * jitter(81, uint32_t(i));
     const float size = (i == 0 ? 0.55f : 0.4f) + 0.06f * jitter(82, uint32_t(i));
     const float y = size * 0.85f + (i == 0 ? 0.05f : 0.08f * jitter(83, uint32_t(i)));
-    b.lobe({dist * std::cos(angle), y, dist * std::sin(angle)}, {size * widen, size * 0.85f, size * widen}, near ? 9 : 5,
-           near ? 6 : 3, 0.15f, 90 + uint32_t(i), 1);
+    b.lobe({dist * std::cos(angle), y, dist * std::sin(angle)}, {size, size * 0.85f, size}, 9, 6, 0.15f, 90 + uint32_t(i), 1);
   }
   fitUnitSpace(b.mesh);
   return b.mesh;
