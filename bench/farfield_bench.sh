@@ -21,12 +21,10 @@ extra=("$@")
 ecobake=$build/apps/ecobake/ecobake
 ecoview=$build/apps/ecoview/ecoview
 python=/usr/bin/python3
-export VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-/usr/share/vulkan/icd.d/lvp_icd.x86_64.json}
-export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
-chmod 700 "$XDG_RUNTIME_DIR"
+source "$root/bench/farfield_common.sh"
+use_vulkan
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-source "$root/bench/farfield_common.sh"
 
 # view NAME BAKE CAMERA: one row
 view() {

@@ -1,4 +1,13 @@
-# Shared by the far-field bench scripts and scripts/gallery.sh (sourced).
+# Shared by the viewer's picture scripts (the far-field and LOD-step benches, scripts/gallery.sh;
+# sourced).
+
+# Vulkan for ecoview: Mesa lavapipe unless VK_ICD_FILENAMES is set, and the runtime directory
+# the loader and the windowing stack want (a private temporary one where none is set).
+use_vulkan() {
+  export VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-/usr/share/vulkan/icd.d/lvp_icd.x86_64.json}
+  export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+  chmod 700 "$XDG_RUNTIME_DIR"
+}
 
 # The gallery's forest cameras: the sample's beech forest around (2000, 3500) seen from the
 # south at about KM kilometres, 25 degrees down (high enough to clear the slopes between).

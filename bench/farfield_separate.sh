@@ -18,14 +18,12 @@ while [[ $# -gt 0 && $1 != -- ]]; do kms+=("$1"); shift; done
 extra=("$@")
 [[ ${#kms[@]} -gt 0 ]] || kms=(1.5 3 6)
 python=/usr/bin/python3
-export VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-/usr/share/vulkan/icd.d/lvp_icd.x86_64.json}
-export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
-chmod 700 "$XDG_RUNTIME_DIR"
+source "$root/bench/farfield_common.sh"
+use_vulkan
 shaders=${ECO_SHADER_DIR:-}
 unset ECO_SHADER_DIR
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-source "$root/bench/farfield_common.sh"
 for km in "${kms[@]}"; do forest_camera "$km" > /dev/null || exit 2; done
 
 "$build/apps/ecobake/ecobake" bake "${CONFIG:-$root/configs/temperate_mountain.json}" -o "$work/sample" -q

@@ -18,12 +18,10 @@ shift 2
 cameras=("$@")
 [[ ${#cameras[@]} -gt 0 ]] || cameras=("2000,900,4600,0,-12" "1050,338,3850,0,0" "3200,330,4452,54,-8")
 python=/usr/bin/python3
-export VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-/usr/share/vulkan/icd.d/lvp_icd.x86_64.json}
-export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
-chmod 700 "$XDG_RUNTIME_DIR"
+source "$root/bench/farfield_common.sh"
+use_vulkan
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-source "$root/bench/farfield_common.sh"
 hide=$(bake_species "$bake")
 echo "| camera (x,y,z,yaw,pitch) | ground blocks | worst block (levels) | median block |"
 echo "|---|---|---|---|"

@@ -14,9 +14,8 @@ ecoview=$build/apps/ecoview/ecoview
 for tool in "$ecobake" "$ecoview"; do
   [[ -x $tool ]] || { echo "$tool is missing: cmake --build $build" >&2; exit 1; }
 done
-export VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-/usr/share/vulkan/icd.d/lvp_icd.x86_64.json}
-export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
-chmod 700 "$XDG_RUNTIME_DIR"
+source "$root/bench/farfield_common.sh"
+use_vulkan
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 images=$root/docs/images
@@ -40,7 +39,6 @@ shot "$work/sample" "$images/ecoview-default.jpg"
 
 # The beech forest seen from the south at about 1.5, 3 and 6 km (bench/farfield_common.sh, the
 # far-field bench's cameras), and at eye level inside the stand.
-source "$root/bench/farfield_common.sh"
 for km in 1.5 3 6; do shot "$work/sample" "$images/gallery-forest-${km}km.jpg" --camera "$(forest_camera $km)"; done
 shot "$work/sample" "$images/gallery-forest-eye.jpg" --camera 1050,0,3850,0,0
 echo "gallery: pictures written to $images"
