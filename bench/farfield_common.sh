@@ -18,6 +18,17 @@ forest_camera() {
   awk "BEGIN { print \"2000,\" 700 + 420 * $km \",\" 3500 + 900 * $km \",0,-25\" }"
 }
 
+# quiet ECOVIEW ARGS...: runs a program with its log hidden; if it fails, its last line that is
+# not a log line ("[time] [level] ...") goes to stderr, and the status is returned.
+quiet() {
+  local log status=0
+  log=$(mktemp)
+  "$@" >/dev/null 2>"$log" || status=$?
+  [[ $status -eq 0 ]] || echo "$(basename "$1") failed ($status): $(grep -v '^\[' "$log" | tail -n 1)" >&2
+  rm -f "$log"
+  return "$status"
+}
+
 # Every species of a bake, comma-separated (for --hide).
 bake_species() {
   /usr/bin/python3 -c "import json,sys; print(','.join(s['name'] for s in json.load(open(sys.argv[1]))['species']))" "$1/manifest.json"

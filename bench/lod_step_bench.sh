@@ -27,10 +27,10 @@ echo "| camera (x,y,z,yaw,pitch) | ground blocks | worst block (levels) | median
 echo "|---|---|---|---|"
 for camera in "${cameras[@]}"; do
   o=(--headless --size 960x540 --camera "$camera" --no-auto-exposure --load-radius 1e6 --unload-radius 1e6)
-  "$ecoview" "$bake" "${o[@]}" --no-draw-distance --screenshot "$work/frame.png" 2>/dev/null
-  "$ecoview" "$bake" "${o[@]}" --no-lod --screenshot "$work/ref.png" 2>/dev/null
-  "$ecoview" "$bake" "${o[@]}" --hide "$hide" --no-far-field --screenshot "$work/terrain.png" 2>/dev/null
-  "$ecoview" "$bake" "${o[@]}" --hide "$hide" --no-far-field --no-fog --screenshot "$work/clear.png" 2>/dev/null
+  quiet "$ecoview" "$bake" "${o[@]}" --no-draw-distance --screenshot "$work/frame.png"
+  quiet "$ecoview" "$bake" "${o[@]}" --no-lod --screenshot "$work/ref.png"
+  quiet "$ecoview" "$bake" "${o[@]}" --hide "$hide" --no-far-field --screenshot "$work/terrain.png"
+  quiet "$ecoview" "$bake" "${o[@]}" --hide "$hide" --no-far-field --no-fog --screenshot "$work/clear.png"
   "$python" "$root/bench/frame_compare.py" --json "$work"/{frame,ref,terrain,clear}.png |
     "$python" -c "import json,sys; r=json.load(sys.stdin); print(f\"| \`$camera\` | {r['blocks']} | {r['worst']:.1f} | {r['median']:.1f} |\")"
 done

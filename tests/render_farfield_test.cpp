@@ -382,6 +382,15 @@ double contrastRatio(const HeadlessResult& frame, const HeadlessResult& referenc
 struct FarFieldPictures {
   HeadlessResult all, streaming, without, terrain;
 };
+// The bare terrain of view `o` (no plant drawn, no far field): which blocks are ground.
+ViewerOptions terrainOnly(const ViewerOptions& o) {
+  ViewerOptions terrain = o;
+  terrain.cull.fade = true;
+  terrain.cull.drawDistance.fill(0);
+  terrain.cull.farField = false;
+  return terrain;
+}
+
 FarFieldPictures renderFarFieldPictures(const Scene& world, const ViewerOptions& o, float loadRadius, float unloadRadius) {
   ViewerOptions all = o;
   all.renderer.stream.loadRadius = all.renderer.stream.unloadRadius = 6000;  // past the 1 km world
@@ -391,12 +400,8 @@ FarFieldPictures renderFarFieldPictures(const Scene& world, const ViewerOptions&
   streaming.renderer.stream.unloadRadius = unloadRadius;
   ViewerOptions without = streaming;
   without.cull.farField = false;
-  ViewerOptions terrain = all;
-  terrain.cull.fade = true;
-  terrain.cull.drawDistance.fill(0);
-  terrain.cull.farField = false;
   FarFieldPictures p{runHeadless(world, all), runHeadless(world, streaming), runHeadless(world, without),
-                     runHeadless(world, terrain)};
+                     runHeadless(world, terrainOnly(all))};
   for (const HeadlessResult* r : {&p.all, &p.streaming, &p.without, &p.terrain}) EXPECT_EQ(r->validationErrors, 0);
   return p;
 }
@@ -497,11 +502,7 @@ TEST(RenderFarField, LodStepKeepsTheStandsTone) {
   o.cull.fade = false;
   ViewerOptions lod0 = o;
   lod0.cull.distance = false;
-  ViewerOptions terrain = o;
-  terrain.cull.fade = true;
-  terrain.cull.drawDistance.fill(0);
-  terrain.cull.farField = false;
-  const HeadlessResult rLod = runHeadless(world, o), rLod0 = runHeadless(world, lod0), rTerrain = runHeadless(world, terrain);
+  const HeadlessResult rLod = runHeadless(world, o), rLod0 = runHeadless(world, lod0), rTerrain = runHeadless(world, terrainOnly(o));
   for (const HeadlessResult* r : {&rLod, &rLod0, &rTerrain}) EXPECT_EQ(r->validationErrors, 0);
   ASSERT_GT(rLod.frames.back().vegetationTriangles, 0u);
   EXPECT_LT(rLod.frames.back().vegetationTriangles, rLod0.frames.back().vegetationTriangles / 2)
@@ -569,12 +570,10 @@ TEST(RenderFarField, StandingPlantsDarkenTheRowsTheDrawnTreesCover) {
   o.view.sky = false;
   o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 5000;
   o.renderer.farTrees = 0;  // the layer alone stands for the trees past the draw distance
-  ViewerOptions all = o, far = o, bare = o;
+  ViewerOptions all = o, far = o;
   all.cull.fade = false;
   far.cull.drawDistance[0] = 300;
-  bare.cull.drawDistance.fill(0);
-  bare.cull.farField = false;
-  HeadlessResult rAll = runHeadless(world, all), rFar = runHeadless(world, far), rBare = runHeadless(world, bare);
+  HeadlessResult rAll = runHeadless(world, all), rFar = runHeadless(world, far), rBare = runHeadless(world, terrainOnly(o));
   for (const HeadlessResult* r : {&rAll, &rFar, &rBare}) EXPECT_EQ(r->validationErrors, 0);
   EXPECT_GT(rAll.frames.back().afterFrustum, 100u);
   EXPECT_EQ(rFar.frames.back().afterFrustum, 0u) << "every tree past the draw distance";
@@ -922,14 +921,10 @@ TEST(RenderFarField, MultisamplingKeepsTheToneOfSubPixelPlants) {
   o.view.sky = false;
   o.renderer.stream.loadRadius = o.renderer.stream.unloadRadius = 5000;
   o.cull.fade = false;
-  ViewerOptions one = o, four = o, terrain = o;
+  ViewerOptions one = o, four = o;
   one.renderer.samples = 1;
   four.renderer.samples = 4;
-  terrain.renderer.samples = 1;
-  terrain.cull.fade = true;
-  terrain.cull.drawDistance.fill(0);
-  terrain.cull.farField = false;
-  HeadlessResult rOne = runHeadless(world, one), rFour = runHeadless(world, four), rTerrain = runHeadless(world, terrain);
+  HeadlessResult rOne = runHeadless(world, one), rFour = runHeadless(world, four), rTerrain = runHeadless(world, terrainOnly(one));
   for (const HeadlessResult* r : {&rOne, &rFour, &rTerrain}) EXPECT_EQ(r->validationErrors, 0);
   BlockComparison c = compareBlocks(rFour, rOne, rTerrain, nullptr, o.width, o.height, 20, "4x against 1x");
   double signedSum = 0;
