@@ -7,7 +7,10 @@
 # median, and the median over the blocks with plants), the skyline's RMS difference in pixels,
 # and the grain (the median over vegetated blocks of the pixel-scale contrast over the reference's).
 # Prints one markdown row per view.
-# Usage: bench/farfield_bench.sh BUILD [ECOVIEW ARGS...]
+# Usage: [SUN=AZ,EL] bench/farfield_bench.sh BUILD [ECOVIEW ARGS...]
+# SUN: light every world from this sun instead of its config's (azimuth clockwise from north,
+# elevation, degrees; the bake's manifest is edited, so the plants stand where the config's sun
+# put them): views the far field was not tuned on, e.g. SUN=90,40 (from the east) or 180,70.
 # Extra arguments go to the frame under test only (the reference and the masks stay as they
 # are), e.g. `--far-trees 0` and `--far-trees 262144` for the far trees' columns of docs/viewer-far-field.md.
 # Worlds: the bundled sample; the Grand Canyon DEM (bench/configs/grand_canyon.json) where
@@ -25,6 +28,25 @@ source "$root/bench/farfield_common.sh"
 use_vulkan
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+if [[ -n ${SUN:-} && ! $SUN =~ ^[0-9]+([.][0-9]+)?,[0-9]+([.][0-9]+)?$ ]]; then
+  echo "SUN is not AZ,EL (degrees): '$SUN'" >&2
+  exit 2
+fi
+
+# relight BAKE: with SUN set, the bake's manifest names that sun (a linked copy of the bake)
+relight() {
+  [[ -n ${SUN:-} ]] || return 0
+  mv "$1" "$1.baked"
+  cp -al "$1.baked" "$1"
+  rm "$1/manifest.json"
+  "$python" - "$1.baked/manifest.json" "$1/manifest.json" "$SUN" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+az, el = (float(v) for v in sys.argv[3].split(","))
+m["sun"] = {"azimuth_deg": az, "elevation_deg": el}
+json.dump(m, open(sys.argv[2], "w"))
+EOF
+}
 
 # view NAME BAKE CAMERA: one row
 view() {
@@ -43,10 +65,12 @@ view() {
 echo "| view | camera (x,y,z,yaw,pitch) | ground blocks | worst block (levels) | median block | vegetated blocks | their median | skyline RMS (px) | pixel contrast / reference's |"
 echo "|---|---|---|---|---|---|---|---|---|"
 "$ecobake" bake "$root/configs/temperate_mountain.json" -o "$work/sample" -q
+relight "$work/sample"
 for km in 1.5 3 6; do view "sample, $km km" "$work/sample" "$(forest_camera $km)"; done
 dem=$root/../shared/data/dem/grand_canyon_62m.png
 if [[ -f $dem ]]; then
   "$ecobake" bake "$root/bench/configs/grand_canyon.json" -o "$work/canyon" -q
+  relight "$work/canyon"
   # the pinyon-juniper woodland on the south rim (crown cover 3-13 % per 512 m tile: the densest
   # of this world), from the north, 15 degrees down
   for km in 1.5 3 6; do
