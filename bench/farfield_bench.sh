@@ -28,8 +28,9 @@ source "$root/bench/farfield_common.sh"
 use_vulkan
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-if [[ -n ${SUN:-} && ! $SUN =~ ^[0-9]+([.][0-9]+)?,[0-9]+([.][0-9]+)?$ ]]; then
-  echo "SUN is not AZ,EL (degrees): '$SUN'" >&2
+if [[ -n ${SUN:-} ]] && ! { [[ $SUN =~ ^[0-9]+([.][0-9]+)?,[0-9]+([.][0-9]+)?$ ]] &&
+  awk -F, '{ exit !($1 <= 360 && $2 > 0 && $2 <= 90) }' <<<"$SUN"; }; then
+  echo "SUN is not AZ,EL in degrees (azimuth 0-360, elevation above 0, at most 90): '$SUN'" >&2
   exit 2
 fi
 
