@@ -248,7 +248,11 @@ TEST_F(RenderFrames, ResizeRecreatesTargetsAndProjection) {
   fresh.settleStreaming(cam);
   FrameStats b = fresh.render(cam, CullSettings{});
   ASSERT_EQ(resized.pixels().size(), size_t(90 * 160 * 4));
-  EXPECT_EQ(differingPixels(resized.pixels(), fresh.pixels()), 0u);
+  // At most two of the 14,400 pixels: one pixel of this view, (6, 55), takes one of two
+  // colours (G 130 or 137) from run to run of the same renderer when the machine is loaded
+  // (ctest -j2 on two cores; either renderer, either colour), as the order of the visible list
+  // follows the cull threads' atomic appends. Exact equality failed 1 run in 4 that way.
+  EXPECT_LE(differingPixels(resized.pixels(), fresh.pixels()), 2u);
   EXPECT_EQ(a.afterOcclusion, b.afterOcclusion);
 }
 
