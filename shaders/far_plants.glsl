@@ -99,7 +99,7 @@ struct FarPlants {
   vec3 tint[FAR_LAYERS];       // mean colour of its plants, with stand-scale variation
   vec4 shape[FAR_LAYERS], lit[FAR_LAYERS], shade[FAR_LAYERS];  // the look table toward the eye
   float castsShadow;           // 1 where the shadow cascades reach, fading out with them
-  float crownSun[FAR_LAYERS];  // share of the sun-facing foliage its neighbours leave in sun
+  float crownSun[FAR_LAYERS];  // share of the sun-facing foliage its neighbours leave in sun (in the cascades)
 };
 
 FarPlants farPlants(vec3 world, vec3 n, float riverDistance, vec4 stands, FarLook look) {
@@ -177,7 +177,7 @@ FarPlants farPlants(vec3 world, vec3 n, float riverDistance, vec4 stands, FarLoo
     p.seen[k] = 1.0 - exp(-a * p.shape[k].x * surface * p.t[k]);
     p.sunDepth[k] = a * sunArea * sunSurface;
     p.tint[k] = layer.rgb * vary;
-    p.crownSun[k] = mix(1.0, exp(-CROWN_SHADE * p.sunDepth[k]), p.castsShadow);
+    p.crownSun[k] = exp(-CROWN_SHADE * p.sunDepth[k]);
   }
   return p;
 }
@@ -213,9 +213,14 @@ Over farOver(vec3 world, vec3 n, FarPlants far) {
     vec3 tint = far.tint[k];
     // the lit side's n.sun spreads over (0, 1] and the tone curve bends: its mean picture is
     // the mean of two points a standard deviation lit.w either side (exact for a cubic curve)
-    vec3 litShaded = toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y, 0.0, lit.z, 1.0, 0.0), world));
-    vec3 litLow = mix(litShaded, toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y - lit.w, 0.0, lit.z, 1.0, 1.0), world)), far.crownSun[k]);
-    vec3 litHigh = mix(litShaded, toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y + lit.w, 0.0, lit.z, 1.0, 1.0), world)), far.crownSun[k]);
+    // The foliage in its neighbours' shade gets back 1 - castsShadow of its sun where the
+    // cascades fade out, in light before the tone curve, as sunShadow fades the drawn
+    // instances' shadows: mixing the tone-mapped parts by the fade instead (a share of pixels,
+    // which the fade is not) read the fade zone's shadows 1.3-2.8 times the drawn frame's on
+    // the sample under three suns (docs/viewer-far-field.md, "Other suns").
+    float faded = 1.0 - far.castsShadow;
+    vec3 litLow = mix(toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y - lit.w, 0.0, lit.z, 1.0, faded), world)), toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y - lit.w, 0.0, lit.z, 1.0, 1.0), world)), far.crownSun[k]);
+    vec3 litHigh = mix(toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y + lit.w, 0.0, lit.z, 1.0, faded), world)), toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y + lit.w, 0.0, lit.z, 1.0, 1.0), world)), far.crownSun[k]);
     vec3 litPart = 0.5 * (litLow + litHigh);
     vec3 shadePart = toneMap(frame, applyFog(frame, tint * plantLight(frame, 0.0, shade.x, shade.y, 1.0, 1.0), world));
     vec3 barkPart = toneMap(frame, applyFog(frame, vec3(BARK_COLOR) * plantLight(frame, shape.z, 0.0, shape.w, 0.0, 1.0), world));

@@ -84,7 +84,10 @@ void main() {
     look.sunArea = inSunArea;
     look.coniferShade = vec4(0.0, 0.0, inConiferSunArea, 0.0);
     FarPlants far = farPlants(inWorld, n, riverDistance, stands, look);
-    for (int k = int(FAR_LAYERS) - 1; k >= 0; --k) shadeGround *= exp(-far.sunDepth[k] * far.t[k] * far.castsShadow);
+    // faded out with the cascades as sunShadow fades the drawn instances' shadows
+    float depth = 0.0;
+    for (int k = 0; k < int(FAR_LAYERS); ++k) depth += far.sunDepth[k] * far.t[k];
+    shadeGround = mix(1.0, exp(-depth), far.castsShadow);
   }
   vec3 color = albedo * (sunLight(frame, n) * shadow * shadeGround + ambient);
 
