@@ -99,7 +99,7 @@ struct FarPlants {
   vec3 tint[FAR_LAYERS];       // mean colour of its plants, with stand-scale variation
   vec4 shape[FAR_LAYERS], lit[FAR_LAYERS], shade[FAR_LAYERS];  // the look table toward the eye
   float castsShadow;           // 1 where the shadow cascades reach, fading out with them
-  float crownSun[FAR_LAYERS];  // share of the sun-facing foliage its neighbours leave in sun (in the cascades)
+  float crownSun[FAR_LAYERS];  // share of the sun-facing foliage its neighbours leave in sun (the rest's shade fades with castsShadow: farOver)
 };
 
 FarPlants farPlants(vec3 world, vec3 n, float riverDistance, vec4 stands, FarLook look) {
@@ -182,6 +182,12 @@ FarPlants farPlants(vec3 world, vec3 n, float riverDistance, vec4 stands, FarLoo
   return p;
 }
 
+// Sun-facing foliage of colour `tint` (mean n.sun sunDot, mean n.y up) with `sun` of its sun,
+// as a pixel shows it: lit, fogged, tone-mapped.
+vec3 litTone(vec3 tint, float sunDot, float up, float sun, vec3 world) {
+  return toneMap(frame, applyFog(frame, tint * plantLight(frame, sunDot, 0.0, up, 1.0, sun), world));
+}
+
 // What the far field does to a pixel of ground whose finished colour (fogged, tone-mapped) is
 // `result`: result * keep + add. Each kind's layer is mixed over what is there, so the whole is
 // affine in it, and far_composite.frag draws it once per pixel with blending (render/
@@ -219,8 +225,8 @@ Over farOver(vec3 world, vec3 n, FarPlants far) {
     // which the fade is not) read the fade zone's shadows 1.3-2.8 times the drawn frame's on
     // the sample under three suns (docs/viewer-far-field.md, "Other suns").
     float faded = 1.0 - far.castsShadow;
-    vec3 litLow = mix(toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y - lit.w, 0.0, lit.z, 1.0, faded), world)), toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y - lit.w, 0.0, lit.z, 1.0, 1.0), world)), far.crownSun[k]);
-    vec3 litHigh = mix(toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y + lit.w, 0.0, lit.z, 1.0, faded), world)), toneMap(frame, applyFog(frame, tint * plantLight(frame, lit.y + lit.w, 0.0, lit.z, 1.0, 1.0), world)), far.crownSun[k]);
+    vec3 litLow = mix(litTone(tint, lit.y - lit.w, lit.z, faded, world), litTone(tint, lit.y - lit.w, lit.z, 1.0, world), far.crownSun[k]);
+    vec3 litHigh = mix(litTone(tint, lit.y + lit.w, lit.z, faded, world), litTone(tint, lit.y + lit.w, lit.z, 1.0, world), far.crownSun[k]);
     vec3 litPart = 0.5 * (litLow + litHigh);
     vec3 shadePart = toneMap(frame, applyFog(frame, tint * plantLight(frame, 0.0, shade.x, shade.y, 1.0, 1.0), world));
     vec3 barkPart = toneMap(frame, applyFog(frame, vec3(BARK_COLOR) * plantLight(frame, shape.z, 0.0, shape.w, 0.0, 1.0), world));
